@@ -1,0 +1,180 @@
+//! The encode thread: x264 into an MP4 file, one packet write per encoded frame.
+
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::Receiver;
+use std::sync::Arc;
+
+use ffmpeg::codec::{self, encoder};
+use ffmpeg::format::{self, context::Output};
+use ffmpeg::{color, frame, Dictionary, Packet, Rational};
+use ffmpeg_next as ffmpeg;
+
+use super::decode::Picture;
+use super::flow::Flow;
+use crate::colour::ENCODE_FORMAT;
+use crate::MediaError;
+
+/// The x264 settings of one segment.
+pub(crate) struct Settings {
+    pub(crate) path: PathBuf,
+    pub(crate) width: u32,
+    pub(crate) height: u32,
+    pub(crate) fps_num: u32,
+    pub(crate) fps_den: u32,
+    pub(crate) crf: u8,
+    pub(crate) preset: String,
+}
+
+/// Runs until the picture channel closes, then flushes x264 and writes the trailer. Returns the
+/// number of frames encoded; on failure records it in `flow` and leaves the file without a
+/// trailer (the owner deletes it).
+pub(crate) fn run(settings: Settings, output: Output, pictures: Receiver<Picture>, flow: Arc<Flow>) -> Option<u64> {
+    match encode_all(settings, output, &pictures, &flow) {
+        Ok(frames) => Some(frames),
+        Err(error) => {
+            flow.fail(error);
+            None
+        }
+    }
+}
+
+fn encode_all(
+    settings: Settings,
+    output: Output,
+    pictures: &Receiver<Picture>,
+    flow: &Flow,
+) -> Result<u64, MediaError> {
+    let mut segment = Segment::open(&settings, output)?;
+    let mut last: Option<frame::Video> = None;
+    for picture in pictures {
+        if flow.has_failed() {
+            break;
+        }
+        let (index, frame) = match picture {
+            Picture::New { index, frame } => (index, last.insert(frame)),
+            // The encoder checks that a frame was pushed before any repeat.
+            Picture::Repeat { index } => (index, last.as_mut().expect("a repeat always follows a frame")),
+        };
+        segment.encode(index, frame)?;
+        flow.retire();
+    }
+    // The decode thread closes the channel early when it fails; then there is nothing to finish.
+    if let Some(failure) = flow.failure() {
+        return Err(failure);
+    }
+    segment.finish()
+}
+
+struct Segment {
+    path: PathBuf,
+    encoder: encoder::Video,
+    output: Output,
+    encoder_time_base: Rational,
+    stream_time_base: Rational,
+    frames: u64,
+}
+
+impl Segment {
+    fn open(settings: &Settings, mut output: Output) -> Result<Self, MediaError> {
+        let opening = "opening the libx264 H.264 encoder";
+        let codec = encoder::find_by_name("libx264").ok_or_else(|| {
+            MediaError::libav(
+                opening,
+                "this libavcodec was built without libx264; install one that has it (Debian's libavcodec does)",
+            )
+        })?;
+        let mut context = codec::Context::new_with_codec(codec)
+            .encoder()
+            .video()
+            .map_err(|e| MediaError::libav(opening, e))?;
+        let time_base = Rational::new(settings.fps_den as i32, settings.fps_num as i32);
+        context.set_width(settings.width);
+        context.set_height(settings.height);
+        context.set_format(ENCODE_FORMAT);
+        context.set_time_base(time_base);
+        context.set_frame_rate(Some(Rational::new(settings.fps_num as i32, settings.fps_den as i32)));
+        context.set_color_range(color::Range::MPEG);
+        context.set_colorspace(color::Space::BT709);
+        context.set_color_primaries(color::Primaries::BT709);
+        context.set_color_transfer_characteristic(color::TransferCharacteristic::BT709);
+        // Closed GOPs make every segment independently decodable, so segments can be joined
+        // by stream copy.
+        let mut flags = codec::Flags::CLOSED_GOP;
+        if output.format().flags().contains(format::Flags::GLOBAL_HEADER) {
+            flags |= codec::Flags::GLOBAL_HEADER;
+        }
+        context.set_flags(flags);
+
+        let mut options = Dictionary::new();
+        options.set("preset", &settings.preset);
+        options.set("crf", &settings.crf.to_string());
+        // libavcodec's default is one thread; x264 scales with cores when asked for "auto".
+        options.set("threads", "auto");
+        let encoder = context.open_with(options).map_err(|e| MediaError::libav(opening, e))?;
+
+        let mut stream = output
+            .add_stream(codec)
+            .map_err(|e| MediaError::libav("adding the video stream", e))?;
+        stream.set_parameters(&encoder);
+        stream.set_time_base(time_base);
+        stream.set_avg_frame_rate(Rational::new(settings.fps_num as i32, settings.fps_den as i32));
+        output
+            .write_header()
+            .map_err(|e| writing(&settings.path, "the MP4 header", e))?;
+        // The muxer may pick a finer time base for the stream while writing the header.
+        let stream_time_base = output.stream(0).expect("the stream was just added").time_base();
+
+        Ok(Segment {
+            path: settings.path.clone(),
+            encoder,
+            output,
+            encoder_time_base: time_base,
+            stream_time_base,
+            frames: 0,
+        })
+    }
+
+    fn encode(&mut self, index: u64, frame: &mut frame::Video) -> Result<(), MediaError> {
+        frame.set_pts(Some(index as i64));
+        self.encoder
+            .send_frame(frame)
+            .map_err(|e| MediaError::frame(index, format!("x264 refused the frame: {e}")))?;
+        self.frames += 1;
+        self.write_ready_packets()
+    }
+
+    fn finish(mut self) -> Result<u64, MediaError> {
+        self.encoder
+            .send_eof()
+            .map_err(|e| MediaError::libav("flushing x264", e))?;
+        self.write_ready_packets()?;
+        self.output
+            .write_trailer()
+            .map_err(|e| writing(&self.path, "the MP4 trailer", e))?;
+        Ok(self.frames)
+    }
+
+    fn write_ready_packets(&mut self) -> Result<(), MediaError> {
+        let mut packet = Packet::empty();
+        loop {
+            match self.encoder.receive_packet(&mut packet) {
+                Ok(()) => {}
+                Err(ffmpeg::Error::Eof) => return Ok(()),
+                Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::util::error::EAGAIN => return Ok(()),
+                Err(e) => return Err(MediaError::libav("encoding with x264", e)),
+            }
+            packet.set_stream(0);
+            // Every frame lasts one tick of the encoder time base; saying so lets the muxer give
+            // the last frame its full duration, so the file lasts exactly frames / fps.
+            packet.set_duration(1);
+            packet.rescale_ts(self.encoder_time_base, self.stream_time_base);
+            packet
+                .write_interleaved(&mut self.output)
+                .map_err(|e| writing(&self.path, "a video packet", e))?;
+        }
+    }
+}
+
+fn writing(path: &Path, what: &str, error: ffmpeg::Error) -> MediaError {
+    MediaError::io(path, format!("cannot write {what}: {error}"))
+}

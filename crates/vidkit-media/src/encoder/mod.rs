@@ -1,0 +1,297 @@
+//! The frame encoder: encoded screenshots in, one H.264 MP4 segment out.
+//!
+//! ```text
+//! push() ──jobs (unbounded)──► decode thread ──pictures (bounded)──► encode thread ──► file.mp4
+//!          JPEG/PNG bytes      decode + swscale    yuv420p BT.709       x264 + mp4 mux
+//! ```
+//!
+//! `push` never blocks, so a caller on an event loop can hand frames over as they arrive. Memory
+//! is bounded by the caller honouring backpressure: it waits ([`Encoder::wait_ready`] or
+//! [`Encoder::on_ready`]) until fewer than `queue_capacity` frames are in flight.
+
+mod decode;
+mod encode;
+mod flow;
+
+use std::fs;
+use std::io;
+use std::path::PathBuf;
+use std::sync::{mpsc, Arc};
+use std::thread::{self, JoinHandle};
+
+use ffmpeg_next as ffmpeg;
+
+use crate::{libav, MediaError};
+use decode::Job;
+use flow::Flow;
+pub use flow::ReadyCallback;
+
+/// The x264 presets, fastest first.
+pub const X264_PRESETS: [&str; 10] = [
+    "ultrafast",
+    "superfast",
+    "veryfast",
+    "faster",
+    "fast",
+    "medium",
+    "slow",
+    "slower",
+    "veryslow",
+    "placebo",
+];
+
+/// Decoded pictures waiting for x264. Two keep both threads busy; each 1080p picture is ~3 MB.
+const PICTURE_QUEUE: usize = 2;
+
+/// How the pushed images are encoded: Chromium's screenshot formats.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum InputFormat {
+    Jpeg,
+    Png,
+}
+
+impl InputFormat {
+    pub(crate) fn label(self) -> &'static str {
+        match self {
+            InputFormat::Jpeg => "JPEG",
+            InputFormat::Png => "PNG",
+        }
+    }
+}
+
+/// Encoder settings. Validation messages use the JavaScript option names, which is what users
+/// of the Node binding see.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct EncoderOptions {
+    /// Written as MP4 whatever its extension; created (or truncated) by [`Encoder::start`].
+    pub output: PathBuf,
+    pub width: u32,
+    pub height: u32,
+    pub fps_num: u32,
+    pub fps_den: u32,
+    /// x264 constant rate factor, 0 (lossless) to 51.
+    pub crf: u8,
+    /// One of [`X264_PRESETS`].
+    pub preset: String,
+    pub input: InputFormat,
+    /// How many pushed frames may be in flight before [`Encoder::wait_ready`] blocks.
+    pub queue_capacity: usize,
+}
+
+impl EncoderOptions {
+    fn validate(&self) -> Result<(), MediaError> {
+        let invalid = |message: String| Err(MediaError::InvalidOptions(message));
+        for (name, value) in [("width", self.width), ("height", self.height)] {
+            if value == 0 || value % 2 != 0 {
+                return invalid(format!(
+                    "{name} must be a positive even number of pixels (H.264 4:2:0 needs even sizes), got {value}"
+                ));
+            }
+        }
+        if self.fps_num == 0 || self.fps_den == 0 || self.fps_num > i32::MAX as u32 || self.fps_den > i32::MAX as u32 {
+            return invalid(format!(
+                "fpsNum/fpsDen must both be positive (30 fps is 30/1, 29.97 is 30000/1001), got {}/{}",
+                self.fps_num, self.fps_den
+            ));
+        }
+        if self.crf > 51 {
+            return invalid(format!(
+                "crf must be 0 to 51 (lower is higher quality, 18 to 23 is typical), got {}",
+                self.crf
+            ));
+        }
+        if !X264_PRESETS.contains(&self.preset.as_str()) {
+            return invalid(format!(
+                "preset must be one of {}, got \"{}\"",
+                X264_PRESETS.join(", "),
+                self.preset
+            ));
+        }
+        if self.queue_capacity == 0 {
+            return invalid("queueCapacity must be at least 1".into());
+        }
+        Ok(())
+    }
+}
+
+/// What a finished encode produced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EncodeStats {
+    pub frames: u64,
+    /// Size of the finished file.
+    pub bytes: u64,
+}
+
+/// A running encode. Dropping it without [`Encoder::finish`] aborts it.
+pub struct Encoder {
+    output: PathBuf,
+    flow: Arc<Flow>,
+    jobs: Option<mpsc::Sender<Job>>,
+    decode_thread: Option<JoinHandle<()>>,
+    encode_thread: Option<JoinHandle<Option<u64>>>,
+    next_index: u64,
+}
+
+impl Encoder {
+    /// Validates the options, creates the output file and starts both threads. Codec set-up
+    /// happens on the threads; if it fails, the next push, wait or finish reports it.
+    pub fn start(options: EncoderOptions) -> Result<Self, MediaError> {
+        options.validate()?;
+        libav::init();
+        let output = ffmpeg::format::output_as(&options.output, "mp4")
+            .map_err(|e| MediaError::io(&options.output, format!("cannot create the output file: {e}")))?;
+
+        let flow = Arc::new(Flow::new(options.queue_capacity));
+        let (jobs, job_queue) = mpsc::channel();
+        let (pictures, picture_queue) = mpsc::sync_channel(PICTURE_QUEUE);
+        let settings = encode::Settings {
+            path: options.output.clone(),
+            width: options.width,
+            height: options.height,
+            fps_num: options.fps_num,
+            fps_den: options.fps_den,
+            crf: options.crf,
+            preset: options.preset.clone(),
+        };
+        let spawn_failed = |e: io::Error| MediaError::libav("starting the encoder threads", e);
+        let decode_flow = Arc::clone(&flow);
+        let decode_thread = thread::Builder::new()
+            .name("vidkit-decode".into())
+            .spawn(move || {
+                decode::run(
+                    options.input,
+                    options.width,
+                    options.height,
+                    job_queue,
+                    pictures,
+                    decode_flow,
+                )
+            })
+            .map_err(spawn_failed)?;
+        let encode_flow = Arc::clone(&flow);
+        let encode_thread = thread::Builder::new()
+            .name("vidkit-encode".into())
+            .spawn(move || encode::run(settings, output, picture_queue, encode_flow))
+            .map_err(spawn_failed)?;
+
+        Ok(Encoder {
+            output: options.output,
+            flow,
+            jobs: Some(jobs),
+            decode_thread: Some(decode_thread),
+            encode_thread: Some(encode_thread),
+            next_index: 0,
+        })
+    }
+
+    /// Queues one encoded image. Returns its frame index (= presentation timestamp), taken now:
+    /// frames are encoded in push order. Never blocks; fails if the pipeline has failed.
+    pub fn push(&mut self, bytes: Vec<u8>) -> Result<u64, MediaError> {
+        self.enqueue(|index| Job::Image { index, bytes })
+    }
+
+    /// Queues the previous image again without decoding it, for frames the browser reports as
+    /// unchanged.
+    pub fn push_repeat(&mut self) -> Result<u64, MediaError> {
+        if self.next_index == 0 {
+            return Err(MediaError::Usage(
+                "pushRepeat() repeats the previous frame, but no frame has been pushed yet; push one first".into(),
+            ));
+        }
+        self.enqueue(|index| Job::Repeat { index })
+    }
+
+    fn enqueue(&mut self, job: impl FnOnce(u64) -> Job) -> Result<u64, MediaError> {
+        let jobs = self
+            .jobs
+            .as_ref()
+            .expect("jobs is only taken by finish and abort, which consume the encoder");
+        self.flow.admit()?;
+        let index = self.next_index;
+        if jobs.send(job(index)).is_err() {
+            // The decode thread only leaves early after recording a failure.
+            return Err(self
+                .flow
+                .failure()
+                .unwrap_or_else(|| MediaError::Usage("the encoder's decode thread stopped unexpectedly".into())));
+        }
+        self.next_index += 1;
+        Ok(index)
+    }
+
+    /// Blocks until fewer than `queue_capacity` frames are in flight, or returns the failure.
+    pub fn wait_ready(&self) -> Result<(), MediaError> {
+        self.flow.wait_ready()
+    }
+
+    /// Calls `callback` as soon as fewer than `queue_capacity` frames are in flight (possibly
+    /// right away, on this thread; otherwise on a pipeline thread), or with the failure.
+    pub fn on_ready(&self, callback: ReadyCallback) {
+        self.flow.on_ready(callback)
+    }
+
+    /// Frames pushed but not yet handed to x264.
+    pub fn in_flight(&self) -> usize {
+        self.flow.in_flight()
+    }
+
+    /// Encodes everything pushed, writes the trailer and closes the file. On failure the partial
+    /// file is deleted and the first error is returned.
+    pub fn finish(mut self) -> Result<EncodeStats, MediaError> {
+        drop(self.jobs.take());
+        let decode_thread = self.decode_thread.take().expect("threads are only taken once");
+        let encode_thread = self.encode_thread.take().expect("threads are only taken once");
+        let decoded = decode_thread.join();
+        let encoded = encode_thread.join();
+        let frames = match (decoded, encoded, self.flow.failure()) {
+            (_, _, Some(failure)) => return Err(self.discard_output(failure)),
+            (Ok(()), Ok(Some(frames)), None) => frames,
+            _ => {
+                return Err(self.discard_output(MediaError::Usage(
+                    "an encoder thread panicked; the segment was discarded".into(),
+                )))
+            }
+        };
+        let bytes = fs::metadata(&self.output)
+            .map_err(|e| MediaError::io(&self.output, e))?
+            .len();
+        Ok(EncodeStats { frames, bytes })
+    }
+
+    /// Stops both threads at their next frame and deletes the output file. The threads are not
+    /// joined, so this returns at once; they hold no path, only an already-unlinked file.
+    pub fn abort(mut self) -> Result<(), MediaError> {
+        self.abort_in_place()
+    }
+
+    fn abort_in_place(&mut self) -> Result<(), MediaError> {
+        self.flow.fail(MediaError::Usage("the encoder was aborted".into()));
+        drop(self.jobs.take());
+        self.decode_thread.take();
+        self.encode_thread.take();
+        remove_if_present(&self.output)
+    }
+
+    fn discard_output(&self, failure: MediaError) -> MediaError {
+        // The failure is what the caller needs to see; a failed cleanup is secondary.
+        let _ = remove_if_present(&self.output);
+        failure
+    }
+}
+
+impl Drop for Encoder {
+    fn drop(&mut self) {
+        if self.encode_thread.is_some() {
+            let _ = self.abort_in_place();
+        }
+    }
+}
+
+fn remove_if_present(path: &std::path::Path) -> Result<(), MediaError> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            Err(MediaError::io(path, format!("cannot delete the partial output: {e}")))
+        }
+        _ => Ok(()),
+    }
+}

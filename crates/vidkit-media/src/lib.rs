@@ -1,0 +1,18 @@
+//! libav-backed media work for vidkit: the frame [`Encoder`] (browser screenshots to an H.264 MP4
+//! segment), [`concat_segments`] (join segments by stream copy) and [`probe`].
+//!
+//! Everything goes through `ffmpeg-next` against the system's libav; the few calls it does not
+//! wrap go through `ffmpeg_sys_next` in the module that needs them.
+
+mod colour;
+mod concat;
+mod encoder;
+mod error;
+mod libav;
+mod probe;
+
+pub use concat::{concat_segments, ConcatStats};
+pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
+pub use error::MediaError;
+pub use libav::{libav_versions, LibavVersions};
+pub use probe::{probe, ProbeResult, StreamInfo};

@@ -1,0 +1,69 @@
+//! Process-wide libav set-up and version reporting.
+
+use std::ffi::CStr;
+use std::os::raw::c_char;
+use std::sync::Once;
+
+use ffmpeg::codec;
+use ffmpeg::ffi::{self as sys, AVCodecContext, AVPixelFormat};
+use ffmpeg_next as ffmpeg;
+
+/// Initialises libav once and quiets its logger to errors: x264's per-file banner and statistics
+/// would otherwise go to the host process's stderr for every segment.
+pub(crate) fn init() {
+    static INIT: Once = Once::new();
+    INIT.call_once(|| {
+        // `init` only registers components, which cannot fail on libav 5+.
+        let _ = ffmpeg::init();
+        ffmpeg::log::set_level(ffmpeg::log::Level::Error);
+    });
+}
+
+/// The libav library versions this process is linked against, as "major.minor.micro".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LibavVersions {
+    pub libavcodec: String,
+    pub libavformat: String,
+}
+
+pub fn libav_versions() -> LibavVersions {
+    fn dotted(version: u32) -> String {
+        format!("{}.{}.{}", version >> 16, (version >> 8) & 0xff, version & 0xff)
+    }
+    LibavVersions {
+        libavcodec: dotted(ffmpeg::codec::version()),
+        libavformat: dotted(ffmpeg::format::version()),
+    }
+}
+
+/// Reads a stream's codec parameters through a codec context: AVCodecParameters stores its enums
+/// as plain ints, which are only safe to read as Rust enums once libav has typed them.
+pub(crate) fn with_typed_parameters<T>(
+    parameters: &codec::Parameters,
+    read: impl FnOnce(&AVCodecContext) -> T,
+) -> Option<T> {
+    let context = codec::Context::from_parameters(parameters.clone()).ok()?;
+    // SAFETY: the context is alive for this borrow and only read.
+    Some(read(unsafe { &*context.as_ptr() }))
+}
+
+/// libav's name of a stream's pixel format; empty when it has none (audio, unknown).
+pub(crate) fn pixel_format_name(parameters: &codec::Parameters) -> String {
+    with_typed_parameters(parameters, |raw| {
+        if raw.pix_fmt == AVPixelFormat::AV_PIX_FMT_NONE {
+            String::new()
+        } else {
+            static_name(unsafe { sys::av_get_pix_fmt_name(raw.pix_fmt) })
+        }
+    })
+    .unwrap_or_default()
+}
+
+/// Copies one of libav's static name strings; null (no name) becomes empty.
+pub(crate) fn static_name(pointer: *const c_char) -> String {
+    if pointer.is_null() {
+        return String::new();
+    }
+    // SAFETY: libav returns pointers to static NUL-terminated strings.
+    unsafe { CStr::from_ptr(pointer) }.to_string_lossy().into_owned()
+}

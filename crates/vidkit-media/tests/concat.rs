@@ -1,0 +1,186 @@
+mod support;
+
+use std::path::PathBuf;
+
+use support::*;
+use vidkit_media::{concat_segments, probe, Encoder, InputFormat, MediaError};
+
+/// Grey levels for `count` frames starting at global frame `first`: distinct for every frame.
+fn levels(first: usize, count: usize) -> Vec<u8> {
+    (first..first + count).map(|i| (10 + i * 7) as u8).collect()
+}
+
+/// Encodes segments of the given lengths, each frame a distinct grey, and returns their paths
+/// and the grey of every frame in order.
+fn segments(dir: &std::path::Path, lengths: &[usize]) -> (Vec<PathBuf>, Vec<u8>) {
+    let mut paths = Vec::new();
+    let mut all = Vec::new();
+    for (i, &length) in lengths.iter().enumerate() {
+        let path = dir.join(format!("segment-{i}.mp4"));
+        let greys = levels(all.len(), length);
+        assert_eq!(encode_greys(&path, &greys).frames, length as u64);
+        all.extend(greys);
+        paths.push(path);
+    }
+    (paths, all)
+}
+
+#[test]
+fn joins_three_segments_into_continuous_timestamps_and_the_right_pictures() {
+    let dir = test_dir("concat-three");
+    let (inputs, greys) = segments(&dir, &[10, 7, 13]);
+    let out = dir.join("joined.mp4");
+    let stats = concat_segments(&inputs, &out, false).unwrap();
+    assert_eq!(stats.frames, 30);
+    assert!(
+        (stats.duration_seconds - 1.0).abs() < 1e-6,
+        "{}",
+        stats.duration_seconds
+    );
+    assert_eq!(stats.bytes, std::fs::metadata(&out).unwrap().len());
+
+    let (frames, duration) = ffprobe_frames_and_duration(&out);
+    assert_eq!(frames, 30);
+    assert!((duration - 1.0).abs() < 1e-6, "ffprobe duration {duration}");
+    let dts = ffprobe_dts(&out);
+    assert_eq!(dts.len(), 30);
+    assert!(
+        dts.windows(2).all(|w| w[0] < w[1]),
+        "dts must increase strictly: {dts:?}"
+    );
+    assert_eq!(ffmpeg_decode_errors(&out), "", "the joined file must decode cleanly");
+    assert_greys(&decode_frames(&out), &greys);
+
+    let probed = &probe(&out).unwrap().streams[0];
+    assert_eq!(
+        (probed.frame_count, probed.codec.as_str(), probed.color_space.as_str()),
+        (30, "h264", "bt709")
+    );
+}
+
+#[test]
+fn a_single_segment_is_remuxed() {
+    let dir = test_dir("concat-single");
+    let (inputs, greys) = segments(&dir, &[9]);
+    let out = dir.join("joined.mp4");
+    assert_eq!(concat_segments(&inputs, &out, false).unwrap().frames, 9);
+    assert_eq!(ffprobe_frames_and_duration(&out), (9, 0.3));
+    assert_greys(&decode_frames(&out), &greys);
+}
+
+#[test]
+fn faststart_puts_the_index_before_the_media() {
+    let dir = test_dir("concat-faststart");
+    let (inputs, _) = segments(&dir, &[5, 6]);
+    let fast = dir.join("fast.mp4");
+    let plain = dir.join("plain.mp4");
+    concat_segments(&inputs, &fast, true).unwrap();
+    concat_segments(&inputs, &plain, false).unwrap();
+    let position = |boxes: &[String], name: &str| boxes.iter().position(|b| b == name).unwrap();
+    let fast_boxes = mp4_boxes(&fast);
+    assert!(
+        position(&fast_boxes, "moov") < position(&fast_boxes, "mdat"),
+        "{fast_boxes:?}"
+    );
+    let plain_boxes = mp4_boxes(&plain);
+    assert!(
+        position(&plain_boxes, "moov") > position(&plain_boxes, "mdat"),
+        "{plain_boxes:?}"
+    );
+    assert_eq!(ffprobe_frames_and_duration(&fast).0, 11);
+}
+
+#[test]
+fn refuses_a_segment_of_another_size_naming_it() {
+    let dir = test_dir("concat-mismatch");
+    let (mut inputs, _) = segments(&dir, &[4, 4]);
+    let odd = dir.join("bigger.mp4");
+    let mut opts = options(&odd, InputFormat::Jpeg);
+    opts.width = 640;
+    opts.height = 360;
+    let mut encoder = Encoder::start(opts).unwrap();
+    encoder.push(grey_jpeg(100)).unwrap();
+    encoder.finish().unwrap();
+    inputs.push(odd.clone());
+
+    let out = dir.join("joined.mp4");
+    let error = concat_segments(&inputs, &out, false).unwrap_err();
+    assert!(
+        matches!(&error, MediaError::Segment { index: 2, path, .. } if *path == odd),
+        "{error:?}"
+    );
+    let message = error.to_string();
+    assert!(
+        message.starts_with(&format!("segment 2 ({}): 640x360 h264", odd.display())),
+        "{message}"
+    );
+    assert!(
+        message
+            .contains("640x360 h264 yuv420p at 30/1 fps does not match segment 0's 320x180 h264 yuv420p at 30/1 fps"),
+        "{message}"
+    );
+    assert!(!out.exists(), "a refused concat leaves no output");
+}
+
+#[test]
+fn refuses_a_segment_encoded_with_other_settings() {
+    let dir = test_dir("concat-preset");
+    let (mut inputs, _) = segments(&dir, &[4]);
+    // ultrafast has no B-frames and one reference frame: its SPS differs from veryfast's.
+    let other = dir.join("ultrafast.mp4");
+    let mut opts = options(&other, InputFormat::Jpeg);
+    opts.preset = "ultrafast".into();
+    let mut encoder = Encoder::start(opts).unwrap();
+    encoder.push(grey_jpeg(100)).unwrap();
+    encoder.finish().unwrap();
+    inputs.push(other);
+
+    let error = concat_segments(&inputs, &dir.join("joined.mp4"), false).unwrap_err();
+    assert!(matches!(&error, MediaError::Segment { index: 1, .. }), "{error:?}");
+    assert!(
+        error
+            .to_string()
+            .contains("parameter sets (SPS/PPS) differ from segment 0's"),
+        "{error}"
+    );
+}
+
+#[test]
+fn refuses_to_overwrite_one_of_its_inputs() {
+    let dir = test_dir("concat-overwrite");
+    let (inputs, _) = segments(&dir, &[3, 3]);
+    let before = std::fs::read(&inputs[1]).unwrap();
+    let aliased = dir.join(".").join("segment-1.mp4");
+    let error = concat_segments(&inputs, &aliased, false).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .ends_with("is also segment 1; write the joined file to another path"),
+        "{error}"
+    );
+    assert_eq!(
+        std::fs::read(&inputs[1]).unwrap(),
+        before,
+        "the segment must be untouched"
+    );
+}
+
+#[test]
+fn refuses_missing_and_empty_inputs() {
+    let dir = test_dir("concat-missing");
+    let out = dir.join("joined.mp4");
+    let error = concat_segments(&[], &out, false).unwrap_err();
+    assert_eq!(error.to_string(), "concatSegments needs at least one segment");
+
+    let missing = dir.join("nope.mp4");
+    let error = concat_segments(std::slice::from_ref(&missing), &out, false).unwrap_err();
+    assert!(matches!(&error, MediaError::Segment { index: 0, .. }), "{error:?}");
+    assert!(
+        error.to_string().starts_with(&format!(
+            "segment 0 ({}): cannot open it as a media file",
+            missing.display()
+        )),
+        "{error}"
+    );
+    assert!(!out.exists());
+}

@@ -1,0 +1,159 @@
+//! `NativeEncoder`: pushes copy the frame and return at once; the promise a push returns settles
+//! from the encoder's own thread (through a threadsafe function) once there is room, so waiting
+//! for backpressure holds neither the event loop nor a libuv worker.
+
+use napi::bindgen_prelude::{AsyncTask, Object};
+use napi::{Env, Task};
+use napi_derive::napi;
+use vidkit_media::{EncodeStats, Encoder, EncoderOptions, InputFormat, MediaError};
+
+use crate::js::{failure, invalid_arg, whole};
+
+/// Frames in flight before a push's promise waits, when the caller does not say.
+const DEFAULT_QUEUE_CAPACITY: u32 = 8;
+/// Generous bounds that still catch unit mistakes (e.g. a byte count passed as a size).
+const MAX_DIMENSION: u32 = 16_384;
+const MAX_QUEUE_CAPACITY: u32 = 1_024;
+
+#[napi(object)]
+pub struct NativeEncoderOptions {
+    /// MP4 file to create (replaced if it exists).
+    pub output: String,
+    pub width: f64,
+    pub height: f64,
+    pub fps_num: f64,
+    pub fps_den: f64,
+    /// x264 constant rate factor, 0 to 51.
+    pub crf: f64,
+    /// x264 preset name, e.g. "veryfast".
+    pub preset: String,
+    /// The encoding of the pushed screenshots.
+    #[napi(ts_type = "'jpeg' | 'png'")]
+    pub input: String,
+    /// Frames in flight before `push` waits; default 8.
+    pub queue_capacity: Option<f64>,
+}
+
+#[napi(object)]
+pub struct EncodeResult {
+    pub frames: i64,
+    pub bytes: i64,
+}
+
+impl NativeEncoderOptions {
+    fn into_options(self) -> napi::Result<EncoderOptions> {
+        let input = match self.input.as_str() {
+            "jpeg" => InputFormat::Jpeg,
+            "png" => InputFormat::Png,
+            other => return Err(invalid_arg(format!("input must be 'jpeg' or 'png', got '{other}'"))),
+        };
+        let queue_capacity = self
+            .queue_capacity
+            .map(|q| whole(q, "queueCapacity", MAX_QUEUE_CAPACITY))
+            .transpose()?;
+        Ok(EncoderOptions {
+            output: self.output.into(),
+            width: whole(self.width, "width", MAX_DIMENSION)?,
+            height: whole(self.height, "height", MAX_DIMENSION)?,
+            fps_num: whole(self.fps_num, "fpsNum", i32::MAX as u32)?,
+            fps_den: whole(self.fps_den, "fpsDen", i32::MAX as u32)?,
+            crf: whole(self.crf, "crf", 51)? as u8,
+            preset: self.preset,
+            input,
+            queue_capacity: queue_capacity.unwrap_or(DEFAULT_QUEUE_CAPACITY) as usize,
+        })
+    }
+}
+
+#[napi]
+pub struct NativeEncoder {
+    /// `None` once finish() or abort() has been called.
+    encoder: Option<Encoder>,
+}
+
+#[napi]
+impl NativeEncoder {
+    /// Creates the output file and starts the decode and encode threads.
+    #[napi(constructor)]
+    pub fn new(options: NativeEncoderOptions) -> napi::Result<Self> {
+        let encoder = Encoder::start(options.into_options()?).map_err(|e| match e {
+            MediaError::InvalidOptions(message) => invalid_arg(message),
+            other => failure(other),
+        })?;
+        Ok(NativeEncoder { encoder: Some(encoder) })
+    }
+
+    /// Copies and queues one encoded screenshot; frames are encoded in call order. Resolves when
+    /// fewer than `queueCapacity` frames are in flight; rejects if the pipeline has failed.
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn push<'env>(&mut self, env: &'env Env, frame: &[u8]) -> napi::Result<Object<'env>> {
+        self.enqueue(env, |encoder| encoder.push(frame.to_vec()))
+    }
+
+    /// Queues the previous screenshot again without decoding it (the page did not change).
+    #[napi(ts_return_type = "Promise<void>")]
+    pub fn push_repeat<'env>(&mut self, env: &'env Env) -> napi::Result<Object<'env>> {
+        self.enqueue(env, Encoder::push_repeat)
+    }
+
+    fn enqueue<'env>(
+        &mut self,
+        env: &'env Env,
+        push: impl FnOnce(&mut Encoder) -> Result<u64, MediaError>,
+    ) -> napi::Result<Object<'env>> {
+        let (deferred, promise) = env.create_deferred::<(), fn(Env) -> napi::Result<()>>()?;
+        let queued = match self.encoder.as_mut() {
+            None => Err(failure(ENDED)),
+            Some(encoder) => push(encoder).map(|_| encoder).map_err(failure),
+        };
+        match queued {
+            Err(error) => deferred.reject(error),
+            Ok(encoder) => encoder.on_ready(Box::new(move |outcome| match outcome {
+                Ok(()) => deferred.resolve(|_| Ok(())),
+                Err(error) => deferred.reject(failure(error)),
+            })),
+        }
+        Ok(promise)
+    }
+
+    /// Encodes everything queued, writes the MP4 trailer and closes the file. On failure the
+    /// partial file is deleted and the first error (naming the frame) rejects the promise.
+    #[napi(ts_return_type = "Promise<EncodeResult>")]
+    pub fn finish(&mut self) -> AsyncTask<Finish> {
+        AsyncTask::new(Finish {
+            encoder: self.encoder.take(),
+        })
+    }
+
+    /// Stops the encoder and deletes the partial output. Does nothing after finish() or abort().
+    #[napi]
+    pub fn abort(&mut self) -> napi::Result<()> {
+        match self.encoder.take() {
+            Some(encoder) => encoder.abort().map_err(failure),
+            None => Ok(()),
+        }
+    }
+}
+
+const ENDED: &str = "this NativeEncoder was already finished or aborted; create a new one for another segment";
+
+pub struct Finish {
+    encoder: Option<Encoder>,
+}
+
+impl Task for Finish {
+    type Output = EncodeStats;
+    type JsValue = EncodeResult;
+
+    fn compute(&mut self) -> napi::Result<EncodeStats> {
+        let encoder = self.encoder.take().ok_or_else(|| failure(ENDED))?;
+        encoder.finish().map_err(failure)
+    }
+
+    fn resolve(&mut self, _env: Env, stats: EncodeStats) -> napi::Result<EncodeResult> {
+        Ok(EncodeResult {
+            frames: stats.frames as i64,
+            bytes: stats.bytes as i64,
+        })
+    }
+}

@@ -1,0 +1,33 @@
+//! Node-API binding of vidkit's native core. Work that takes longer than copying the arguments
+//! runs off Node's event loop: on the libuv pool (`AsyncTask`) or on the encoder's own threads.
+
+// napi-derive registers exports only outside `cfg(test)`, so in a test build every export looks
+// unused.
+#![cfg_attr(test, allow(dead_code))]
+
+mod batch;
+mod encoder;
+mod js;
+mod media;
+mod plan;
+
+use napi_derive::napi;
+
+#[napi(object)]
+pub struct NativeInfo {
+    /// Version of this addon.
+    pub version: String,
+    pub libavcodec: String,
+    pub libavformat: String,
+}
+
+/// Versions of the addon and of the libav libraries it is linked against.
+#[napi]
+pub fn native_info() -> NativeInfo {
+    let libav = vidkit_media::libav_versions();
+    NativeInfo {
+        version: env!("CARGO_PKG_VERSION").into(),
+        libavcodec: libav.libavcodec,
+        libavformat: libav.libavformat,
+    }
+}

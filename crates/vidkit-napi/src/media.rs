@@ -1,0 +1,127 @@
+//! `concatSegments` and `probe`: file work on the libuv pool.
+
+use std::path::PathBuf;
+
+use napi::bindgen_prelude::AsyncTask;
+use napi::{Env, Task};
+use napi_derive::napi;
+use vidkit_media::{concat_segments as concat, probe as probe_file, ConcatStats, ProbeResult};
+
+use crate::js::failure;
+
+#[napi(object)]
+pub struct ConcatOptions {
+    /// Put the MP4 index first so playback can start while downloading.
+    pub faststart: Option<bool>,
+}
+
+#[napi(object)]
+pub struct ConcatResult {
+    pub frames: i64,
+    pub bytes: i64,
+}
+
+pub struct Concat {
+    inputs: Vec<PathBuf>,
+    output: PathBuf,
+    faststart: bool,
+}
+
+impl Task for Concat {
+    type Output = ConcatStats;
+    type JsValue = ConcatResult;
+
+    fn compute(&mut self) -> napi::Result<ConcatStats> {
+        concat(&self.inputs, &self.output, self.faststart).map_err(failure)
+    }
+
+    fn resolve(&mut self, _env: Env, stats: ConcatStats) -> napi::Result<ConcatResult> {
+        Ok(ConcatResult {
+            frames: stats.frames as i64,
+            bytes: stats.bytes as i64,
+        })
+    }
+}
+
+/// Joins encoder segments, in order, by stream copy into one MP4.
+#[napi(ts_return_type = "Promise<ConcatResult>")]
+pub fn concat_segments(inputs: Vec<String>, output: String, options: Option<ConcatOptions>) -> AsyncTask<Concat> {
+    let faststart = options.and_then(|o| o.faststart).unwrap_or(false);
+    AsyncTask::new(Concat {
+        inputs: inputs.into_iter().map(PathBuf::from).collect(),
+        output: output.into(),
+        faststart,
+    })
+}
+
+#[napi(object, js_name = "ProbeStream")]
+pub struct JsProbeStream {
+    pub index: u32,
+    #[napi(ts_type = "'video' | 'audio' | 'other'")]
+    pub kind: String,
+    pub codec: String,
+    pub profile: String,
+    pub width: u32,
+    pub height: u32,
+    pub pix_fmt: String,
+    pub fps: f64,
+    pub frame_count: i64,
+    pub duration_seconds: f64,
+    pub color_space: String,
+    pub color_transfer: String,
+    pub color_primaries: String,
+    pub color_range: String,
+}
+
+#[napi(object, js_name = "ProbeResult")]
+pub struct JsProbeResult {
+    pub format_name: String,
+    pub duration_seconds: f64,
+    pub streams: Vec<JsProbeStream>,
+}
+
+pub struct Probe {
+    path: PathBuf,
+}
+
+impl Task for Probe {
+    type Output = ProbeResult;
+    type JsValue = JsProbeResult;
+
+    fn compute(&mut self) -> napi::Result<ProbeResult> {
+        probe_file(&self.path).map_err(failure)
+    }
+
+    fn resolve(&mut self, _env: Env, probed: ProbeResult) -> napi::Result<JsProbeResult> {
+        Ok(JsProbeResult {
+            format_name: probed.format_name,
+            duration_seconds: probed.duration_seconds,
+            streams: probed
+                .streams
+                .into_iter()
+                .map(|s| JsProbeStream {
+                    index: s.index,
+                    kind: s.kind,
+                    codec: s.codec,
+                    profile: s.profile,
+                    width: s.width,
+                    height: s.height,
+                    pix_fmt: s.pix_fmt,
+                    fps: s.fps,
+                    frame_count: s.frame_count as i64,
+                    duration_seconds: s.duration_seconds,
+                    color_space: s.color_space,
+                    color_transfer: s.color_transfer,
+                    color_primaries: s.color_primaries,
+                    color_range: s.color_range,
+                })
+                .collect(),
+        })
+    }
+}
+
+/// Describes a media file's container and streams.
+#[napi(ts_return_type = "Promise<ProbeResult>")]
+pub fn probe(path: String) -> AsyncTask<Probe> {
+    AsyncTask::new(Probe { path: path.into() })
+}

@@ -1,0 +1,45 @@
+//! `planChunks`: pure and fast, so it runs synchronously.
+
+use napi_derive::napi;
+use vidkit_core::{plan_chunks as plan, PlanOptions};
+
+use crate::js::{invalid_arg, whole};
+
+#[napi(object, js_name = "PlanChunksOptions")]
+pub struct JsPlanOptions {
+    pub total_frames: f64,
+    pub chunk_size: Option<f64>,
+    pub max_parallel_chunks: Option<f64>,
+    pub target_chunk_frames: Option<f64>,
+}
+
+/// Frames `[startFrame, endFrame)` of one chunk.
+#[napi(object, js_name = "Chunk")]
+pub struct JsChunk {
+    pub index: u32,
+    pub start_frame: u32,
+    pub end_frame: u32,
+    pub frame_count: u32,
+}
+
+/// Splits a render into balanced contiguous chunks (SPEC 4.1 rules 3 and 4).
+#[napi]
+pub fn plan_chunks(options: JsPlanOptions) -> napi::Result<Vec<JsChunk>> {
+    let optional = |value: Option<f64>, name: &str| value.map(|v| whole(v, name, u32::MAX)).transpose();
+    let options = PlanOptions {
+        total_frames: whole(options.total_frames, "totalFrames", u32::MAX)?,
+        chunk_size: optional(options.chunk_size, "chunkSize")?,
+        max_parallel_chunks: optional(options.max_parallel_chunks, "maxParallelChunks")?,
+        target_chunk_frames: optional(options.target_chunk_frames, "targetChunkFrames")?,
+    };
+    let chunks = plan(options).map_err(|e| invalid_arg(e.to_string()))?;
+    Ok(chunks
+        .into_iter()
+        .map(|c| JsChunk {
+            index: c.index,
+            start_frame: c.start_frame,
+            end_frame: c.end_frame,
+            frame_count: c.frame_count,
+        })
+        .collect())
+}

@@ -1,0 +1,51 @@
+#!/usr/bin/env bash
+# Installs everything vidkit needs on Debian 12 and builds it: apt packages, npm and cargo
+# dependencies, the native addon and the TypeScript. Safe to run again; it skips what is done.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+APT_PACKAGES=(
+  chromium-headless-shell              # the browser, with HeadlessExperimental.beginFrame
+  libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libswresample-dev
+  libavfilter-dev libavdevice-dev      # libav for the native core (ffmpeg-next)
+  clang libclang-dev pkg-config        # bindgen, used by ffmpeg-sys-next
+  ffmpeg                               # ffprobe/ffmpeg: the tests' independent check of outputs
+  fonts-dejavu-core fonts-liberation   # default fonts for compositions
+  ca-certificates
+)
+
+log() { printf 'setup: %s\n' "$*" >&2; }
+
+sudo_if_needed() {
+  if [ "$(id -u)" -eq 0 ]; then "$@"; else sudo "$@"; fi
+}
+
+missing=()
+for pkg in "${APT_PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q 'install ok installed' || missing+=("$pkg")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+  log "installing apt packages: ${missing[*]}"
+  sudo_if_needed apt-get update -qq
+  sudo_if_needed env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+
+need_version() { # name, found, wanted major.minor, hint
+  if [ -z "$2" ] || ! printf '%s\n%s\n' "$3" "$2" | sort -V -C; then
+    log "error: $1 $3 or newer is required (found: ${2:-none}). $4"
+    exit 3
+  fi
+}
+need_version node "$(node --version 2>/dev/null | tr -d v)" 20.17 "Install Node.js 20 LTS or newer."
+need_version cargo "$(cargo --version 2>/dev/null | awk '{print $2}')" 1.80 "Install Rust with rustup (Debian's rustc is too old)."
+
+if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
+  log "installing npm dependencies"
+  npm ci --no-audit --no-fund >&2
+fi
+
+log "building the native core (cargo, release)"
+npm run --silent build:native >&2
+log "building the TypeScript"
+npm run --silent build:ts >&2
+log "ready: node dist/cli/main.js render <projectDir>"

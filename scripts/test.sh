@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The whole test suite: cargo test for the Rust core, uvu for the TypeScript (real Chromium, real
+# libav). Sets everything up first. The last line is the summary `tests: N passed, N failed`.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+bash scripts/setup.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
+
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+strip() { sed -e 's/\x1b\[[0-9;]*m//g'; }
+
+cargo test --workspace 2>&1 | tee "$logs/cargo.log"
+cargo_status=${PIPESTATUS[0]}
+read -r cargo_passed cargo_failed < <(strip <"$logs/cargo.log" |
+  awk '/^test result:/ { for (i = 1; i < NF; i++) { if ($(i+1) ~ /^passed/) p += $i; if ($(i+1) ~ /^failed/) f += $i } } END { print p+0, f+0 }')
+
+NO_COLOR=1 npx --no-install uvu -r tsx/cjs src '\.test\.ts$' 2>&1 | tee "$logs/uvu.log"
+uvu_status=${PIPESTATUS[0]}
+uvu_total=$(strip <"$logs/uvu.log" | sed -n 's/^ *Total: *\([0-9]\+\).*/\1/p' | tail -1)
+uvu_passed=$(strip <"$logs/uvu.log" | sed -n 's/^ *Passed: *\([0-9]\+\).*/\1/p' | tail -1)
+
+passed=$(( ${cargo_passed:-0} + ${uvu_passed:-0} ))
+failed=$(( ${cargo_failed:-0} + ${uvu_total:-0} - ${uvu_passed:-0} ))
+# A runner that crashed before its summary counts as a failure, never as zero tests.
+[ "$cargo_status" -ne 0 ] && [ "${cargo_failed:-0}" -eq 0 ] && failed=$((failed + 1))
+[ "$uvu_status" -ne 0 ] && [ "${uvu_total:-0}" -eq "${uvu_passed:-0}" ] && failed=$((failed + 1))
+
+echo "tests: $passed passed, $failed failed"
+[ "$failed" -eq 0 ] && [ "$passed" -gt 0 ]

@@ -1,0 +1,31 @@
+import { Command } from 'clipanion';
+import { ExitCode, VidkitError } from '../errors';
+
+/**
+ * Every vidkit command: results on stdout, log lines on stderr, and an error the user can act on
+ * printed as one `vidkit: error: …` line with a meaningful exit code (see README, Exit codes).
+ */
+export abstract class VidkitCommand extends Command {
+  protected abstract run(): Promise<number | void>;
+
+  async execute(): Promise<number> {
+    try {
+      return (await this.run()) ?? ExitCode.Ok;
+    } catch (err) {
+      if (err instanceof VidkitError) {
+        this.context.stderr.write(`vidkit: error: ${err.message}\n`);
+        return err.exitCode;
+      }
+      this.context.stderr.write(`vidkit: internal error: ${err instanceof Error ? err.stack : String(err)}\n`);
+      return ExitCode.RenderFailed;
+    }
+  }
+
+  protected log(message: string): void {
+    this.context.stderr.write(`vidkit: ${message}\n`);
+  }
+
+  protected warn(message: string): void {
+    this.context.stderr.write(`vidkit: warning: ${message}\n`);
+  }
+}

@@ -1,0 +1,71 @@
+import { SingleBar } from 'cli-progress';
+
+export interface FrameProgress {
+  start(totalFrames: number): void;
+  frame(): void;
+  stop(): void;
+}
+
+/**
+ * Frames, fps and ETA: a live bar on a terminal, otherwise a plain line every few seconds so that
+ * CI logs stay readable. Both write to stderr; stdout carries results only.
+ */
+export function frameProgress(stream: NodeJS.WriteStream | NodeJS.WritableStream): FrameProgress {
+  const tty = 'isTTY' in stream && stream.isTTY === true;
+  return tty ? barProgress(stream as NodeJS.WriteStream) : lineProgress(stream);
+}
+
+function barProgress(stream: NodeJS.WriteStream): FrameProgress {
+  const bar = new SingleBar({
+    stream,
+    format: 'vidkit: {bar} {percentage}% | {value}/{total} frames | {fps} fps | ETA {eta_formatted}',
+    hideCursor: true,
+    etaBuffer: 60,
+  });
+  let started = 0;
+  let done = 0;
+  return {
+    start(total) {
+      started = Date.now();
+      bar.start(total, 0, { fps: '0.0' });
+    },
+    frame() {
+      done += 1;
+      bar.update(done, { fps: rate(done, started) });
+    },
+    stop() {
+      bar.stop();
+    },
+  };
+}
+
+const LINE_INTERVAL_MS = 2000;
+
+function lineProgress(stream: NodeJS.WritableStream): FrameProgress {
+  let total = 0;
+  let done = 0;
+  let started = 0;
+  let lastLine = 0;
+  const write = () => {
+    const fps = Number(rate(done, started));
+    const eta = fps > 0 ? Math.ceil((total - done) / fps) : 0;
+    stream.write(`vidkit: ${done}/${total} frames (${Math.floor((done / total) * 100)}%), ${fps.toFixed(1)} fps, ETA ${eta}s\n`);
+    lastLine = Date.now();
+  };
+  return {
+    start(t) {
+      total = t;
+      started = lastLine = Date.now();
+    },
+    frame() {
+      done += 1;
+      if (done === total || Date.now() - lastLine >= LINE_INTERVAL_MS) write();
+    },
+    stop() {},
+  };
+}
+
+function rate(done: number, started: number): string {
+  const s = (Date.now() - started) / 1000;
+  return s > 0 ? (done / s).toFixed(1) : '0.0';
+}

@@ -1,0 +1,109 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { Command, Option } from 'clipanion';
+import { parseOverrides } from '../composition/variables';
+import { ExitCode, badInput } from '../errors';
+import type { CaptureMode } from '../render/browser';
+import { renderLocal } from '../render/local-render';
+import { qualitySettings } from '../render/quality';
+import { parseWorkers } from '../render/workers';
+import { VidkitCommand } from './base-command';
+import { renderInDocker } from './docker';
+import { frameProgress } from './progress';
+
+const CAPTURE_MODES = ['auto', 'beginframe', 'screenshot'];
+
+export class RenderCommand extends VidkitCommand {
+  static paths = [['render']];
+
+  static usage = Command.Usage({
+    description: 'Render a composition to an MP4 on this machine',
+    details: `
+      Renders \`<projectDir>/index.html\` in headless Chromium, one browser per worker, and encodes
+      H.264 (yuv420p, BT.709) through the native core. The output file appears only when complete.
+
+      Variables override the composition's declared defaults. A value of the wrong type is a
+      warning, or an error with \`--strict-variables\`.
+
+      Exit codes: 0 success, 1 render failed, 2 bad input, 3 missing dependency (browser, Docker,
+      native addon), 130 interrupted.
+    `,
+    examples: [
+      ['Render the bundled example', '$0 render examples/ui-3d-reveal --output out/reveal.mp4'],
+      ['Override variables', `$0 render my-video --variables '{"title":"Hello","accent":"#ff3366"}'`],
+      ['Fail on a mistyped variable', '$0 render my-video --variables-file vars.json --strict-variables'],
+    ],
+  });
+
+  projectDir = Option.String({ required: true, name: 'projectDir' });
+  output = Option.String('--output,-o', { description: 'Output file (.mp4); default out/<composition id>.mp4' });
+  workers = Option.String('--workers', 'auto', { description: 'Parallel browser sessions: a number or "auto" (cores, memory, frames)' });
+  variables = Option.String('--variables', { description: 'JSON object of variable overrides' });
+  variablesFile = Option.String('--variables-file', { description: 'File holding a JSON object of variable overrides' });
+  strictVariables = Option.Boolean('--strict-variables', false, { description: 'Fail on undeclared or mistyped variables' });
+  browserGpu = Option.Boolean('--browser-gpu', true, { description: 'Use the GPU when the probe finds one; --no-browser-gpu forces software GL' });
+  docker = Option.Boolean('--docker', false, { description: 'Render inside the vidkit image (cloud/image/Dockerfile)' });
+  fps = Option.String('--fps', { description: "Frames per second; default the composition's data-fps, else 30" });
+  quality = Option.String('--quality', { description: 'draft, standard (default) or high' });
+  crf = Option.String('--crf', { description: 'x264 CRF 0-51, overriding --quality (lower is better)' });
+  capture = Option.String('--capture', 'auto', { description: 'auto, beginframe (headless shell) or screenshot' });
+  json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
+
+  protected async run(): Promise<number> {
+    const quality = qualitySettings(this.quality, this.crf);
+    const workers = parseWorkers(this.workers);
+    const fps = this.fps === undefined ? undefined : Number(this.fps);
+    if (fps !== undefined && !(fps > 0 && fps <= 240)) throw badInput(`--fps must be a number above 0 and at most 240, got "${this.fps}"`);
+    if (!CAPTURE_MODES.includes(this.capture)) throw badInput(`--capture must be one of ${CAPTURE_MODES.join(', ')}, got "${this.capture}"`);
+    const overrides = parseOverrides({ json: this.variables, file: this.variablesFile }, (p) => fs.readFileSync(p, 'utf8'));
+
+    if (this.docker) return this.runInDocker(overrides);
+
+    const controller = new AbortController();
+    const onSigint = () => controller.abort();
+    process.once('SIGINT', onSigint);
+    const progress = frameProgress(this.context.stderr);
+    try {
+      const result = await renderLocal({
+        projectDir: this.projectDir,
+        output: this.output,
+        overrides,
+        strictVariables: this.strictVariables,
+        workers,
+        fps,
+        ...quality,
+        allowGpu: this.browserGpu,
+        capture: this.capture as CaptureMode | 'auto',
+        signal: controller.signal,
+        onWarning: (m) => this.warn(m),
+        onInfo: (m) => this.log(m),
+        onStart: ({ totalFrames }) => progress.start(totalFrames),
+        onFrame: () => progress.frame(),
+      });
+      progress.stop();
+      if (this.json) {
+        this.context.stdout.write(`${JSON.stringify(result)}\n`);
+      } else {
+        this.log(`${result.frames} frames in ${result.wallSeconds.toFixed(1)}s (${(result.frames / result.wallSeconds).toFixed(1)} fps)`);
+        this.context.stdout.write(`${result.output}\n`);
+      }
+      return ExitCode.Ok;
+    } finally {
+      progress.stop();
+      process.removeListener('SIGINT', onSigint);
+    }
+  }
+
+  /** Hands the same options to `vidkit render` inside the image. */
+  private runInDocker(overrides: Record<string, unknown>): number {
+    const pass: string[] = ['--workers', this.workers, '--capture', this.capture, '--variables', JSON.stringify(overrides)];
+    if (this.strictVariables) pass.push('--strict-variables');
+    if (!this.browserGpu) pass.push('--no-browser-gpu');
+    if (this.fps !== undefined) pass.push('--fps', this.fps);
+    if (this.quality !== undefined) pass.push('--quality', this.quality);
+    if (this.crf !== undefined) pass.push('--crf', this.crf);
+    if (this.json) pass.push('--json');
+    const output = this.output ?? path.join('out', `${path.basename(path.resolve(this.projectDir))}.mp4`);
+    return renderInDocker(this.projectDir, output, pass);
+  }
+}

@@ -1,0 +1,49 @@
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FIXTURES } from '../test-support/cli';
+import { loadComposition, parseComposition, totalFrames } from './composition';
+
+const html = (root: string, vars = '') =>
+  `<!doctype html><html ${vars}><body>${root}</body></html>`;
+const parseRoot = (root: string) => parseComposition(html(root), '/p', '/p/index.html');
+
+test('reads the root attributes, fps defaulting to 30', () => {
+  const c = parseRoot('<div data-composition-id="a" data-width="1920" data-height="1080" data-duration="6"></div>');
+  assert.equal([c.id, c.width, c.height, c.durationSeconds, c.fps], ['a', 1920, 1080, 6, 30]);
+  const d = parseRoot('<div data-composition-id="a" data-width="640" data-height="360" data-duration="2.5" data-fps="60"></div>');
+  assert.equal([d.durationSeconds, d.fps], [2.5, 60]);
+});
+
+test('loads a project directory and its declarations', () => {
+  const c = loadComposition(path.join(FIXTURES, 'color-var'));
+  assert.is(c.id, 'color-var');
+  assert.equal(c.variables.declarations.map((d) => d.id), ['fill', 'caption']);
+  assert.equal(c.variables.droppedIds, ['meta']);
+});
+
+test('root errors say what is wrong', () => {
+  const cases: Array<[string, RegExp]> = [
+    ['<div data-width="2"></div>', /no composition root \(an element with data-composition-id\)/],
+    ['<div data-composition-id="a" data-height="2" data-duration="1"></div>', /no data-width/],
+    ['<div data-composition-id="a" data-width="-4" data-height="2" data-duration="1"></div>', /data-width must be a positive number/],
+    ['<div data-composition-id="a" data-width="641" data-height="360" data-duration="1"></div>', /data-width must be even/],
+    ['<div data-composition-id="a" data-width="640" data-height="360"></div>', /no data-duration \(seconds\)/],
+    ['<div data-composition-id="a" data-width="640" data-height="360" data-duration="0"></div>', /data-duration must be a positive number of seconds, got "0"/],
+  ];
+  for (const [root, pattern] of cases) assert.throws(() => parseRoot(root), pattern);
+});
+
+test('project directory errors', () => {
+  assert.throws(() => loadComposition('/nonexistent/project'), /project directory not found: \/nonexistent\/project/);
+  assert.throws(() => loadComposition(path.join(FIXTURES, 'no-root', 'index.html')), /not a directory/);
+  assert.throws(() => loadComposition(FIXTURES), /no index.html in/);
+});
+
+test('frame count is duration × fps', () => {
+  assert.is(totalFrames(6, 30), 180);
+  assert.is(totalFrames(10, 29.97), 300);
+  assert.is(totalFrames(0.5, 30), 15);
+});
+
+test.run();

@@ -1,0 +1,199 @@
+import { badInput } from '../errors';
+
+/** The five variable types of SPEC.md 2.1. Anything else is dropped silently. */
+export const VARIABLE_TYPES = ['string', 'number', 'color', 'boolean', 'enum'] as const;
+export type VariableType = (typeof VARIABLE_TYPES)[number];
+
+export type VariableValue = string | number | boolean;
+
+export interface EnumOption {
+  value: VariableValue;
+  label?: string;
+}
+
+export interface VariableDeclaration {
+  id: string;
+  type: VariableType;
+  label?: string;
+  default?: unknown;
+  /** Only for `enum`; `options` may be given as plain values or as `{value, label}` objects. */
+  options?: EnumOption[];
+}
+
+export interface DeclarationSet {
+  declarations: VariableDeclaration[];
+  /** Ids of declarations dropped for an unsupported `type`; their keys count as undeclared. */
+  droppedIds: string[];
+}
+
+export type Overrides = Record<string, unknown>;
+
+/** One finding of {@link checkOverrides}: a warning normally, a failure under strict mode. */
+export interface VariableIssue {
+  variable: string;
+  message: string;
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * Parses the `data-composition-variables` attribute. `where` names the file for error messages.
+ * Malformed JSON or a declaration without an `id` is an error; an unsupported `type` is not.
+ */
+export function parseDeclarations(raw: string | undefined, where: string): DeclarationSet {
+  if (raw === undefined || raw.trim() === '') return { declarations: [], droppedIds: [] };
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(raw);
+  } catch (err) {
+    throw badInput(`${where}: data-composition-variables is not valid JSON (${(err as Error).message})`);
+  }
+  if (!Array.isArray(parsed)) {
+    throw badInput(`${where}: data-composition-variables must be a JSON array of declarations`);
+  }
+  const declarations: VariableDeclaration[] = [];
+  const droppedIds: string[] = [];
+  parsed.forEach((item, index) => {
+    if (!isRecord(item) || typeof item.id !== 'string' || item.id === '') {
+      throw badInput(`${where}: variable declaration #${index + 1} needs a non-empty string "id"`);
+    }
+    if (!(VARIABLE_TYPES as readonly unknown[]).includes(item.type)) {
+      droppedIds.push(item.id);
+      return;
+    }
+    const decl: VariableDeclaration = { id: item.id, type: item.type as VariableType };
+    if (typeof item.label === 'string') decl.label = item.label;
+    if ('default' in item) decl.default = item.default;
+    if (decl.type === 'enum') decl.options = parseEnumOptions(item.options, item.id, where);
+    declarations.push(decl);
+  });
+  return { declarations, droppedIds };
+}
+
+function parseEnumOptions(raw: unknown, id: string, where: string): EnumOption[] {
+  if (!Array.isArray(raw) || raw.length === 0) {
+    throw badInput(`${where}: enum variable "${id}" needs a non-empty "options" list`);
+  }
+  return raw.map((opt) => {
+    if (isPrimitiveValue(opt)) return { value: opt };
+    if (isRecord(opt) && isPrimitiveValue(opt.value)) {
+      return typeof opt.label === 'string' ? { value: opt.value, label: opt.label } : { value: opt.value };
+    }
+    throw badInput(`${where}: enum variable "${id}" has an option that is neither a value nor {value, label}`);
+  });
+}
+
+function isPrimitiveValue(v: unknown): v is VariableValue {
+  return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
+}
+
+const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
+const FUNCTIONAL_COLOR = /^(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch)\([^()]*\)$/i;
+const NAMED_COLOR = /^[a-z]+$/i;
+
+/** A CSS colour as users write one: hex, a functional notation, or a named colour. */
+export function isColor(v: unknown): boolean {
+  if (typeof v !== 'string') return false;
+  const s = v.trim();
+  return HEX_COLOR.test(s) || FUNCTIONAL_COLOR.test(s) || NAMED_COLOR.test(s);
+}
+
+function describe(v: unknown): string {
+  if (v === null) return 'null';
+  if (Array.isArray(v)) return 'array';
+  const t = typeof v;
+  const shown = JSON.stringify(v);
+  return shown !== undefined && shown.length <= 40 ? `${t} ${shown}` : t;
+}
+
+/** Why `value` does not fit `decl`, or undefined when it does. */
+export function typeMismatch(decl: VariableDeclaration, value: unknown): string | undefined {
+  const expected = (): string => {
+    if (decl.type !== 'enum') return decl.type;
+    return `one of ${decl.options!.map((o) => JSON.stringify(o.value)).join(', ')}`;
+  };
+  let ok: boolean;
+  switch (decl.type) {
+    case 'string':
+      ok = typeof value === 'string';
+      break;
+    case 'number':
+      ok = typeof value === 'number' && Number.isFinite(value);
+      break;
+    case 'boolean':
+      ok = typeof value === 'boolean';
+      break;
+    case 'color':
+      ok = isColor(value);
+      break;
+    case 'enum':
+      ok = decl.options!.some((o) => o.value === value);
+      break;
+  }
+  return ok ? undefined : `variable "${decl.id}": expected ${expected()}, got ${describe(value)}`;
+}
+
+/** Every override that is undeclared or of the wrong type, in the order given. */
+export function checkOverrides(set: DeclarationSet, overrides: Overrides): VariableIssue[] {
+  const byId = new Map(set.declarations.map((d) => [d.id, d]));
+  const issues: VariableIssue[] = [];
+  for (const [key, value] of Object.entries(overrides)) {
+    const decl = byId.get(key);
+    if (!decl) {
+      issues.push({ variable: key, message: `variable "${key}" is not declared by the composition` });
+      continue;
+    }
+    const mismatch = typeMismatch(decl, value);
+    if (mismatch) issues.push({ variable: key, message: mismatch });
+  }
+  return issues;
+}
+
+/** Declared defaults merged with overrides: what `window.__vidkit.getVariables()` returns. */
+export function mergeVariables(set: DeclarationSet, overrides: Overrides): Record<string, unknown> {
+  const merged: Record<string, unknown> = {};
+  for (const decl of set.declarations) {
+    if (decl.default !== undefined) merged[decl.id] = decl.default;
+  }
+  return { ...merged, ...overrides };
+}
+
+/**
+ * Reads overrides from `--variables` or `--variables-file` (never both). Both must hold a JSON
+ * object; structured data travels as a serialised string inside it (SPEC.md 2.1).
+ */
+export function parseOverrides(
+  source: { json?: string; file?: string },
+  readFile: (path: string) => string,
+): Overrides {
+  if (source.json !== undefined && source.file !== undefined) {
+    throw badInput('use either --variables or --variables-file, not both');
+  }
+  let text: string;
+  let what: string;
+  if (source.json !== undefined) {
+    text = source.json;
+    what = '--variables';
+  } else if (source.file !== undefined) {
+    what = `--variables-file ${source.file}`;
+    try {
+      text = readFile(source.file);
+    } catch (err) {
+      const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+      throw badInput(`cannot read ${what}: ${reason}`);
+    }
+  } else {
+    return {};
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw badInput(`${what} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (!isRecord(parsed)) {
+    throw badInput(`${what} must be a JSON object of variable values, got ${describe(parsed).split(' ')[0]}`);
+  }
+  return parsed;
+}

@@ -1,0 +1,194 @@
+// Loader and types for vidkit's native addon (crates/vidkit-napi).
+//
+// The addon comes either from the per-platform npm package (@vidkit/native-<platform>, the
+// napi-rs layout under npm/) or from a local `npm run build:native` into <repoRoot>/native/.
+// The types are written out here rather than generated so that the TypeScript side compiles
+// without a Rust toolchain; they mirror the #[napi] items in crates/vidkit-napi/src.
+
+import * as path from 'node:path';
+
+/** Options of planChunks; omitted fields take the defaults (chunkSize 240, maxParallelChunks 16). */
+export interface PlanChunksOptions {
+  totalFrames: number;
+  /** When set, targetChunkFrames is ignored (SPEC 4.1 rule 3). */
+  chunkSize?: number;
+  maxParallelChunks?: number;
+  targetChunkFrames?: number;
+}
+
+/** Frames [startFrame, endFrame) of one chunk. */
+export interface Chunk {
+  index: number;
+  startFrame: number;
+  endFrame: number;
+  frameCount: number;
+}
+
+export interface BatchEntry {
+  /** 1-based physical line number in the file. */
+  line: number;
+  outputKey: string;
+  /** The entry's `variables` object as compact JSON, keys in file order. */
+  variablesJson: string;
+}
+
+export interface BatchLineError {
+  line: number;
+  /** Present when the line had a usable outputKey. */
+  outputKey?: string;
+  reason: string;
+}
+
+export interface BatchParse {
+  entries: BatchEntry[];
+  errors: BatchLineError[];
+}
+
+/** How the pushed screenshots are encoded. */
+export type FrameInput = 'jpeg' | 'png';
+
+export interface NativeEncoderOptions {
+  /** MP4 file to create (replaced if it exists). */
+  output: string;
+  /** Even number of pixels. */
+  width: number;
+  /** Even number of pixels. */
+  height: number;
+  fpsNum: number;
+  fpsDen: number;
+  /** x264 constant rate factor, 0 to 51. */
+  crf: number;
+  /** x264 preset: ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo. */
+  preset: string;
+  input: FrameInput;
+  /** Frames in flight before a push's promise waits; default 8. */
+  queueCapacity?: number;
+}
+
+export interface EncodeResult {
+  frames: number;
+  bytes: number;
+}
+
+/** Encodes screenshots into one closed-GOP H.264 MP4 segment (BT.709, limited range). */
+export interface NativeEncoder {
+  /**
+   * Copies and queues one screenshot; frames are encoded in call order even when the promises
+   * are not awaited. Resolves once fewer than queueCapacity frames are in flight; rejects when
+   * the pipeline has failed (the message names the frame, counted from 0 in push order).
+   */
+  push(frame: Uint8Array): Promise<void>;
+  /** Queues the previous screenshot again without decoding it (the page did not change). */
+  pushRepeat(): Promise<void>;
+  /** Encodes everything queued and closes the file; on failure the partial file is deleted. */
+  finish(): Promise<EncodeResult>;
+  /** Stops encoding and deletes the partial file; a no-op after finish() or abort(). */
+  abort(): void;
+}
+
+export interface NativeEncoderConstructor {
+  new (options: NativeEncoderOptions): NativeEncoder;
+}
+
+export interface ConcatOptions {
+  /** Put the MP4 index first so playback can start while downloading. */
+  faststart?: boolean;
+}
+
+export interface ConcatResult {
+  frames: number;
+  bytes: number;
+}
+
+export type StreamKind = 'video' | 'audio' | 'other';
+
+/** One stream; libav names, empty where the file leaves them unspecified. */
+export interface ProbeStream {
+  index: number;
+  kind: StreamKind;
+  codec: string;
+  profile: string;
+  width: number;
+  height: number;
+  pixFmt: string;
+  fps: number;
+  /** From the container, or counted by demuxing when the container does not record it. */
+  frameCount: number;
+  durationSeconds: number;
+  colorSpace: string;
+  colorTransfer: string;
+  colorPrimaries: string;
+  /** 'tv' (limited) or 'pc' (full). */
+  colorRange: string;
+}
+
+export interface ProbeResult {
+  /** libav's demuxer name, e.g. 'mov,mp4,m4a,3gp,3g2,mj2'. */
+  formatName: string;
+  durationSeconds: number;
+  streams: ProbeStream[];
+}
+
+export interface NativeInfo {
+  /** Version of the addon. */
+  version: string;
+  libavcodec: string;
+  libavformat: string;
+}
+
+export interface NativeBinding {
+  /** Throws with an actionable message when an option is 0 or not a whole number. */
+  planChunks(options: PlanChunksOptions): Chunk[];
+  /** Reads the file off the main thread; bad lines are reported in `errors`, never thrown. */
+  parseBatchFile(path: string): Promise<BatchParse>;
+  NativeEncoder: NativeEncoderConstructor;
+  /** Joins encoder segments in order by stream copy; refuses segments with other codec parameters. */
+  concatSegments(inputs: string[], output: string, options?: ConcatOptions): Promise<ConcatResult>;
+  probe(path: string): Promise<ProbeResult>;
+  nativeInfo(): NativeInfo;
+}
+
+/** The napi-rs platform suffixes we publish, keyed by `${process.platform}-${process.arch}`. */
+const PLATFORM_SUFFIXES: Readonly<Record<string, string>> = {
+  'linux-x64': 'linux-x64-gnu',
+  'linux-arm64': 'linux-arm64-gnu',
+};
+
+const BUILD_HINT =
+  'Run `npm run build:native` to build it from source (needs Rust, clang and the libav development ' +
+  'packages: libavcodec-dev libavformat-dev libavutil-dev libswscale-dev).';
+
+let cached: NativeBinding | undefined;
+
+/** Loads the addon once: the platform package first, then the local build. */
+export function loadNative(): NativeBinding {
+  cached ??= loadUncached();
+  return cached;
+}
+
+function loadUncached(): NativeBinding {
+  const platform = `${process.platform}-${process.arch}`;
+  const suffix = PLATFORM_SUFFIXES[platform];
+  if (suffix === undefined) {
+    throw new Error(
+      `vidkit's native addon is not available for ${platform}; prebuilt addons exist for ` +
+        `${Object.keys(PLATFORM_SUFFIXES).join(' and ')} (glibc). ${BUILD_HINT}`,
+    );
+  }
+  const packageName = `@vidkit/native-${suffix}`;
+  // This file is src/native.ts or dist/native.js: one level below the repository root either way.
+  const localBuild = path.join(path.resolve(__dirname, '..'), 'native', `vidkit.${suffix}.node`);
+  const failures: string[] = [];
+  for (const candidate of [packageName, localBuild]) {
+    try {
+      return require(candidate) as NativeBinding;
+    } catch (error) {
+      // Keep the reason: "not installed" and "installed but libavcodec is missing" need different fixes.
+      failures.push(`  - ${candidate}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+    }
+  }
+  throw new Error(
+    `vidkit's native addon could not be loaded. Tried the package ${packageName} and the local build ${localBuild}:\n` +
+      `${failures.join('\n')}\n${BUILD_HINT}`,
+  );
+}

@@ -1,0 +1,135 @@
+import type { Browser, CDPSession, Page } from 'puppeteer-core';
+import { VidkitError, errorMessage } from '../errors';
+import { RuntimeBoot, bootScript } from '../runtime/runtime';
+import { BrowserProfile, launchBrowser, openControlledPage } from './browser';
+
+export type FrameFormat = { type: 'jpeg'; quality: number } | { type: 'png' };
+
+export interface SessionOptions {
+  profile: BrowserProfile;
+  /** Page URL of the composition, served from the project directory. */
+  url: string;
+  width: number;
+  height: number;
+  boot: RuntimeBoot;
+  format: FrameFormat;
+  /** Milliseconds the page may take to load and become ready. */
+  loadTimeoutMs?: number;
+}
+
+/**
+ * One browser and one page showing the composition, driven frame by frame. Each session owns its
+ * browser: Chromium's begin-frame control does not keep two controlled pages of one browser apart.
+ */
+export class CaptureSession {
+  private browser?: Browser;
+  private page?: Page;
+  private client?: CDPSession;
+  private frameTicks = 0;
+  private readonly pageErrors: string[] = [];
+
+  private constructor(private readonly opts: SessionOptions) {}
+
+  static async open(opts: SessionOptions): Promise<CaptureSession> {
+    const session = new CaptureSession(opts);
+    try {
+      await session.start();
+      return session;
+    } catch (err) {
+      await session.close();
+      throw err;
+    }
+  }
+
+  private async start(): Promise<void> {
+    const { profile, width, height } = this.opts;
+    this.browser = await launchBrowser(profile);
+    this.page = await this.createPage(this.browser);
+    this.page.on('pageerror', (err) => this.pageErrors.push(errorMessage(err)));
+    this.client = await this.page.createCDPSession();
+    await this.client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false });
+    await this.client.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 255, g: 255, b: 255, a: 1 } });
+    await this.page.evaluateOnNewDocument(bootScript(this.opts.boot));
+    const timeout = this.opts.loadTimeoutMs ?? 60_000;
+    let response;
+    try {
+      response = await this.page.goto(this.opts.url, { waitUntil: 'load', timeout });
+    } catch (err) {
+      throw new VidkitError(`the composition page did not load: ${errorMessage(err)}`);
+    }
+    if (response && !response.ok()) {
+      throw new VidkitError(`the composition page did not load: HTTP ${response.status()} for ${this.opts.url}`);
+    }
+    try {
+      await this.page.evaluate('window.__vidkit.__ready()');
+    } catch (err) {
+      this.throwIfPageFailed();
+      throw new VidkitError(`the composition did not become ready: ${firstLine(errorMessage(err))}`);
+    }
+    this.throwIfPageFailed();
+    if (profile.capture === 'beginframe') {
+      // The first controlled frame after load draws nothing; prime the compositor once.
+      await this.beginFrame(false);
+    }
+  }
+
+  private async createPage(browser: Browser): Promise<Page> {
+    return this.opts.profile.capture === 'screenshot' ? browser.newPage() : openControlledPage(browser);
+  }
+
+  private throwIfPageFailed(): void {
+    if (this.pageErrors.length > 0) {
+      throw new VidkitError(`a script in the composition threw: ${firstLine(this.pageErrors[0])}`);
+    }
+  }
+
+  private async beginFrame(screenshot: boolean): Promise<{ hasDamage: boolean; screenshotData?: string }> {
+    const interval = 1000 / this.opts.boot.fps;
+    this.frameTicks += interval;
+    const fmt = this.opts.format;
+    return this.client!.send('HeadlessExperimental.beginFrame', {
+      frameTimeTicks: this.frameTicks,
+      interval,
+      ...(screenshot
+        ? { screenshot: fmt.type === 'jpeg' ? { format: 'jpeg', quality: fmt.quality, optimizeForSpeed: true } : { format: 'png', optimizeForSpeed: true } }
+        : {}),
+    });
+  }
+
+  /**
+   * Shows `frame` (time frame/fps) and returns its image, or null when nothing on screen changed
+   * since the previous frame of this session, so the caller repeats that one.
+   */
+  async capture(frame: number): Promise<Buffer | null> {
+    const client = this.client!;
+    const seek = await client.send('Runtime.evaluate', { expression: `window.__vidkit.__seekFrame(${frame})`, returnByValue: true });
+    if (seek.exceptionDetails) {
+      const detail = seek.exceptionDetails.exception?.description ?? seek.exceptionDetails.text;
+      throw new VidkitError(`a script in the composition threw at frame ${frame}: ${firstLine(detail)}`);
+    }
+    this.throwIfPageFailed();
+    if (this.opts.profile.capture === 'beginframe') {
+      const result = await this.beginFrame(true);
+      return result.screenshotData ? Buffer.from(result.screenshotData, 'base64') : null;
+    }
+    await client.send('Runtime.evaluate', { expression: 'window.__vidkit.__afterPaint()', awaitPromise: true });
+    const fmt = this.opts.format;
+    const shot = await client.send('Page.captureScreenshot', {
+      format: fmt.type,
+      ...(fmt.type === 'jpeg' ? { quality: fmt.quality } : {}),
+      optimizeForSpeed: true,
+      clip: { x: 0, y: 0, width: this.opts.width, height: this.opts.height, scale: 1 },
+    });
+    return Buffer.from(shot.data, 'base64');
+  }
+
+  async close(): Promise<void> {
+    const browser = this.browser;
+    this.browser = undefined;
+    if (browser) await browser.close().catch(() => undefined);
+  }
+}
+
+function firstLine(s: string): string {
+  return s.split('\n')[0];
+}

@@ -1,0 +1,24 @@
+import { badInput } from '../errors';
+
+export interface Rational {
+  num: number;
+  den: number;
+}
+
+/**
+ * Frame rate as the exact fraction encoders need: whole rates as n/1, NTSC rates (29.97, 59.94,
+ * 23.976) as n*1000/1001, anything else to the nearest 1/1000.
+ */
+export function fpsToRational(fps: number): Rational {
+  if (!Number.isFinite(fps) || fps <= 0 || fps > 240) throw badInput(`fps must be between 0 and 240, got ${fps}`);
+  if (Number.isInteger(fps)) return { num: fps, den: 1 };
+  const ntsc = Math.round(fps * 1.001);
+  if (Math.abs((ntsc * 1000) / 1001 - fps) < 0.005) return { num: ntsc * 1000, den: 1001 };
+  const num = Math.round(fps * 1000);
+  const g = gcd(num, 1000);
+  return { num: num / g, den: 1000 / g };
+}
+
+function gcd(a: number, b: number): number {
+  return b === 0 ? a : gcd(b, a % b);
+}

@@ -1,0 +1,150 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { loadComposition, totalFrames as framesOf } from '../composition/composition';
+import { resolveVariables } from '../composition/resolve';
+import type { Overrides } from '../composition/variables';
+import { ExitCode, VidkitError, badInput } from '../errors';
+import { loadNative } from '../native';
+import { CaptureMode, findBrowser, resolveProfile } from './browser';
+import { CaptureSession, FrameFormat } from './capture-session';
+import { ChunkRange, EncodeSettings, renderChunk } from './chunk-renderer';
+import { fpsToRational } from './fps';
+import { serveProject } from './project-server';
+import { WorkersOption, resolveWorkers } from './workers';
+
+export interface LocalRenderOptions {
+  projectDir: string;
+  /** Defaults to `out/<composition id>.mp4` under the working directory. */
+  output?: string;
+  overrides: Overrides;
+  strictVariables: boolean;
+  workers: WorkersOption;
+  /** Overrides the composition's `data-fps`. */
+  fps?: number;
+  crf: number;
+  preset: string;
+  frameFormat: FrameFormat;
+  allowGpu: boolean;
+  capture: CaptureMode | 'auto';
+  signal?: AbortSignal;
+  onWarning?: (message: string) => void;
+  onInfo?: (message: string) => void;
+  onStart?: (plan: { totalFrames: number; workers: number }) => void;
+  onFrame?: () => void;
+}
+
+export interface LocalRenderResult {
+  output: string;
+  compositionId: string;
+  width: number;
+  height: number;
+  fps: number;
+  frames: number;
+  durationSeconds: number;
+  bytes: number;
+  workers: number;
+  capture: CaptureMode;
+  gl: string;
+  wallSeconds: number;
+}
+
+/**
+ * `vidkit render`: plan chunks, render them in parallel browser sessions, join the segments.
+ * The output appears only when complete: segments live in a temporary directory and the joined
+ * file is written under a hidden partial name, then renamed.
+ */
+export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRenderResult> {
+  const started = Date.now();
+  const composition = loadComposition(opts.projectDir);
+  const variables = resolveVariables(composition, opts.overrides, opts.strictVariables);
+  for (const w of variables.warnings) opts.onWarning?.(w);
+
+  const fpsValue = opts.fps ?? composition.fps;
+  const fps = fpsToRational(fpsValue);
+  const totalFrames = framesOf(composition.durationSeconds, fpsValue);
+  if (totalFrames < 1) throw badInput(`${composition.id}: data-duration ${composition.durationSeconds}s is shorter than one frame at ${fpsValue} fps`);
+
+  const output = path.resolve(opts.output ?? path.join('out', `${composition.id}.mp4`));
+  if (path.extname(output).toLowerCase() !== '.mp4') throw badInput(`--output must name an .mp4 file, got ${opts.output}`);
+
+  const workers = resolveWorkers(opts.workers, totalFrames);
+  const native = loadNative();
+  const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: workers, chunkSize: 1 });
+  const profile = await resolveProfile({ executablePath: findBrowser(), capture: opts.capture, allowGpu: opts.allowGpu });
+  opts.onInfo?.(
+    `rendering ${composition.id}: ${composition.width}x${composition.height}, ${totalFrames} frames at ${fpsValue} fps, ` +
+      `${chunks.length} worker${chunks.length === 1 ? '' : 's'}, capture ${profile.capture}, GL ${profile.gl} (${profile.glRenderer})`,
+  );
+  opts.onStart?.({ totalFrames, workers: chunks.length });
+
+  const settings: EncodeSettings = {
+    width: composition.width,
+    height: composition.height,
+    fps,
+    crf: opts.crf,
+    preset: opts.preset,
+    frameFormat: opts.frameFormat,
+  };
+  fs.mkdirSync(path.dirname(output), { recursive: true });
+  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-'));
+  const partial = path.join(path.dirname(output), `.${path.basename(output, '.mp4')}.${process.pid}.partial.mp4`);
+  const server = await serveProject(composition.projectDir);
+  const sessions = new Set<CaptureSession>();
+  const closeAll = () => Promise.all([...sessions].map((s) => s.close()));
+  const onAbort = () => void closeAll();
+  opts.signal?.addEventListener('abort', onAbort);
+  try {
+    const boot = { variables: variables.values, fps: fpsValue, epochMs: started };
+    const url = new URL('index.html', server.url).href;
+    const segments = await Promise.all(
+      chunks.map(async (chunk) => {
+        throwIfAborted(opts.signal);
+        const session = await CaptureSession.open({ profile, url, width: composition.width, height: composition.height, boot, format: opts.frameFormat });
+        sessions.add(session);
+        try {
+          throwIfAborted(opts.signal);
+          const segment = path.join(tmpDir, `chunk-${String(chunk.index).padStart(4, '0')}.mp4`);
+          await renderChunk(session, chunk, settings, segment, () => opts.onFrame?.());
+          return segment;
+        } catch (err) {
+          // One failed chunk fails the render: stop the other workers now rather than at the end.
+          void closeAll();
+          throw err;
+        } finally {
+          await session.close();
+          sessions.delete(session);
+        }
+      }),
+    ).catch((err) => {
+      throwIfAborted(opts.signal);
+      throw err;
+    });
+    const joined = await native.concatSegments(segments, partial, { faststart: true });
+    fs.renameSync(partial, output);
+    return {
+      output,
+      compositionId: composition.id,
+      width: composition.width,
+      height: composition.height,
+      fps: fpsValue,
+      frames: joined.frames,
+      durationSeconds: joined.frames / fpsValue,
+      bytes: joined.bytes,
+      workers: chunks.length,
+      capture: profile.capture,
+      gl: profile.gl,
+      wallSeconds: (Date.now() - started) / 1000,
+    };
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    await closeAll();
+    await server.close();
+    fs.rmSync(tmpDir, { recursive: true, force: true });
+    fs.rmSync(partial, { force: true });
+  }
+}
+
+function throwIfAborted(signal: AbortSignal | undefined): void {
+  if (signal?.aborted) throw new VidkitError('render interrupted', { exitCode: ExitCode.Interrupted });
+}

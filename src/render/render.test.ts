@@ -1,0 +1,193 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FIXTURES, errorLines, tempDir, vidkit } from '../test-support/cli';
+import { decodeGray, decodeRgbFrame, ffprobe, rgbAt } from '../test-support/media';
+
+const out = tempDir('vidkit-render-test-');
+const fixture = (name: string) => path.join(FIXTURES, name);
+
+function render(name: string, file: string, extra: string[] = []) {
+  const output = path.join(out, file);
+  const run = vidkit(['render', fixture(name), '--output', output, ...extra]);
+  return { output, run };
+}
+
+/** Reads the 12-bit block code that frame-clock draws in `row`. */
+function readBits(frame: Buffer, row: number): number {
+  let v = 0;
+  for (let b = 0; b < 12; b++) {
+    const x = 20 + b * 50 + 20;
+    const y = 20 + row * 70 + 20;
+    if (frame[y * 640 + x] > 128) v |= 1 << b;
+  }
+  return v;
+}
+
+const clock = suite('frame accuracy');
+
+for (const workers of ['1', '3']) {
+  clock(`frame-clock decodes to frame i = i for every frame, --workers ${workers}`, () => {
+    const { output, run } = render('frame-clock', `clock-${workers}.mp4`, ['--workers', workers]);
+    assert.is(run.status, 0, run.stderr);
+    assert.is(run.stdout.trim(), output);
+    const frames = decodeGray(output, 640, 360);
+    assert.is(frames.length, 150);
+    const wrong: string[] = [];
+    frames.forEach((f, i) => {
+      const got = [readBits(f, 0), readBits(f, 1), readBits(f, 2)];
+      if (got.some((v) => v !== i)) wrong.push(`frame ${i}: performance.now ${got[0]}, rAF ${got[1]}, Date ${got[2]}`);
+    });
+    assert.equal(wrong, []);
+  });
+}
+
+clock('screenshot capture (the full-Chromium path) is frame exact across seams too', () => {
+  const { output, run } = render('frame-clock', 'clock-shot.mp4', ['--workers', '2', '--capture', 'screenshot']);
+  assert.is(run.status, 0, run.stderr);
+  assert.match(run.stderr, /capture screenshot/);
+  const frames = decodeGray(output, 640, 360);
+  assert.is(frames.length, 150);
+  frames.forEach((f, i) => assert.is(readBits(f, 0), i, `frame ${i}`));
+});
+
+/** x of the first bright pixel on row y, or -1. */
+function leftEdge(frame: Buffer, y: number): number {
+  for (let x = 0; x < 640; x++) if (frame[y * 640 + x] > 128) return x;
+  return -1;
+}
+
+clock('linear CSS and Web Animations edges sit at the expected pixel, --workers 2', () => {
+  const { output, run } = render('css-linear', 'linear.mp4', ['--workers', '2']);
+  assert.is(run.status, 0, run.stderr);
+  const frames = decodeGray(output, 640, 360);
+  assert.is(frames.length, 120);
+  for (const i of [0, 1, 15, 59, 60, 61, 90, 119]) {
+    assert.ok(Math.abs(leftEdge(frames[i], 90) - 4 * i) <= 1, `CSS edge at frame ${i}: ${leftEdge(frames[i], 90)}, want ${4 * i}`);
+    assert.ok(Math.abs(leftEdge(frames[i], 250) - 4 * i) <= 1, `WAAPI edge at frame ${i}: ${leftEdge(frames[i], 250)}, want ${4 * i}`);
+  }
+});
+
+clock('a composition with nothing moving repeats undamaged frames and keeps the count', () => {
+  const { output, run } = render('static-card', 'static.mp4', ['--workers', '1']);
+  assert.is(run.status, 0, run.stderr);
+  const probe = ffprobe(output).streams[0];
+  assert.is(probe.nb_read_frames, '30');
+  const last = rgbAt(decodeRgbFrame(output, 29, 320, 180), 320, 160, 90);
+  assert.ok(Math.abs(last[0] - 0x20) <= 4 && Math.abs(last[1] - 0x40) <= 4 && Math.abs(last[2] - 0x80) <= 4, `got ${last}`);
+});
+
+clock.run();
+
+const output = suite('output file');
+
+output('H.264 yuv420p BT.709 MP4 with the root size, duration and frame count', () => {
+  const { output: file, run } = render('frame-clock', 'probe.mp4', ['--workers', '2', '--json']);
+  assert.is(run.status, 0, run.stderr);
+  const result = JSON.parse(run.stdout);
+  assert.is(result.frames, 150);
+  const probe = ffprobe(file);
+  const v = probe.streams.find((s) => s.codec_type === 'video')!;
+  assert.is(v.codec_name, 'h264');
+  assert.is(v.pix_fmt, 'yuv420p');
+  assert.is(v.width, 640);
+  assert.is(v.height, 360);
+  assert.is(v.nb_read_frames, '150');
+  assert.is(v.r_frame_rate, '30/1');
+  assert.is(v.color_space, 'bt709');
+  assert.is(Number(probe.format.duration), 5);
+  // faststart: the moov atom comes before mdat.
+  const head = fs.readFileSync(file).subarray(0, 64 * 1024).toString('latin1');
+  assert.ok(head.indexOf('moov') >= 0 && head.indexOf('moov') < head.indexOf('mdat'), 'moov before mdat');
+  assert.equal(fs.readdirSync(out).filter((f) => f.includes('partial')), []);
+});
+
+output.run();
+
+const variables = suite('variables');
+
+variables('a colour override changes the decoded pixels where the composition paints it', () => {
+  const blue = render('color-var', 'default.mp4');
+  const red = render('color-var', 'red.mp4', ['--variables', '{"fill":"#ff0000"}']);
+  assert.is(blue.run.status, 0, blue.run.stderr);
+  assert.is(red.run.status, 0, red.run.stderr);
+  const [br, bg, bb] = rgbAt(decodeRgbFrame(blue.output, 7, 320, 180), 320, 160, 90);
+  const [rr, rg, rb] = rgbAt(decodeRgbFrame(red.output, 7, 320, 180), 320, 160, 90);
+  assert.ok(br < 20 && bg < 20 && bb > 230, `default blue, got ${[br, bg, bb]}`);
+  assert.ok(rr > 230 && rg < 20 && rb < 20, `override red, got ${[rr, rg, rb]}`);
+});
+
+variables('a mismatch warns and renders; strict mode fails naming the variable', () => {
+  const loose = render('color-var', 'loose.mp4', ['--variables', '{"fill":12}']);
+  assert.is(loose.run.status, 0, loose.run.stderr);
+  assert.match(loose.run.stderr, /vidkit: warning: variable "fill": expected color, got number 12/);
+  assert.ok(fs.existsSync(loose.output));
+
+  const strict = render('color-var', 'strict.mp4', ['--variables', '{"fill":12}', '--strict-variables']);
+  assert.is(strict.run.status, 2);
+  assert.equal(errorLines(strict.run.stderr), ['vidkit: error: --strict-variables: variable "fill": expected color, got number 12']);
+  assert.not.ok(fs.existsSync(strict.output));
+});
+
+variables('an object-typed declaration is dropped: its key is undeclared', () => {
+  const strict = render('color-var', 'object.mp4', ['--variables', '{"meta":"{}"}', '--strict-variables']);
+  assert.is(strict.run.status, 2);
+  assert.equal(errorLines(strict.run.stderr), ['vidkit: error: --strict-variables: variable "meta" is not declared by the composition']);
+  assert.not.ok(fs.existsSync(strict.output));
+});
+
+variables.run();
+
+const badInput = suite('bad input');
+
+const unreadable = path.join(out, 'unreadable.json');
+fs.writeFileSync(unreadable, '{}');
+fs.chmodSync(unreadable, 0o000);
+const unreadableReason = (() => {
+  try {
+    fs.readFileSync(unreadable);
+    return 'EISDIR'; // Running as root reads anything: use a directory, which nobody can read as a file.
+  } catch {
+    return 'EACCES';
+  }
+})();
+const unreadablePath = unreadableReason === 'EACCES' ? unreadable : out;
+
+const BAD: Array<[string, string, string[], RegExp, number]> = [
+  ['missing project dir', '/nonexistent/vidkit-project', [], /project directory not found/, 2],
+  ['no composition root', 'no-root', [], /no composition root/, 2],
+  ['invalid JSON in --variables', 'color-var', ['--variables', '{"fill":'], /--variables is not valid JSON/, 2],
+  ['a JSON array instead of an object', 'color-var', ['--variables', '["#fff"]'], /--variables must be a JSON object of variable values, got array/, 2],
+  ['both variable flags', 'color-var', ['--variables', '{}', '--variables-file', unreadable], /use either --variables or --variables-file, not both/, 2],
+  ['an unreadable variables file', 'color-var', ['--variables-file', unreadablePath], new RegExp(`cannot read --variables-file .*: ${unreadableReason}`), 2],
+  ['a page script that throws during load', 'throws-on-load', [], /a script in the composition threw: .*boom from the composition/, 1],
+  ['zero duration', 'zero-duration', [], /data-duration must be a positive number of seconds, got "0"/, 2],
+  ['missing duration', 'no-duration', [], /the composition root has no data-duration/, 2],
+  ['--docker without an engine', 'color-var', ['--docker'], /--docker: no Docker engine is reachable/, 3],
+];
+
+for (const [what, project, extra, pattern, code] of BAD) {
+  badInput(`${what}: one error line, exit ${code}, no output file`, () => {
+    const dir = tempDir('vidkit-bad-');
+    const file = path.join(dir, 'out.mp4');
+    const projectDir = project.startsWith('/') ? project : fixture(project);
+    const run = vidkit(['render', projectDir, '--output', file, ...extra]);
+    assert.is(run.status, code, run.stderr);
+    const errors = errorLines(run.stderr);
+    assert.is(errors.length, 1, run.stderr);
+    assert.match(errors[0], pattern);
+    assert.not.match(run.stderr, /internal error|\n\s+at /);
+    assert.equal(fs.readdirSync(dir), [], 'nothing written, not even a partial file');
+  });
+}
+
+badInput('--help lists every render option', () => {
+  const run = vidkit(['render', '--help']);
+  assert.is(run.status, 0);
+  for (const flag of ['--output', '--workers', '--variables', '--variables-file', '--strict-variables', '--no-browser-gpu', '--docker', '--fps', '--quality', '--crf']) {
+    assert.ok(run.stdout.includes(flag), `--help mentions ${flag}`);
+  }
+});
+
+badInput.run();

@@ -1,0 +1,181 @@
+// The vidkit page runtime. Injected before any page script (renderer and player alike), it gives
+// classic scripts `window.__vidkit.getVariables()` and replaces every clock the page can read with
+// one virtual clock, so frame i shows time i/fps exactly whatever the wall clock does.
+// It reads its configuration from `window.__vidkitBoot` = { variables, fps, epochMs }.
+(function installVidkitRuntime() {
+  'use strict';
+  if (window.__vidkit) return;
+  var boot = window.__vidkitBoot || {};
+  var fps = boot.fps || 30;
+  // Every chunk of one render shares the same epoch, so Date agrees across chunk seams.
+  var epochMs = typeof boot.epochMs === 'number' ? boot.epochMs : 0;
+  var variables = boot.variables || {};
+
+  var real = {
+    setTimeout: window.setTimeout.bind(window),
+    requestAnimationFrame: window.requestAnimationFrame.bind(window),
+    Date: window.Date,
+  };
+
+  var nowMs = 0;
+  var frame = -1;
+
+  // --- Date and performance.now ---------------------------------------------------------------
+  var RealDate = real.Date;
+  function VirtualDate() {
+    if (!new.target) return new RealDate(epochMs + nowMs).toString();
+    var args = arguments.length ? Array.prototype.slice.call(arguments) : [epochMs + nowMs];
+    return Reflect.construct(RealDate, args, new.target);
+  }
+  VirtualDate.prototype = RealDate.prototype;
+  VirtualDate.now = function () { return epochMs + nowMs; };
+  VirtualDate.parse = RealDate.parse;
+  VirtualDate.UTC = RealDate.UTC;
+  Object.defineProperty(VirtualDate, 'name', { value: 'Date' });
+  window.Date = VirtualDate;
+  Object.defineProperty(performance, 'now', { value: function () { return nowMs; }, configurable: true });
+
+  // --- timers -------------------------------------------------------------------------------------
+  var timers = new Map();
+  var nextTimerId = 1;
+  // Browsers clamp nested intervals to 4 ms; doing the same keeps a zero interval from looping forever.
+  var MIN_INTERVAL_MS = 4;
+  function addTimer(cb, delay, args, repeat) {
+    var id = nextTimerId++;
+    var ms = Math.max(0, Number(delay) || 0);
+    var fn = typeof cb === 'function' ? cb : new Function(String(cb));
+    timers.set(id, { due: nowMs + ms, fn: fn, args: args, interval: repeat ? Math.max(MIN_INTERVAL_MS, ms) : 0 });
+    return id;
+  }
+  window.setTimeout = function (cb, delay) { return addTimer(cb, delay, Array.prototype.slice.call(arguments, 2), false); };
+  window.setInterval = function (cb, delay) { return addTimer(cb, delay, Array.prototype.slice.call(arguments, 2), true); };
+  window.clearTimeout = window.clearInterval = function (id) { timers.delete(id); };
+
+  // Fires every timer due at or before `untilMs`, earliest first, each at its own due time;
+  // returns how many ran.
+  var MAX_TIMER_CALLS = 1000000;
+  function runTimers(untilMs) {
+    for (var calls = 0; ; calls++) {
+      if (calls > MAX_TIMER_CALLS) throw new Error('vidkit: timers keep scheduling each other without time passing');
+      var nextId = -1, next = null;
+      timers.forEach(function (t, id) {
+        if (t.due <= untilMs && (next === null || t.due < next.due || (t.due === next.due && id < nextId))) { next = t; nextId = id; }
+      });
+      if (next === null) return calls;
+      nowMs = Math.max(nowMs, next.due);
+      if (next.interval) next.due += next.interval; else timers.delete(nextId);
+      next.fn.apply(window, next.args);
+    }
+  }
+
+  // --- requestAnimationFrame ------------------------------------------------------------------------
+  var rafCallbacks = new Map();
+  var nextRafId = 1;
+  window.requestAnimationFrame = function (cb) { var id = nextRafId++; rafCallbacks.set(id, cb); return id; };
+  window.cancelAnimationFrame = function (id) { rafCallbacks.delete(id); };
+  function runAnimationFrame(timeMs) {
+    var due = rafCallbacks;
+    rafCallbacks = new Map();
+    due.forEach(function (cb) { cb(timeMs); });
+    return due.size;
+  }
+
+  // --- CSS animations, transitions and the Web Animations API ----------------------------------
+  // Each animation is paused and driven from the virtual clock, relative to the virtual time at
+  // which it first appeared. One the page itself paused before we saw it stays under its control.
+  var animationStart = new WeakMap();
+  var pageControlled = new WeakSet();
+  // Records the virtual time at which each new animation appeared.
+  function registerAnimations() {
+    var all = document.getAnimations();
+    for (var i = 0; i < all.length; i++) {
+      var anim = all[i];
+      if (animationStart.has(anim) || pageControlled.has(anim)) continue;
+      if (anim.playState === 'paused') pageControlled.add(anim);
+      else animationStart.set(anim, nowMs);
+    }
+    return all;
+  }
+  function syncAnimations() {
+    var all = registerAnimations();
+    for (var i = 0; i < all.length; i++) {
+      var anim = all[i];
+      if (pageControlled.has(anim)) continue;
+      anim.pause();
+      anim.currentTime = nowMs - animationStart.get(anim);
+    }
+  }
+
+  // --- GSAP timelines registered in window.__timelines ----------------------------------------------
+  if (!window.__timelines) window.__timelines = {};
+  function syncTimelines() {
+    var tls = window.__timelines;
+    for (var id in tls) {
+      var tl = tls[id];
+      if (!tl) continue;
+      if (typeof tl.totalTime === 'function') tl.totalTime(nowMs / 1000, false);
+      else if (typeof tl.seek === 'function') tl.seek(nowMs / 1000, false);
+    }
+  }
+
+  // --- seeking --------------------------------------------------------------------------------------
+  // Moving forward steps through every frame in between (timers, then animation frames), so state a
+  // page builds up frame by frame is the same in every chunk. The renderer only ever moves forward.
+  function seekFrame(target) {
+    if (target < frame) throw new Error('vidkit: cannot seek backwards from frame ' + frame + ' to ' + target);
+    while (frame < target) {
+      var t = ((frame + 1) * 1000) / fps;
+      var ran = runTimers(t);
+      nowMs = t;
+      frame += 1;
+      ran += runAnimationFrame(t);
+      // Callbacks may have started animations: note when, so that a worker that starts mid-way
+      // drives them exactly as one that played every frame.
+      if (ran > 0 && frame < target) registerAnimations();
+    }
+    syncAnimations();
+    syncTimelines();
+  }
+
+  // --- readiness --------------------------------------------------------------------------------------
+  var pending = [];
+  function whenLoaded() {
+    if (document.readyState === 'complete') return Promise.resolve();
+    return new Promise(function (resolve) { window.addEventListener('load', function () { resolve(); }, { once: true }); });
+  }
+  function imagesReady() {
+    var imgs = Array.prototype.slice.call(document.images);
+    return Promise.all(imgs.map(function (img) {
+      if (!img.src) return null;
+      return img.decode().catch(function () {
+        throw new Error('image failed to load: ' + (img.currentSrc || img.src));
+      });
+    }));
+  }
+  function ready() {
+    return whenLoaded()
+      .then(function () { return document.fonts ? document.fonts.ready : null; })
+      .then(imagesReady)
+      .then(function () { return Promise.all(pending); })
+      .then(function () { return document.fonts ? document.fonts.ready : null; })
+      // Animations that exist once the page is ready started at virtual time 0.
+      .then(function () { registerAnimations(); });
+  }
+
+  // Two real animation frames: what the screenshot path waits for before it captures.
+  function afterPaint() {
+    return new Promise(function (resolve) { real.requestAnimationFrame(function () { real.requestAnimationFrame(function () { resolve(); }); }); });
+  }
+
+  window.__vidkit = Object.freeze({
+    getVariables: function () { return JSON.parse(JSON.stringify(variables)); },
+    /** Holds the first frame until `promise` settles, e.g. data a script fetches. */
+    waitFor: function (promise) { pending.push(Promise.resolve(promise)); },
+    get fps() { return fps; },
+    get frame() { return frame; },
+    get time() { return nowMs / 1000; },
+    __seekFrame: seekFrame,
+    __ready: ready,
+    __afterPaint: afterPaint,
+  });
+})();

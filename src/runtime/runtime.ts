@@ -1,0 +1,24 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+
+/** What the page runtime reads from `window.__vidkitBoot` before any page script runs. */
+export interface RuntimeBoot {
+  /** Declared defaults merged with overrides: what `getVariables()` returns. */
+  variables: Record<string, unknown>;
+  fps: number;
+  /** Wall-clock epoch of virtual time 0, shared by every chunk of a render. */
+  epochMs: number;
+}
+
+let cachedSource: string | undefined;
+
+/** The runtime script itself (page-runtime.js beside this file, in src/ and in dist/ alike). */
+export function runtimeSource(): string {
+  cachedSource ??= fs.readFileSync(path.join(__dirname, 'page-runtime.js'), 'utf8');
+  return cachedSource;
+}
+
+/** The script to evaluate on every new document: configuration first, then the runtime. */
+export function bootScript(boot: RuntimeBoot): string {
+  return `window.__vidkitBoot = ${JSON.stringify(boot)};\n${runtimeSource()}`;
+}

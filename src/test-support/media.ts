@@ -1,0 +1,51 @@
+import { execFileSync } from 'node:child_process';
+
+/** ffprobe's view of a file: the independent check every render test relies on. */
+export interface FfprobeStream {
+  codec_name: string;
+  codec_type: string;
+  profile?: string;
+  width?: number;
+  height?: number;
+  pix_fmt?: string;
+  nb_read_frames?: string;
+  nb_frames?: string;
+  r_frame_rate?: string;
+  color_space?: string;
+  color_primaries?: string;
+  color_transfer?: string;
+}
+
+export function ffprobe(file: string): { streams: FfprobeStream[]; format: { duration: string; format_name: string } } {
+  const out = execFileSync('ffprobe', ['-v', 'error', '-count_frames', '-show_streams', '-show_format', '-of', 'json', file], {
+    encoding: 'utf8',
+  });
+  return JSON.parse(out);
+}
+
+/** Every frame of the file's video as 8-bit luma planes, width×height bytes each. */
+export function decodeGray(file: string, width: number, height: number): Buffer[] {
+  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'gray', '-'], {
+    maxBuffer: 1024 * 1024 * 1024,
+  });
+  const size = width * height;
+  const frames: Buffer[] = [];
+  for (let off = 0; off + size <= raw.length; off += size) frames.push(raw.subarray(off, off + size));
+  return frames;
+}
+
+/** One frame as packed RGB (BT.709 limited range interpreted, as players do). */
+export function decodeRgbFrame(file: string, index: number, width: number, height: number): Buffer {
+  const raw = execFileSync(
+    'ffmpeg',
+    ['-v', 'error', '-i', file, '-vf', `select=eq(n\\,${index})`, '-frames:v', '1', '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'],
+    { maxBuffer: 256 * 1024 * 1024 },
+  );
+  if (raw.length !== width * height * 3) throw new Error(`frame ${index} of ${file}: got ${raw.length} bytes`);
+  return raw;
+}
+
+export function rgbAt(frame: Buffer, width: number, x: number, y: number): [number, number, number] {
+  const i = (y * width + x) * 3;
+  return [frame[i], frame[i + 1], frame[i + 2]];
+}
