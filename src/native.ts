@@ -6,6 +6,8 @@
 // without a Rust toolchain; they mirror the #[napi] items in crates/vidkit-napi/src.
 
 import * as path from 'node:path';
+import { ExitCode, VidkitError, errorMessage } from './errors';
+import { PACKAGE_ROOT } from './package-info';
 
 /** Options of planChunks; omitted fields take the defaults (chunkSize 240, maxParallelChunks 16). */
 export interface PlanChunksOptions {
@@ -170,25 +172,28 @@ function loadUncached(): NativeBinding {
   const platform = `${process.platform}-${process.arch}`;
   const suffix = PLATFORM_SUFFIXES[platform];
   if (suffix === undefined) {
-    throw new Error(
+    throw new VidkitError(
       `vidkit's native addon is not available for ${platform}; prebuilt addons exist for ` +
         `${Object.keys(PLATFORM_SUFFIXES).join(' and ')} (glibc). ${BUILD_HINT}`,
+      { exitCode: ExitCode.MissingDependency },
     );
   }
-  const packageName = `@vidkit/native-${suffix}`;
-  // This file is src/native.ts or dist/native.js: one level below the repository root either way.
-  const localBuild = path.join(path.resolve(__dirname, '..'), 'native', `vidkit.${suffix}.node`);
+  return loadFirst([`@vidkit/native-${suffix}`, path.join(PACKAGE_ROOT, 'native', `vidkit.${suffix}.node`)]);
+}
+
+/** The first candidate (package name or file) that loads, or one error naming each and why. */
+export function loadFirst(candidates: string[]): NativeBinding {
   const failures: string[] = [];
-  for (const candidate of [packageName, localBuild]) {
+  for (const candidate of candidates) {
     try {
       return require(candidate) as NativeBinding;
     } catch (error) {
       // Keep the reason: "not installed" and "installed but libavcodec is missing" need different fixes.
-      failures.push(`  - ${candidate}: ${error instanceof Error ? error.message.split('\n')[0] : String(error)}`);
+      const reason = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' ? 'not found' : errorMessage(error).split('\n')[0];
+      failures.push(`${candidate}: ${reason}`);
     }
   }
-  throw new Error(
-    `vidkit's native addon could not be loaded. Tried the package ${packageName} and the local build ${localBuild}:\n` +
-      `${failures.join('\n')}\n${BUILD_HINT}`,
-  );
+  throw new VidkitError(`vidkit's native addon could not be loaded (tried ${failures.join('; ')}). ${BUILD_HINT}`, {
+    exitCode: ExitCode.MissingDependency,
+  });
 }

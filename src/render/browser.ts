@@ -73,8 +73,10 @@ const BASE_ARGS = [
 // Begin-frame control: the compositor draws only when we ask, so a frame is exactly one seek.
 const BEGIN_FRAME_ARGS = ['--deterministic-mode', '--disable-threaded-animation', '--disable-threaded-scrolling'];
 
+// Software: CPU compositing and raster, 3x faster than compositing through SwiftShader GL at 1080p
+// (7.5 vs 2.4 fps on ui-3d-reveal, 2 cores); WebGL still runs, on SwiftShader.
 const GL_ARGS: Record<GlMode, string[]> = {
-  software: ['--use-angle=swiftshader', '--enable-unsafe-swiftshader'],
+  software: ['--disable-gpu', '--enable-unsafe-swiftshader'],
   gpu: ['--enable-gpu', '--ignore-gpu-blocklist', '--use-angle=vulkan', '--enable-features=Vulkan', '--enable-gpu-rasterization'],
 };
 
