@@ -41,7 +41,7 @@ need_version cargo "$(cargo --version 2>/dev/null | awk '{print $2}')" 1.80 "Ins
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing npm dependencies"
-  npm ci --no-audit --no-fund >&2
+  npm install --no-audit --no-fund >&2
 fi
 
 log "building the native core (cargo, release)"
