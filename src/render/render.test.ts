@@ -70,8 +70,9 @@ clock('linear CSS and Web Animations edges sit at the expected pixel, --workers 
 });
 
 clock('a composition with nothing moving repeats undamaged frames and keeps the count', () => {
-  const { output, run } = render('static-card', 'static.mp4', ['--workers', '1']);
+  const { output, run } = render('static-card', 'static.mp4', ['--workers', '1', '--no-browser-gpu']);
   assert.is(run.status, 0, run.stderr);
+  assert.match(run.stderr, /GL software \(SwiftShader \(forced by --no-browser-gpu\)\)/);
   const probe = ffprobe(output).streams[0];
   assert.is(probe.nb_read_frames, '30');
   const last = rgbAt(decodeRgbFrame(output, 29, 320, 180), 320, 160, 90);

@@ -51,8 +51,7 @@
   window.setInterval = function (cb, delay) { return addTimer(cb, delay, Array.prototype.slice.call(arguments, 2), true); };
   window.clearTimeout = window.clearInterval = function (id) { timers.delete(id); };
 
-  // Fires every timer due at or before `untilMs`, earliest first, each at its own due time;
-  // returns how many ran.
+  // Fires every timer due at or before `untilMs`, earliest first, each at its own due time.
   var MAX_TIMER_CALLS = 1000000;
   function runTimers(untilMs) {
     for (var calls = 0; ; calls++) {
@@ -61,10 +60,12 @@
       timers.forEach(function (t, id) {
         if (t.due <= untilMs && (next === null || t.due < next.due || (t.due === next.due && id < nextId))) { next = t; nextId = id; }
       });
-      if (next === null) return calls;
+      if (next === null) return;
       nowMs = Math.max(nowMs, next.due);
       if (next.interval) next.due += next.interval; else timers.delete(nextId);
       next.fn.apply(window, next.args);
+      // A callback may start animations: they began at this timer's time.
+      registerAnimations();
     }
   }
 
@@ -77,7 +78,7 @@
     var due = rafCallbacks;
     rafCallbacks = new Map();
     due.forEach(function (cb) { cb(timeMs); });
-    return due.size;
+    if (due.size > 0) registerAnimations();
   }
 
   // --- CSS animations, transitions and the Web Animations API ----------------------------------
@@ -120,18 +121,16 @@
 
   // --- seeking --------------------------------------------------------------------------------------
   // Moving forward steps through every frame in between (timers, then animation frames), so state a
-  // page builds up frame by frame is the same in every chunk. The renderer only ever moves forward.
+  // page builds up frame by frame, and the start of every animation a callback creates, are the
+  // same in every chunk. The renderer only ever moves forward.
   function seekFrame(target) {
     if (target < frame) throw new Error('vidkit: cannot seek backwards from frame ' + frame + ' to ' + target);
     while (frame < target) {
       var t = ((frame + 1) * 1000) / fps;
-      var ran = runTimers(t);
+      runTimers(t);
       nowMs = t;
       frame += 1;
-      ran += runAnimationFrame(t);
-      // Callbacks may have started animations: note when, so that a worker that starts mid-way
-      // drives them exactly as one that played every frame.
-      if (ran > 0 && frame < target) registerAnimations();
+      runAnimationFrame(t);
     }
     syncAnimations();
     syncTimelines();

@@ -1,0 +1,106 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { REPO_ROOT, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
+import { decodeGray, decodeRgbFrame, rgbAt } from '../test-support/media';
+
+/** x of the first bright pixel on row y of a 640-wide luma frame, or -1. */
+function leftEdge(frame: Buffer, y: number): number {
+  for (let x = 0; x < 640; x++) if (frame[y * 640 + x] > 128) return x;
+  return -1;
+}
+
+const clock = suite('virtual clock: GSAP timelines and timers');
+
+clock('a paused GSAP timeline and an animation started by setTimeout follow the clock across seams', () => {
+  const project = tempDir('vidkit-gsap-');
+  fs.copyFileSync(path.join(REPO_ROOT, 'node_modules', 'gsap', 'dist', 'gsap.min.js'), path.join(project, 'gsap.min.js'));
+  // #g: GSAP moves it 4 px a frame. #t: a CSS animation a timer starts at 2 s, 4 px a frame from then.
+  fs.writeFileSync(
+    path.join(project, 'index.html'),
+    `<!doctype html><html><head><style>
+      html,body{margin:0;background:#000} #root{position:relative;width:640px;height:360px;overflow:hidden}
+      .bar{position:absolute;left:0;width:160px;height:100px;background:#fff}
+      #g{top:40px} #t{top:200px;display:none}
+      #t.go{display:block;animation:slide 2s linear both}
+      @keyframes slide{from{transform:translateX(0)}to{transform:translateX(240px)}}
+    </style><script src="gsap.min.js"></script></head><body>
+    <div id="root" data-composition-id="gsap" data-width="640" data-height="360" data-duration="4">
+      <div class="bar" id="g"></div><div class="bar" id="t"></div>
+    </div>
+    <script>
+      var tl = gsap.timeline({ paused: true });
+      tl.fromTo('#g', { x: 0 }, { x: 480, duration: 4, ease: 'none' });
+      window.__timelines['main'] = tl;
+      setTimeout(function () { document.getElementById('t').classList.add('go'); }, 2000);
+    </script></body></html>`,
+  );
+  const output = path.join(project, 'out.mp4');
+  const run = vidkit(['render', project, '--output', output, '--workers', '3']);
+  assert.is(run.status, 0, run.stderr);
+  const frames = decodeGray(output, 640, 360);
+  assert.is(frames.length, 120);
+  for (const i of [0, 1, 39, 40, 41, 59, 60, 61, 79, 80, 81, 119]) {
+    const g = leftEdge(frames[i], 90);
+    assert.ok(Math.abs(g - 4 * i) <= 1, `GSAP edge at frame ${i}: ${g}, want ${4 * i}`);
+    const t = leftEdge(frames[i], 250);
+    const want = i < 60 ? -1 : 4 * (i - 60);
+    assert.ok(i < 60 ? t === -1 : Math.abs(t - want) <= 1, `timer-started animation at frame ${i}: ${t}, want ${want}`);
+  }
+});
+
+clock.run();
+
+const readiness = suite('readiness');
+
+readiness('frame 0 waits for slow images and web fonts', async () => {
+  const png = execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=red:s=320x180', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', '-']);
+  const font = fs.readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf');
+  const server = http.createServer((req, res) => {
+    const body = req.url === '/slow.png' ? png : req.url === '/slow.ttf' ? font : undefined;
+    if (!body) return void res.writeHead(404).end();
+    // The font arrives well after the image, so waiting for images alone would not be enough.
+    const delay = req.url === '/slow.ttf' ? 2500 : 1000;
+    setTimeout(() => res.writeHead(200, { 'access-control-allow-origin': '*' }).end(body), delay);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const project = tempDir('vidkit-ready-');
+  fs.writeFileSync(
+    path.join(project, 'index.html'),
+    `<!doctype html><html><head><style>
+      html,body{margin:0} @font-face{font-family:Slow;src:url(${base}/slow.ttf)}
+      #root{position:relative;width:320px;height:180px;background:#000}
+      #flag{position:absolute;right:0;bottom:0;width:40px;height:40px;background:#888}
+    </style></head><body>
+    <div id="root" data-composition-id="ready" data-width="320" data-height="180" data-duration="0.2">
+      <div id="flag"></div>
+    </div>
+    <script>
+      // Added after the load event, which would otherwise have waited for them itself.
+      window.addEventListener('load', function () {
+        document.getElementById('root').insertAdjacentHTML('afterbegin',
+          '<img src="${base}/slow.png" style="display:block;width:320px;height:140px"><span style="font-family:Slow">Aa</span>');
+      });
+      requestAnimationFrame(function () {
+        var face = Array.from(document.fonts).find(function (f) { return f.family === 'Slow'; });
+        document.getElementById('flag').style.background = face && face.status === 'loaded' ? '#00ff00' : '#ff0000';
+      });
+    </script></body></html>`,
+  );
+  const output = path.join(project, 'out.mp4');
+  const run = await vidkitAsync(['render', project, '--output', output]);
+  server.close();
+  assert.is(run.status, 0, run.stderr);
+  const frame0 = decodeRgbFrame(output, 0, 320, 180);
+  const [ir, ig, ib] = rgbAt(frame0, 320, 160, 60);
+  assert.ok(ir > 220 && ig < 40 && ib < 40, `image shown at frame 0: ${[ir, ig, ib]}`);
+  const [fr, fg, fb] = rgbAt(frame0, 320, 300, 160);
+  assert.ok(fr < 40 && fg > 220 && fb < 40, `font loaded before frame 0: ${[fr, fg, fb]}`);
+});
+
+readiness.run();
