@@ -43,6 +43,8 @@ export class RenderCommand extends VidkitCommand {
   strictVariables = Option.Boolean('--strict-variables', false, { description: 'Fail on undeclared or mistyped variables' });
   browserGpu = Option.Boolean('--browser-gpu', true, { description: 'Use the GPU when the probe finds one; --no-browser-gpu forces software GL' });
   docker = Option.Boolean('--docker', false, { description: 'Render inside the vidkit image (cloud/image/Dockerfile)' });
+  width = Option.String('--width', { description: 'Output width in pixels (keeps the aspect ratio; default data-width)' });
+  height = Option.String('--height', { description: 'Output height in pixels (keeps the aspect ratio; default data-height)' });
   fps = Option.String('--fps', { description: "Frames per second; default the composition's data-fps, else 30" });
   quality = Option.String('--quality', { description: 'draft, standard (default) or high' });
   crf = Option.String('--crf', { description: 'x264 CRF 0-51, overriding --quality (lower is better)' });
@@ -71,6 +73,8 @@ export class RenderCommand extends VidkitCommand {
         strictVariables: this.strictVariables,
         workers,
         fps,
+        width: this.width === undefined ? undefined : Number(this.width),
+        height: this.height === undefined ? undefined : Number(this.height),
         ...quality,
         allowGpu: this.browserGpu,
         capture: this.capture as CaptureMode | 'auto',
@@ -100,6 +104,8 @@ export class RenderCommand extends VidkitCommand {
     if (this.strictVariables) pass.push('--strict-variables');
     if (!this.browserGpu) pass.push('--no-browser-gpu');
     if (this.fps !== undefined) pass.push('--fps', this.fps);
+    if (this.width !== undefined) pass.push('--width', this.width);
+    if (this.height !== undefined) pass.push('--height', this.height);
     if (this.quality !== undefined) pass.push('--quality', this.quality);
     if (this.crf !== undefined) pass.push('--crf', this.crf);
     if (this.json) pass.push('--json');

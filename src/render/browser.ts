@@ -82,8 +82,17 @@ const GL_ARGS: Record<GlMode, string[]> = {
 
 const SOFTWARE_RENDERER = /swiftshader|llvmpipe|softpipe|lavapipe|software|no webgl/i;
 
-export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePath' | 'capture' | 'gl'>): Promise<Browser> {
-  const args = [...BASE_ARGS, ...GL_ARGS[profile.gl], ...(profile.capture === 'beginframe' ? BEGIN_FRAME_ARGS : [])];
+/**
+ * `scale` renders the page's CSS pixels at that many device pixels each. It is a launch flag, not
+ * an emulation setting, because begin-frame screenshots ignore the emulated scale factor.
+ */
+export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePath' | 'capture' | 'gl'>, scale = 1): Promise<Browser> {
+  const args = [
+    ...BASE_ARGS,
+    ...GL_ARGS[profile.gl],
+    ...(profile.capture === 'beginframe' ? BEGIN_FRAME_ARGS : []),
+    ...(scale !== 1 ? [`--force-device-scale-factor=${scale}`] : []),
+  ];
   try {
     return await puppeteer.launch({
       executablePath: profile.executablePath,

@@ -9,8 +9,11 @@ export interface SessionOptions {
   profile: BrowserProfile;
   /** Page URL of the composition, served from the project directory. */
   url: string;
+  /** The composition's size in CSS pixels. */
   width: number;
   height: number;
+  /** Device pixels per CSS pixel: the output is width×scale by height×scale. */
+  scale?: number;
   boot: RuntimeBoot;
   format: FrameFormat;
   /** Milliseconds the page may take to load and become ready. */
@@ -43,11 +46,12 @@ export class CaptureSession {
 
   private async start(): Promise<void> {
     const { profile, width, height } = this.opts;
-    this.browser = await launchBrowser(profile);
+    const scale = this.opts.scale ?? 1;
+    this.browser = await launchBrowser(profile, scale);
     this.page = await this.createPage(this.browser);
     this.page.on('pageerror', (err) => this.pageErrors.push(errorMessage(err)));
     this.client = await this.page.createCDPSession();
-    await this.client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: 1, mobile: false });
+    await this.client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false });
     await this.client.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 255, g: 255, b: 255, a: 1 } });
     await this.page.evaluateOnNewDocument(bootScript(this.opts.boot));
     const timeout = this.opts.loadTimeoutMs ?? 60_000;

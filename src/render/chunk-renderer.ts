@@ -20,21 +20,19 @@ export interface ChunkRange {
   endFrame: number;
 }
 
-/**
- * Renders one chunk: seeks the session to each frame of the range, captures it and streams it into
- * a native encoder writing one closed-GOP segment. Capture and encoding overlap: the encoder
- * decodes and encodes on its own threads while the next frame is being captured.
- * Used unchanged by local workers and by the cloud chunk function.
- */
-export async function renderChunk(
-  session: CaptureSession,
-  chunk: ChunkRange,
-  settings: EncodeSettings,
-  segmentPath: string,
-  onFrame: () => void,
-): Promise<{ frames: number; bytes: number }> {
+/** Where captured frames go: the native encoder, or nowhere when measuring capture alone. */
+export interface FrameSink {
+  push(image: Buffer): Promise<void>;
+  /** The previous frame again: the browser reported no damage. */
+  pushRepeat(): Promise<void>;
+  finish(): Promise<{ frames: number; bytes: number }>;
+  abort(): void;
+}
+
+/** A native encoder writing one closed-GOP H.264 segment on its own threads. */
+export function segmentEncoder(settings: EncodeSettings, segmentPath: string): FrameSink {
   const { NativeEncoder } = loadNative();
-  const encoder = new NativeEncoder({
+  return new NativeEncoder({
     output: segmentPath,
     width: settings.width,
     height: settings.height,
@@ -44,6 +42,31 @@ export async function renderChunk(
     preset: settings.preset,
     input: settings.frameFormat.type,
   });
+}
+
+/** Counts frames and drops them: the capture-only limit the benchmarks compare against. */
+export function discardingSink(): FrameSink {
+  let frames = 0;
+  return {
+    push: async () => void frames++,
+    pushRepeat: async () => void frames++,
+    finish: async () => ({ frames, bytes: 0 }),
+    abort: () => undefined,
+  };
+}
+
+/**
+ * Renders one chunk: seeks the session to each frame of the range, captures it and streams it into
+ * the sink. With the native encoder, capture and encoding overlap: it decodes and encodes on its
+ * own threads while the next frame is being captured.
+ * Used unchanged by local workers and by the cloud chunk function.
+ */
+export async function renderChunk(
+  session: CaptureSession,
+  chunk: ChunkRange,
+  encoder: FrameSink,
+  onFrame: () => void,
+): Promise<{ frames: number; bytes: number }> {
   let haveFrame = false;
   try {
     for (let frame = chunk.startFrame; frame < chunk.endFrame; frame++) {

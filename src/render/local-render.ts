@@ -8,8 +8,9 @@ import { ExitCode, VidkitError, badInput } from '../errors';
 import { loadNative } from '../native';
 import { CaptureMode, findBrowser, resolveProfile } from './browser';
 import { CaptureSession, FrameFormat } from './capture-session';
-import { ChunkRange, EncodeSettings, renderChunk } from './chunk-renderer';
+import { ChunkRange, EncodeSettings, discardingSink, renderChunk, segmentEncoder } from './chunk-renderer';
 import { fpsToRational } from './fps';
+import { resolveOutputSize } from './output-size';
 import { serveProject } from './project-server';
 import { WorkersOption, resolveWorkers } from './workers';
 
@@ -22,11 +23,16 @@ export interface LocalRenderOptions {
   workers: WorkersOption;
   /** Overrides the composition's `data-fps`. */
   fps?: number;
+  /** Output size; the composition is drawn at the matching device scale factor. */
+  width?: number;
+  height?: number;
   crf: number;
   preset: string;
   frameFormat: FrameFormat;
   allowGpu: boolean;
   capture: CaptureMode | 'auto';
+  /** `discard` captures every frame and drops it, writing nothing: the benchmarks' capture-only limit. */
+  sink?: 'encode' | 'discard';
   signal?: AbortSignal;
   onWarning?: (message: string) => void;
   onInfo?: (message: string) => void;
@@ -47,6 +53,8 @@ export interface LocalRenderResult {
   capture: CaptureMode;
   gl: string;
   wallSeconds: number;
+  /** Seconds from process start to the first captured frame. */
+  firstFrameSeconds: number;
 }
 
 /**
@@ -68,19 +76,20 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const output = path.resolve(opts.output ?? path.join('out', `${composition.id}.mp4`));
   if (path.extname(output).toLowerCase() !== '.mp4') throw badInput(`--output must name an .mp4 file, got ${opts.output}`);
 
+  const size = resolveOutputSize(composition, opts.width, opts.height);
   const workers = resolveWorkers(opts.workers, totalFrames);
   const native = loadNative();
   const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: workers, chunkSize: 1 });
   const profile = await resolveProfile({ executablePath: findBrowser(), capture: opts.capture, allowGpu: opts.allowGpu });
   opts.onInfo?.(
-    `rendering ${composition.id}: ${composition.width}x${composition.height}, ${totalFrames} frames at ${fpsValue} fps, ` +
+    `rendering ${composition.id}: ${size.width}x${size.height}, ${totalFrames} frames at ${fpsValue} fps, ` +
       `${chunks.length} worker${chunks.length === 1 ? '' : 's'}, capture ${profile.capture}, GL ${profile.gl} (${profile.glRenderer})`,
   );
   opts.onStart?.({ totalFrames, workers: chunks.length });
 
   const settings: EncodeSettings = {
-    width: composition.width,
-    height: composition.height,
+    width: size.width,
+    height: size.height,
     fps,
     crf: opts.crf,
     preset: opts.preset,
@@ -96,16 +105,31 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   opts.signal?.addEventListener('abort', onAbort);
   try {
     const boot = { variables: variables.values, fps: fpsValue, epochMs: started };
+    let firstFrameSeconds = 0;
+    const onFrame = () => {
+      // performance.now() counts from process start: the time a user waits for the first frame.
+      if (firstFrameSeconds === 0) firstFrameSeconds = performance.now() / 1000;
+      opts.onFrame?.();
+    };
     const url = new URL('index.html', server.url).href;
     const segments = await Promise.all(
       chunks.map(async (chunk) => {
         throwIfAborted(opts.signal);
-        const session = await CaptureSession.open({ profile, url, width: composition.width, height: composition.height, boot, format: opts.frameFormat });
+        const session = await CaptureSession.open({
+          profile,
+          url,
+          width: composition.width,
+          height: composition.height,
+          scale: size.scale,
+          boot,
+          format: opts.frameFormat,
+        });
         sessions.add(session);
         try {
           throwIfAborted(opts.signal);
           const segment = path.join(tmpDir, `chunk-${String(chunk.index).padStart(4, '0')}.mp4`);
-          await renderChunk(session, chunk, settings, segment, () => opts.onFrame?.());
+          const sink = opts.sink === 'discard' ? discardingSink() : segmentEncoder(settings, segment);
+          await renderChunk(session, chunk, sink, onFrame);
           return segment;
         } catch (err) {
           // One failed chunk fails the render: stop the other workers now rather than at the end.
@@ -120,13 +144,16 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       throwIfAborted(opts.signal);
       throw err;
     });
-    const joined = await native.concatSegments(segments, partial, { faststart: true });
-    fs.renameSync(partial, output);
+    let joined = { frames: totalFrames, bytes: 0 };
+    if (opts.sink !== 'discard') {
+      joined = await native.concatSegments(segments, partial, { faststart: true });
+      fs.renameSync(partial, output);
+    }
     return {
       output,
       compositionId: composition.id,
-      width: composition.width,
-      height: composition.height,
+      width: size.width,
+      height: size.height,
       fps: fpsValue,
       frames: joined.frames,
       durationSeconds: joined.frames / fpsValue,
@@ -135,6 +162,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       capture: profile.capture,
       gl: profile.gl,
       wallSeconds: (Date.now() - started) / 1000,
+      firstFrameSeconds,
     };
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);

@@ -14,13 +14,13 @@ function render(name: string, file: string, extra: string[] = []) {
   return { output, run };
 }
 
-/** Reads the 12-bit block code that frame-clock draws in `row`. */
-function readBits(frame: Buffer, row: number): number {
+/** Reads the 12-bit block code that frame-clock draws in `row`, from a frame scaled by `scale`. */
+function readBits(frame: Buffer, row: number, scale = 1): number {
   let v = 0;
   for (let b = 0; b < 12; b++) {
-    const x = 20 + b * 50 + 20;
-    const y = 20 + row * 70 + 20;
-    if (frame[y * 640 + x] > 128) v |= 1 << b;
+    const x = Math.round((20 + b * 50 + 20) * scale);
+    const y = Math.round((20 + row * 70 + 20) * scale);
+    if (frame[y * Math.round(640 * scale) + x] > 128) v |= 1 << b;
   }
   return v;
 }
@@ -50,6 +50,14 @@ clock('screenshot capture (the full-Chromium path) is frame exact across seams t
   const frames = decodeGray(output, 640, 360);
   assert.is(frames.length, 150);
   frames.forEach((f, i) => assert.is(readBits(f, 0), i, `frame ${i}`));
+});
+
+clock('--width renders at a device scale factor: half size, still frame exact', () => {
+  const { output, run } = render('frame-clock', 'clock-half.mp4', ['--width', '320', '--workers', '2']);
+  assert.is(run.status, 0, run.stderr);
+  const v = ffprobe(output).streams[0];
+  assert.equal([v.width, v.height, v.nb_read_frames], [320, 180, '150']);
+  decodeGray(output, 320, 180).forEach((f, i) => assert.is(readBits(f, 0, 0.5), i, `frame ${i}`));
 });
 
 /** x of the first bright pixel on row y, or -1. */
@@ -165,6 +173,8 @@ const BAD: Array<[string, string, string[], RegExp, number]> = [
   ['a page script that throws during load', 'throws-on-load', [], /a script in the composition threw: .*boom from the composition/, 1],
   ['zero duration', 'zero-duration', [], /data-duration must be a positive number of seconds, got "0"/, 2],
   ['missing duration', 'no-duration', [], /the composition root has no data-duration/, 2],
+  ['--width and --height that change the aspect ratio', 'color-var', ['--width', '320', '--height', '320'], /does not keep the composition's 320x180 aspect ratio/, 2],
+  ['an odd --width', 'color-var', ['--width', '321'], /--width must be an even whole number of pixels/, 2],
   ['--docker without an engine', 'color-var', ['--docker'], /--docker: no Docker engine is reachable/, 3],
 ];
 
@@ -186,7 +196,7 @@ for (const [what, project, extra, pattern, code] of BAD) {
 badInput('--help lists every render option', () => {
   const run = vidkit(['render', '--help']);
   assert.is(run.status, 0);
-  for (const flag of ['--output', '--workers', '--variables', '--variables-file', '--strict-variables', '--no-browser-gpu', '--docker', '--fps', '--quality', '--crf']) {
+  for (const flag of ['--output', '--workers', '--width', '--height', '--variables', '--variables-file', '--strict-variables', '--no-browser-gpu', '--docker', '--fps', '--quality', '--crf']) {
     assert.ok(run.stdout.includes(flag), `--help mentions ${flag}`);
   }
 });

@@ -1,0 +1,41 @@
+import { spawn } from 'node:child_process';
+import { loadComposition } from '../../dist/composition/composition';
+import { findBrowser, resolveProfile } from '../../dist/render/browser';
+import { CaptureSession } from '../../dist/render/capture-session';
+import { serveProject } from '../../dist/render/project-server';
+
+/**
+ * The lossless reference of a composition: every frame as the browser draws it (PNG from one
+ * begin-frame session, frame i at time i/fps), stored losslessly as FFV1 RGB.
+ */
+export async function renderReference(projectDir: string, output: string): Promise<void> {
+  const comp = loadComposition(projectDir);
+  const frames = Math.round(comp.durationSeconds * comp.fps);
+  const profile = await resolveProfile({ executablePath: findBrowser(), capture: 'auto', allowGpu: true });
+  const server = await serveProject(comp.projectDir);
+  const ffmpeg = spawn('ffmpeg', ['-v', 'error', '-y', '-f', 'image2pipe', '-framerate', String(comp.fps), '-c:v', 'png', '-i', '-', '-c:v', 'ffv1', '-pix_fmt', 'bgr0', output], {
+    stdio: ['pipe', 'ignore', 'inherit'],
+  });
+  const done = new Promise<void>((resolve, reject) => ffmpeg.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`)))));
+  const session = await CaptureSession.open({
+    profile,
+    url: new URL('index.html', server.url).href,
+    width: comp.width,
+    height: comp.height,
+    boot: { variables: {}, fps: comp.fps, epochMs: Date.now() },
+    format: { type: 'png' },
+  });
+  try {
+    let last: Buffer | undefined;
+    for (let f = 0; f < frames; f++) {
+      last = (await session.capture(f)) ?? last;
+      if (!last) throw new Error(`no image for frame ${f}`);
+      if (!ffmpeg.stdin.write(last)) await new Promise((r) => ffmpeg.stdin.once('drain', r));
+    }
+  } finally {
+    ffmpeg.stdin.end();
+    await session.close();
+    await server.close();
+  }
+  await done;
+}

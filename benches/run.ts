@@ -1,0 +1,166 @@
+// `npm run bench`: vidkit against the peer tool on the same compositions, in the same run,
+// alternating, and against the capture-only limit. Prints a table; writes JSON.
+//   npm run bench -- [--runs 3] [--only gsap-text,slides] [--resolutions 1080,720]
+//                    [--workers-sweep ui-3d-reveal] [--no-peer] [--out benches/results/latest.json]
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { parseArgs } from 'node:util';
+import { QUALITY_SETTINGS } from '../dist/render/quality';
+import { renderLocal } from '../dist/render/local-render';
+import { Measured, measure, median } from './lib/measure';
+import { renderReference } from './lib/reference';
+import { printTable } from './lib/table';
+import { frameCount, psnr } from './lib/video';
+
+const ROOT = path.resolve(__dirname, '..');
+const COMPOSITIONS = ['gsap-text', 'ui-3d-reveal', 'css-keyframes', 'canvas-raf', 'slides'];
+
+const { values: opts } = parseArgs({
+  options: {
+    runs: { type: 'string', default: '3' },
+    only: { type: 'string' },
+    resolutions: { type: 'string', default: '1080,720' },
+    'workers-sweep': { type: 'string' },
+    'no-peer': { type: 'boolean', default: false },
+    out: { type: 'string', default: path.join('benches', 'results', 'latest.json') },
+  },
+});
+const runs = Number(opts.runs);
+const names = opts.only ? opts.only.split(',') : COMPOSITIONS;
+const resolutions = opts.resolutions!.split(',').map(Number);
+const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-bench-'));
+
+interface ToolResult {
+  tool: 'vidkit' | 'peer';
+  wallSeconds: number[];
+  medianWall: number;
+  fps: number;
+  peakRssMb: number;
+  sizeMb: number;
+  psnrDb: number;
+  frames: number;
+  firstFrameSeconds?: number;
+}
+
+interface Row {
+  composition: string;
+  resolution: number;
+  frames: number;
+  vidkit: ToolResult;
+  peer?: ToolResult;
+  captureOnlyFps: number;
+  workers: number;
+}
+
+function projectDir(name: string, resolution: number): string {
+  return path.join(ROOT, 'benches', 'compositions', resolution === 1080 ? name : `${name}-${resolution}`);
+}
+
+function vidkitRun(dir: string, output: string, workers = 'auto'): Promise<Measured> {
+  return measure(process.execPath, [path.join(ROOT, 'dist', 'cli', 'main.js'), 'render', dir, '--output', output, '--workers', workers, '--json']);
+}
+
+function peerRun(dir: string, output: string): Promise<Measured> {
+  return measure('bash', [path.join(ROOT, 'benches', 'peer', 'render.sh'), dir, output]);
+}
+
+function check(m: Measured, what: string): Measured {
+  if (m.status !== 0) throw new Error(`${what} failed (exit ${m.status}): ${m.stderr.slice(-2000)}`);
+  return m;
+}
+
+function summarise(tool: ToolResult['tool'], measured: Measured[], output: string, reference: string): ToolResult {
+  const walls = measured.map((m) => m.wallSeconds);
+  const frames = frameCount(output);
+  const result: ToolResult = {
+    tool,
+    wallSeconds: walls,
+    medianWall: median(walls),
+    fps: frames / median(walls),
+    peakRssMb: median(measured.map((m) => m.peakRssBytes)) / 2 ** 20,
+    sizeMb: fs.statSync(output).size / 2 ** 20,
+    psnrDb: psnr(output, reference),
+    frames,
+  };
+  if (tool === 'vidkit') result.firstFrameSeconds = median(measured.map((m) => JSON.parse(m.stdout).firstFrameSeconds));
+  return result;
+}
+
+async function benchComposition(name: string, resolution: number): Promise<Row> {
+  const dir = projectDir(name, resolution);
+  const tag = `${name}-${resolution}`;
+  process.stderr.write(`bench: ${tag}: lossless reference\n`);
+  const reference = path.join(work, `${tag}-ref.mkv`);
+  await renderReference(dir, reference);
+
+  process.stderr.write(`bench: ${tag}: capture-only limit\n`);
+  const std = QUALITY_SETTINGS.standard;
+  const captureOnly = await renderLocal({
+    projectDir: dir,
+    overrides: {},
+    strictVariables: false,
+    workers: 'auto',
+    ...std,
+    allowGpu: true,
+    capture: 'auto',
+    sink: 'discard',
+  });
+
+  const vidkitOut = path.join(work, `${tag}-vidkit.mp4`);
+  const peerOut = path.join(work, `${tag}-peer.mp4`);
+  const v: Measured[] = [];
+  const p: Measured[] = [];
+  for (let i = 0; i < runs; i++) {
+    // Alternate which tool goes first so neither always inherits a warm page cache.
+    const order = i % 2 === 0 ? ['vidkit', 'peer'] : ['peer', 'vidkit'];
+    for (const tool of order) {
+      if (tool === 'peer' && opts['no-peer']) continue;
+      process.stderr.write(`bench: ${tag}: ${tool} run ${i + 1}/${runs}\n`);
+      if (tool === 'vidkit') v.push(check(await vidkitRun(dir, vidkitOut), `vidkit ${tag}`));
+      else p.push(check(await peerRun(dir, peerOut), `peer ${tag}`));
+    }
+  }
+  const vidkit = summarise('vidkit', v, vidkitOut, reference);
+  return {
+    composition: name,
+    resolution,
+    frames: vidkit.frames,
+    vidkit,
+    peer: p.length > 0 ? summarise('peer', p, peerOut, reference) : undefined,
+    captureOnlyFps: captureOnly.frames / captureOnly.wallSeconds,
+    workers: captureOnly.workers,
+  };
+}
+
+async function workersSweep(name: string): Promise<Array<{ workers: string; medianWall: number }>> {
+  const dir = projectDir(name, 1080);
+  const out = path.join(work, `${name}-sweep.mp4`);
+  const results: Array<{ workers: string; medianWall: number }> = [];
+  for (const workers of ['1', '2', '3', '4', 'auto']) {
+    const walls: number[] = [];
+    for (let i = 0; i < runs; i++) {
+      process.stderr.write(`bench: workers sweep ${name}: --workers ${workers} run ${i + 1}/${runs}\n`);
+      walls.push(check(await vidkitRun(dir, out, workers), `vidkit --workers ${workers}`).wallSeconds);
+    }
+    results.push({ workers, medianWall: median(walls) });
+  }
+  return results;
+}
+
+async function main(): Promise<void> {
+  const rows: Row[] = [];
+  for (const name of names) for (const resolution of resolutions) rows.push(await benchComposition(name, resolution));
+  const sweep = opts['workers-sweep'] ? await workersSweep(opts['workers-sweep']) : undefined;
+  printTable(rows, sweep);
+  fs.mkdirSync(path.dirname(path.resolve(opts.out!)), { recursive: true });
+  const record = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGb: os.totalmem() / 2 ** 30 }, runs, rows, sweep };
+  fs.writeFileSync(opts.out!, `${JSON.stringify(record, null, 2)}\n`);
+  process.stderr.write(`bench: results written to ${opts.out}\n`);
+  fs.rmSync(work, { recursive: true, force: true });
+}
+
+main().catch((err) => {
+  process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  process.exit(1);
+});
