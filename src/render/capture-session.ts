@@ -29,6 +29,7 @@ export class CaptureSession {
   private page?: Page;
   private client?: CDPSession;
   private frameTicks = 0;
+  private drewFrame = false;
   private readonly pageErrors: string[] = [];
 
   private constructor(private readonly opts: SessionOptions) {}
@@ -101,7 +102,7 @@ export class CaptureSession {
   }
 
   /**
-   * Shows `frame` (time frame/fps) and returns its image, or null when nothing on screen changed
+   * Shows `frame` (time frame/fps) and returns its image, or null when nothing on the page changed
    * since the previous frame of this session, so the caller repeats that one.
    */
   async capture(frame: number): Promise<Buffer | null> {
@@ -112,6 +113,8 @@ export class CaptureSession {
       throw new VidkitError(`a script in the composition threw at frame ${frame}: ${firstLine(detail)}`);
     }
     this.throwIfPageFailed();
+    if (seek.result.value === false && this.drewFrame) return null;
+    this.drewFrame = true;
     if (this.opts.profile.capture === 'beginframe') {
       const result = await this.beginFrame(true);
       return result.screenshotData ? Buffer.from(result.screenshotData, 'base64') : null;

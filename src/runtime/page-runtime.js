@@ -64,6 +64,7 @@
       nowMs = Math.max(nowMs, next.due);
       if (next.interval) next.due += next.interval; else timers.delete(nextId);
       next.fn.apply(window, next.args);
+      changed = true;
       // A callback may start animations: they began at this timer's time.
       registerAnimations();
     }
@@ -78,7 +79,10 @@
     var due = rafCallbacks;
     rafCallbacks = new Map();
     due.forEach(function (cb) { cb(timeMs); });
-    if (due.size > 0) registerAnimations();
+    if (due.size > 0) {
+      changed = true;
+      registerAnimations();
+    }
   }
 
   // --- CSS animations, transitions and the Web Animations API ----------------------------------
@@ -97,25 +101,48 @@
     }
     return all;
   }
+  // An animation holding still before its delay or after its end shows the same thing on every
+  // frame: writing its currentTime again would still mark the page damaged and cost a full capture.
+  var heldPhase = new WeakMap();
+  function phaseAt(anim, localMs) {
+    var t = anim.effect ? anim.effect.getComputedTiming() : null;
+    if (!t) return 'active';
+    if (localMs < t.delay) return 'before';
+    if (localMs >= t.delay + t.activeDuration) return 'after';
+    return 'active';
+  }
   function syncAnimations() {
     var all = registerAnimations();
     for (var i = 0; i < all.length; i++) {
       var anim = all[i];
       if (pageControlled.has(anim)) continue;
+      var local = nowMs - animationStart.get(anim);
+      var phase = phaseAt(anim, local);
+      if (phase !== 'active' && heldPhase.get(anim) === phase) continue;
+      heldPhase.set(anim, phase);
       anim.pause();
-      anim.currentTime = nowMs - animationStart.get(anim);
+      anim.currentTime = local;
+      changed = true;
     }
   }
 
   // --- GSAP timelines registered in window.__timelines ----------------------------------------------
   if (!window.__timelines) window.__timelines = {};
+  // A finished timeline (time past its total duration, as at the previous frame) is left alone.
+  var timelineTime = new WeakMap();
   function syncTimelines() {
     var tls = window.__timelines;
     for (var id in tls) {
       var tl = tls[id];
-      if (!tl) continue;
-      if (typeof tl.totalTime === 'function') tl.totalTime(nowMs / 1000, false);
-      else if (typeof tl.seek === 'function') tl.seek(nowMs / 1000, false);
+      if (!tl || typeof tl !== 'object') continue;
+      var seconds = nowMs / 1000;
+      var total = typeof tl.totalDuration === 'function' ? tl.totalDuration() : Infinity;
+      var applied = Math.min(seconds, total >= 0 ? total : Infinity);
+      if (timelineTime.get(tl) === applied) continue;
+      timelineTime.set(tl, applied);
+      if (typeof tl.totalTime === 'function') tl.totalTime(seconds, false);
+      else if (typeof tl.seek === 'function') tl.seek(seconds, false);
+      changed = true;
     }
   }
 
@@ -123,6 +150,9 @@
   // Moving forward steps through every frame in between (timers, then animation frames), so state a
   // page builds up frame by frame, and the start of every animation a callback creates, are the
   // same in every chunk. The renderer only ever moves forward.
+  // Returns whether anything on the page may look different from the previous frame: a callback
+  // ran, an animation or timeline moved, or the DOM changed. When not, the renderer repeats the
+  // previous image without asking the browser to draw (a begin-frame screenshot always redraws).
   function seekFrame(target) {
     if (target < frame) throw new Error('vidkit: cannot seek backwards from frame ' + frame + ' to ' + target);
     while (frame < target) {
@@ -134,7 +164,19 @@
     }
     syncAnimations();
     syncTimelines();
+    if (mutations.takeRecords().length > 0 || hasUncontrolledMotion()) changed = true;
+    var result = changed;
+    changed = false;
+    return result;
   }
+
+  var changed = true;
+  var mutations = new MutationObserver(function () { changed = true; });
+  mutations.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  // Motion the clock does not drive (media playback, SVG animation, animated images) may change
+  // any frame: such pages never skip a draw.
+  var UNCONTROLLED = 'video, audio, animate, animateMotion, animateTransform, set, img[src*=".gif" i], img[src^="data:image/gif" i]';
+  function hasUncontrolledMotion() { return document.querySelector(UNCONTROLLED) !== null; }
 
   // --- readiness --------------------------------------------------------------------------------------
   var pending = [];
