@@ -53,16 +53,22 @@ interface Row {
   workers: number;
 }
 
-function projectDir(name: string, resolution: number): string {
-  return path.join(ROOT, 'benches', 'compositions', resolution === 1080 ? name : `${name}-${resolution}`);
+/** Every composition is authored at 1920x1080; other resolutions are drawn at a scale factor. */
+const AUTHORED_HEIGHT = 1080;
+const widthFor = (resolution: number) => Math.round((1920 * resolution) / AUTHORED_HEIGHT);
+
+function projectDir(name: string): string {
+  return path.join(ROOT, 'benches', 'compositions', name);
 }
 
-function vidkitRun(dir: string, output: string, workers = 'auto'): Promise<Measured> {
-  return measure(process.execPath, [path.join(ROOT, 'dist', 'cli', 'main.js'), 'render', dir, '--output', output, '--workers', workers, '--json']);
+function vidkitRun(dir: string, output: string, resolution: number, workers = 'auto'): Promise<Measured> {
+  const cli = path.join(ROOT, 'dist', 'cli', 'main.js');
+  return measure(process.execPath, [cli, 'render', dir, '--output', output, '--workers', workers, '--width', String(widthFor(resolution)), '--json']);
 }
 
-function peerRun(dir: string, output: string): Promise<Measured> {
-  return measure('bash', [path.join(ROOT, 'benches', 'peer', 'render.sh'), dir, output]);
+function peerRun(dir: string, output: string, resolution: number): Promise<Measured> {
+  const scaled = resolution === AUTHORED_HEIGHT ? [] : ['--resolution', `${resolution}p`];
+  return measure('bash', [path.join(ROOT, 'benches', 'peer', 'render.sh'), dir, output, ...scaled]);
 }
 
 function check(m: Measured, what: string): Measured {
@@ -88,11 +94,12 @@ function summarise(tool: ToolResult['tool'], measured: Measured[], output: strin
 }
 
 async function benchComposition(name: string, resolution: number): Promise<Row> {
-  const dir = projectDir(name, resolution);
+  const dir = projectDir(name);
   const tag = `${name}-${resolution}`;
+  const scale = resolution / AUTHORED_HEIGHT;
   process.stderr.write(`bench: ${tag}: lossless reference\n`);
   const reference = path.join(work, `${tag}-ref.mkv`);
-  await renderReference(dir, reference);
+  await renderReference(dir, reference, scale);
 
   process.stderr.write(`bench: ${tag}: capture-only limit\n`);
   const std = QUALITY_SETTINGS.standard;
@@ -101,6 +108,7 @@ async function benchComposition(name: string, resolution: number): Promise<Row> 
     overrides: {},
     strictVariables: false,
     workers: 'auto',
+    width: widthFor(resolution),
     ...std,
     allowGpu: true,
     capture: 'auto',
@@ -117,8 +125,8 @@ async function benchComposition(name: string, resolution: number): Promise<Row> 
     for (const tool of order) {
       if (tool === 'peer' && opts['no-peer']) continue;
       process.stderr.write(`bench: ${tag}: ${tool} run ${i + 1}/${runs}\n`);
-      if (tool === 'vidkit') v.push(check(await vidkitRun(dir, vidkitOut), `vidkit ${tag}`));
-      else p.push(check(await peerRun(dir, peerOut), `peer ${tag}`));
+      if (tool === 'vidkit') v.push(check(await vidkitRun(dir, vidkitOut, resolution), `vidkit ${tag}`));
+      else p.push(check(await peerRun(dir, peerOut, resolution), `peer ${tag}`));
     }
   }
   const vidkit = summarise('vidkit', v, vidkitOut, reference);
@@ -134,14 +142,14 @@ async function benchComposition(name: string, resolution: number): Promise<Row> 
 }
 
 async function workersSweep(name: string): Promise<Array<{ workers: string; medianWall: number }>> {
-  const dir = projectDir(name, 1080);
+  const dir = projectDir(name);
   const out = path.join(work, `${name}-sweep.mp4`);
   const results: Array<{ workers: string; medianWall: number }> = [];
   for (const workers of ['1', '2', '3', '4', 'auto']) {
     const walls: number[] = [];
     for (let i = 0; i < runs; i++) {
       process.stderr.write(`bench: workers sweep ${name}: --workers ${workers} run ${i + 1}/${runs}\n`);
-      walls.push(check(await vidkitRun(dir, out, workers), `vidkit --workers ${workers}`).wallSeconds);
+      walls.push(check(await vidkitRun(dir, out, AUTHORED_HEIGHT, workers), `vidkit --workers ${workers}`).wallSeconds);
     }
     results.push({ workers, medianWall: median(walls) });
   }

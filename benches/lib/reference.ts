@@ -8,7 +8,7 @@ import { serveProject } from '../../dist/render/project-server';
  * The lossless reference of a composition: every frame as the browser draws it (PNG from one
  * begin-frame session, frame i at time i/fps), stored losslessly as FFV1 RGB.
  */
-export async function renderReference(projectDir: string, output: string): Promise<void> {
+export async function renderReference(projectDir: string, output: string, scale = 1): Promise<void> {
   const comp = loadComposition(projectDir);
   const frames = Math.round(comp.durationSeconds * comp.fps);
   const profile = await resolveProfile({ executablePath: findBrowser(), capture: 'auto', allowGpu: true });
@@ -22,6 +22,7 @@ export async function renderReference(projectDir: string, output: string): Promi
     url: new URL('index.html', server.url).href,
     width: comp.width,
     height: comp.height,
+    scale,
     boot: { variables: {}, fps: comp.fps, epochMs: Date.now() },
     format: { type: 'png' },
   });
