@@ -3,7 +3,10 @@
 //! Chromium's JPEG screenshots decode to yuvj4xxp, which by the JFIF convention is BT.601
 //! matrix, full range; PNG screenshots decode to sRGB (full range RGB). swscale's defaults would
 //! keep the BT.601 matrix and only squeeze the range, shifting hues once a player reads the stream
-//! as BT.709, so the matrices and ranges are set explicitly on both sides.
+//! as BT.709, so the matrices and ranges are set explicitly on both sides. JPEGs at the encoder's
+//! size take a faster fixed-point path ([`jfif`]) instead of swscale.
+
+mod jfif;
 
 use std::os::raw::c_int;
 
@@ -36,10 +39,13 @@ impl Converter {
 
     pub(crate) fn convert(&mut self, source: &frame::Video) -> Result<frame::Video, String> {
         let mut output = frame::Video::new(ENCODE_FORMAT, self.width, self.height);
-        let scaler = self.scaler_for(source)?;
-        scaler
-            .run(source, &mut output)
-            .map_err(|e| format!("colour conversion failed: {e}"))?;
+        if jfif::applies(source, self.width, self.height) {
+            jfif::convert(source, &mut output);
+        } else {
+            self.scaler_for(source)?
+                .run(source, &mut output)
+                .map_err(|e| format!("colour conversion failed: {e}"))?;
+        }
         tag_bt709_limited(&mut output);
         Ok(output)
     }

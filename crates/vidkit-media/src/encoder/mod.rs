@@ -2,7 +2,7 @@
 //!
 //! ```text
 //! push() ──jobs (unbounded)──► decode thread ──pictures (bounded)──► encode thread ──► file.mp4
-//!          JPEG/PNG bytes      decode + swscale    yuv420p BT.709       x264 + mp4 mux
+//!          JPEG/PNG bytes      decode + colour     yuv420p BT.709       x264 + mp4 mux
 //! ```
 //!
 //! `push` never blocks, so a caller on an event loop can hand frames over as they arrive. Memory
