@@ -71,7 +71,9 @@ const BASE_ARGS = [
 ];
 
 // Begin-frame control: the compositor draws only when we ask, so a frame is exactly one seek.
-const BEGIN_FRAME_ARGS = ['--deterministic-mode', '--disable-threaded-animation', '--disable-threaded-scrolling'];
+// One process per browser: 30% less memory per worker and a little faster than a browser, GPU and
+// renderer process each (ui-3d-reveal 1080p, 3 workers: 1.5 GB and 18.6 s against 2.2 GB and 20.1 s).
+const BEGIN_FRAME_ARGS = ['--deterministic-mode', '--disable-threaded-animation', '--disable-threaded-scrolling', '--single-process', '--no-zygote'];
 
 // Software: CPU compositing and raster, 3x faster than compositing through SwiftShader GL at 1080p
 // (7.5 vs 2.4 fps on ui-3d-reveal, 2 cores); WebGL still runs, on SwiftShader.

@@ -3,6 +3,8 @@ import { VidkitError, errorMessage } from '../errors';
 import { RuntimeBoot, bootScript } from '../runtime/runtime';
 import { BrowserProfile, launchBrowser, openControlledPage } from './browser';
 
+const DRAW_ATTEMPTS = 3;
+
 export type FrameFormat = { type: 'jpeg'; quality: number } | { type: 'png' };
 
 export interface SessionOptions {
@@ -116,8 +118,12 @@ export class CaptureSession {
     if (seek.result.value === false && this.drewFrame) return null;
     this.drewFrame = true;
     if (this.opts.profile.capture === 'beginframe') {
-      const result = await this.beginFrame(true);
-      return result.screenshotData ? Buffer.from(result.screenshotData, 'base64') : null;
+      // The compositor now and then answers a begin-frame without an image; asking again draws it.
+      for (let attempt = 0; attempt < DRAW_ATTEMPTS; attempt++) {
+        const result = await this.beginFrame(true);
+        if (result.screenshotData) return Buffer.from(result.screenshotData, 'base64');
+      }
+      throw new VidkitError(`the browser drew nothing for frame ${frame} after ${DRAW_ATTEMPTS} attempts`);
     }
     await client.send('Runtime.evaluate', { expression: 'window.__vidkit.__afterPaint()', awaitPromise: true });
     const fmt = this.opts.format;

