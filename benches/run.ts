@@ -31,7 +31,7 @@ const names = opts.only ? opts.only.split(',') : COMPOSITIONS;
 const resolutions = opts.resolutions!.split(',').map(Number);
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-bench-'));
 
-interface ToolResult {
+export interface ToolResult {
   tool: 'vidkit' | 'peer';
   wallSeconds: number[];
   medianWall: number;
@@ -43,7 +43,7 @@ interface ToolResult {
   firstFrameSeconds?: number;
 }
 
-interface Row {
+export interface Row {
   composition: string;
   resolution: number;
   frames: number;

@@ -1,27 +1,10 @@
-interface ToolCells {
-  medianWall: number;
-  fps: number;
-  peakRssMb: number;
-  sizeMb: number;
-  psnrDb: number;
-  frames: number;
-  firstFrameSeconds?: number;
-}
-
-interface TableRow {
-  composition: string;
-  resolution: number;
-  vidkit: ToolCells;
-  peer?: ToolCells;
-  captureOnlyFps: number;
-  workers: number;
-}
+import type { Row } from '../run';
 
 const f1 = (n: number) => n.toFixed(1);
 const f2 = (n: number) => n.toFixed(2);
 
 /** The bench table: one line per tool and composition, ratios against the peer on vidkit's line. */
-export function printTable(rows: TableRow[], sweep?: Array<{ workers: string; medianWall: number }>): void {
+export function printTable(rows: Row[], sweep?: Array<{ workers: string; medianWall: number }>): void {
   const header = ['composition', 'res', 'tool', 'wall s', 'fps', 'peak RSS MB', 'size MB', 'PSNR dB', 'frames', 'wall ratio', 'PSNR diff', 'size ratio', 'RSS ratio', 'capture-only fps', 'e2e/capture', '1st frame s'];
   const lines: string[][] = [header];
   for (const r of rows) {
