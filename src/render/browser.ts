@@ -148,24 +148,18 @@ async function cachedProbe(executablePath: string): Promise<ProbeResult> {
   const real = fs.realpathSync(executablePath);
   const key = `${real}@${fs.statSync(real).mtimeMs}`;
   const file = probeCachePath();
+  let cache: Record<string, ProbeResult> = {};
   try {
-    const cached = JSON.parse(fs.readFileSync(file, 'utf8')) as Record<string, ProbeResult>;
-    if (cached[key]) return cached[key];
+    cache = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
     // No cache yet, or an unreadable one: probe and rewrite it.
   }
+  if (cache[key]) return cache[key];
   const result = await probe(executablePath, key);
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
-    let all: Record<string, ProbeResult> = {};
-    try {
-      all = JSON.parse(fs.readFileSync(file, 'utf8'));
-    } catch {
-      // Start a fresh cache.
-    }
-    all[key] = result;
     const tmp = `${file}.${process.pid}.tmp`;
-    fs.writeFileSync(tmp, JSON.stringify(all, null, 2));
+    fs.writeFileSync(tmp, JSON.stringify({ ...cache, [key]: result }, null, 2));
     fs.renameSync(tmp, file);
   } catch {
     // A read-only home only costs a probe per render.

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FIXTURES, errorLines, tempDir, vidkit } from '../test-support/cli';
-import { decodeGray, decodeRgbFrame, ffprobe, rgbAt } from '../test-support/media';
+import { decodeGray, decodeRgbFrame, ffprobe, leftEdge, rgbAt } from '../test-support/media';
 
 const out = tempDir('vidkit-render-test-');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -59,12 +59,6 @@ clock('--width renders at a device scale factor: half size, still frame exact', 
   assert.equal([v.width, v.height, v.nb_read_frames], [320, 180, '150']);
   decodeGray(output, 320, 180).forEach((f, i) => assert.is(readBits(f, 0, 0.5), i, `frame ${i}`));
 });
-
-/** x of the first bright pixel on row y, or -1. */
-function leftEdge(frame: Buffer, y: number): number {
-  for (let x = 0; x < 640; x++) if (frame[y * 640 + x] > 128) return x;
-  return -1;
-}
 
 clock('linear CSS and Web Animations edges sit at the expected pixel, --workers 2', () => {
   const { output, run } = render('css-linear', 'linear.mp4', ['--workers', '2']);

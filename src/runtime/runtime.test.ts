@@ -6,13 +6,7 @@ import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { REPO_ROOT, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
-import { decodeGray, decodeRgbFrame, rgbAt } from '../test-support/media';
-
-/** x of the first bright pixel on row y of a 640-wide luma frame, or -1. */
-function leftEdge(frame: Buffer, y: number): number {
-  for (let x = 0; x < 640; x++) if (frame[y * 640 + x] > 128) return x;
-  return -1;
-}
+import { decodeGray, decodeRgbFrame, leftEdge, rgbAt } from '../test-support/media';
 
 const clock = suite('virtual clock: GSAP timelines and timers');
 

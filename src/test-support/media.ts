@@ -49,3 +49,9 @@ export function rgbAt(frame: Buffer, width: number, x: number, y: number): [numb
   const i = (y * width + x) * 3;
   return [frame[i], frame[i + 1], frame[i + 2]];
 }
+
+/** x of the first bright pixel on row y of a 640-wide luma frame, or -1. */
+export function leftEdge(frame: Buffer, y: number): number {
+  for (let x = 0; x < 640; x++) if (frame[y * 640 + x] > 128) return x;
+  return -1;
+}
