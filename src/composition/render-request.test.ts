@@ -22,7 +22,7 @@ test('a body of exactly 64 KiB is read; one byte more is refused before parsing'
   const exact = filler(MAX_RENDER_REQUEST_BYTES - filler(0).length);
   assert.is(body(exact).byteLength, MAX_RENDER_REQUEST_BYTES);
   assert.is((parseRenderRequest(body(exact), reveal).headline as string).length, MAX_RENDER_REQUEST_BYTES - filler(0).length);
-  assert.throws(() => parseRenderRequest(body(exact + ' '), reveal), (e: unknown) => e instanceof RenderRequestError && /65537 bytes/.test(e.message));
+  assert.throws(() => parseRenderRequest(body(exact + ' '), reveal), (e: unknown) => e instanceof RenderRequestError && /too large: the limit is 65536 bytes/.test(e.message));
 });
 
 test('every problem is named in one message', () => {

@@ -24,7 +24,7 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 /** Validates a request body against the composition's declarations; returns the overrides. */
 export function parseRenderRequest(body: Uint8Array, composition: Composition): Overrides {
   if (body.byteLength > MAX_RENDER_REQUEST_BYTES) {
-    throw new RenderRequestError(`request body is ${body.byteLength} bytes; the limit is ${MAX_RENDER_REQUEST_BYTES}`);
+    throw new RenderRequestError(`request body is too large: the limit is ${MAX_RENDER_REQUEST_BYTES} bytes`);
   }
   const text = new TextDecoder().decode(body);
   if (text.trim() === '') return {};

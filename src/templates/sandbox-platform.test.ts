@@ -23,7 +23,7 @@ import {
 const APP = path.join(TEMPLATES, 'sandbox-platform');
 const test = suite('sandbox-platform template');
 const blobDir = tempDir('vidkit-blobs-');
-const env = { VIDKIT_ADAPTERS: 'local', VIDKIT_CLI: LOCAL_VIDKIT_CLI, VIDKIT_LOCAL_STORE_DIR: blobDir, ...SMALL_RENDER };
+const env = { NEXT_TELEMETRY_DISABLED: '1', VIDKIT_ADAPTERS: 'local', VIDKIT_CLI: LOCAL_VIDKIT_CLI, VIDKIT_LOCAL_STORE_DIR: blobDir, ...SMALL_RENDER };
 let server: RunningServer;
 
 test.before(async () => {

@@ -8,7 +8,7 @@ import os from 'node:os';
 import path from 'node:path';
 import webTemplate from 'vidkit/web-template';
 
-const { RenderRequestError, loadComposition, parseRenderRequest, renderCliArgs } = webTemplate;
+const { MAX_RENDER_REQUEST_BYTES, RenderRequestError, loadComposition, parseRenderRequest, renderCliArgs } = webTemplate;
 
 const PORT = Number(process.env.PORT ?? 8080);
 /** The directory holding compositions/<name>/ (the template's public/). */
@@ -21,10 +21,16 @@ const sendJson = (res, status, body) => {
   res.end(JSON.stringify(body));
 };
 
+/** The body, stopping one byte past the limit so an oversized request is never held whole. */
 function readBody(req) {
   return new Promise((resolve, reject) => {
     const chunks = [];
-    req.on('data', (c) => chunks.push(c));
+    let size = 0;
+    req.on('data', (c) => {
+      if (size > MAX_RENDER_REQUEST_BYTES) return;
+      chunks.push(c);
+      size += c.length;
+    });
     req.on('end', () => resolve(Buffer.concat(chunks)));
     req.on('error', reject);
   });

@@ -81,7 +81,7 @@ def _mismatch(decl: dict, value: object) -> str | None:
 def parse_render_request(body: bytes, declarations: dict[str, dict]) -> dict:
     """Validates a request body against the declarations; returns the variable overrides."""
     if len(body) > MAX_RENDER_REQUEST_BYTES:
-        raise RenderRequestError(f"request body is {len(body)} bytes; the limit is {MAX_RENDER_REQUEST_BYTES}")
+        raise RenderRequestError(f"request body is too large: the limit is {MAX_RENDER_REQUEST_BYTES} bytes")
     text = body.decode("utf-8", errors="replace")
     if not text.strip():
         return {}
