@@ -11,6 +11,7 @@ APT_PACKAGES=(
   clang libclang-dev pkg-config        # bindgen, used by ffmpeg-sys-next
   ffmpeg                               # ffprobe/ffmpeg: the tests' independent check of outputs
   fonts-dejavu-core fonts-liberation   # default fonts for compositions
+  python3-venv                         # the serverless-container template's virtual environment
   ca-certificates
 )
 
@@ -48,4 +49,26 @@ log "building the native core (cargo, release)"
 npm run --silent build:native >&2
 log "building the TypeScript"
 npm run --silent build:ts >&2
+
+# The web templates (templates/*): each app's own dependencies, and the player copied in.
+npm_install_in() {
+  if [ ! -d "$1/node_modules" ] || [ "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]; then
+    log "installing npm dependencies of $1"
+    (cd "$1" && npm install --no-audit --no-fund >&2)
+  fi
+}
+for app in templates/sandbox-platform templates/edge-container templates/edge-container/container; do
+  npm_install_in "$app"
+done
+(cd templates/sandbox-platform && node scripts/copy-player.mjs)
+(cd templates/edge-container && node scripts/copy-player.mjs)
+venv=templates/serverless-container/.venv
+if [ ! -x "$venv/bin/python" ] || [ templates/serverless-container/requirements.txt -nt "$venv/.installed" ]; then
+  log "installing the serverless-container template's Python requirements"
+  [ -x "$venv/bin/python" ] || python3 -m venv "$venv"
+  "$venv/bin/pip" install --quiet --disable-pip-version-check -r templates/serverless-container/requirements.txt >&2
+  touch "$venv/.installed"
+fi
+"$venv/bin/python" templates/serverless-container/scripts/copy_player.py
+
 log "ready: node dist/cli/main.js render <projectDir>"

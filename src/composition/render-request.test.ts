@@ -1,0 +1,46 @@
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { REPO_ROOT } from '../test-support/cli';
+import { loadComposition } from './composition';
+import { MAX_RENDER_REQUEST_BYTES, RenderRequestError, parseRenderRequest, renderCliArgs } from './render-request';
+
+const reveal = loadComposition(path.join(REPO_ROOT, 'examples', 'ui-3d-reveal'));
+const body = (s: string): Uint8Array => new TextEncoder().encode(s);
+
+test('an empty body, {} and {"variables": {}} all mean the defaults', () => {
+  for (const s of ['', '  \n', '{}', '{"variables": {}}']) assert.equal(parseRenderRequest(body(s), reveal), {});
+});
+
+test('declared variables of the right types pass through unchanged', () => {
+  const variables = { headline: 'Hi', accent: 'rgb(1, 2, 3)', cards: 4, showBadge: false, theme: 'midnight' };
+  assert.equal(parseRenderRequest(body(JSON.stringify({ variables })), reveal), variables);
+});
+
+test('a body of exactly 64 KiB is read; one byte more is refused before parsing', () => {
+  const filler = (n: number) => JSON.stringify({ variables: { headline: 'x'.repeat(n) } });
+  const exact = filler(MAX_RENDER_REQUEST_BYTES - filler(0).length);
+  assert.is(body(exact).byteLength, MAX_RENDER_REQUEST_BYTES);
+  assert.is((parseRenderRequest(body(exact), reveal).headline as string).length, MAX_RENDER_REQUEST_BYTES - filler(0).length);
+  assert.throws(() => parseRenderRequest(body(exact + ' '), reveal), (e: unknown) => e instanceof RenderRequestError && /too large: the limit is 65536 bytes/.test(e.message));
+});
+
+test('every problem is named in one message', () => {
+  const variables = { cards: '4', theme: 'sepia', extra: 1 };
+  assert.throws(
+    () => parseRenderRequest(body(JSON.stringify({ variables })), reveal),
+    (e: unknown) =>
+      e instanceof RenderRequestError && /"cards": expected number/.test(e.message) && /"theme": expected one of/.test(e.message) && /"extra" is not declared/.test(e.message),
+  );
+  assert.throws(() => parseRenderRequest(body('{"vars": {}}'), reveal), /unknown field "vars"/);
+  assert.throws(() => parseRenderRequest(body('{"variables": [1]}'), reveal), /"variables" must be a JSON object/);
+});
+
+test('RENDER_WIDTH/HEIGHT/FPS become --width/--height/--fps; anything but a positive integer is refused', () => {
+  const args = renderCliArgs('/p', '/o.mp4', { cards: 3 }, { RENDER_WIDTH: '320', RENDER_HEIGHT: '180', RENDER_FPS: '5' });
+  assert.equal(args, ['render', '/p', '--output', '/o.mp4', '--variables', '{"cards":3}', '--strict-variables', '--width', '320', '--height', '180', '--fps', '5']);
+  assert.equal(renderCliArgs('/p', '/o.mp4', {}, {}).slice(-1), ['--strict-variables']);
+  assert.throws(() => renderCliArgs('/p', '/o.mp4', {}, { RENDER_FPS: '0' }), /RENDER_FPS must be a positive whole number/);
+});
+
+test.run();

@@ -1,0 +1,73 @@
+import type { Composition } from './composition';
+import { Overrides, checkOverrides } from './variables';
+
+/**
+ * The request contract of the web templates' `POST /api/render` (templates/README.md): the body
+ * is empty or `{"variables": {...}}`, at most 64 KiB, and every variable must be declared by the
+ * composition with a matching type. The Python template implements the same contract.
+ */
+export const MAX_RENDER_REQUEST_BYTES = 64 * 1024;
+
+/** A request the caller must fix: the templates answer it with a 400 and `{"error": message}`. */
+export class RenderRequestError extends Error {
+  readonly status = 400;
+
+  constructor(message: string) {
+    super(message);
+    this.name = 'RenderRequestError';
+  }
+}
+
+const isRecord = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** Validates a request body against the composition's declarations; returns the overrides. */
+export function parseRenderRequest(body: Uint8Array, composition: Composition): Overrides {
+  if (body.byteLength > MAX_RENDER_REQUEST_BYTES) {
+    throw new RenderRequestError(`request body is too large: the limit is ${MAX_RENDER_REQUEST_BYTES} bytes`);
+  }
+  const text = new TextDecoder().decode(body);
+  if (text.trim() === '') return {};
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (err) {
+    throw new RenderRequestError(`request body is not JSON: ${(err as Error).message}`);
+  }
+  if (!isRecord(parsed)) throw new RenderRequestError('request body must be a JSON object: {"variables": {...}}');
+  const unknownFields = Object.keys(parsed).filter((k) => k !== 'variables');
+  if (unknownFields.length > 0) {
+    throw new RenderRequestError(`unknown field ${unknownFields.map((k) => JSON.stringify(k)).join(', ')}; the body is {"variables": {...}}`);
+  }
+  if (parsed.variables === undefined) return {};
+  if (!isRecord(parsed.variables)) throw new RenderRequestError('"variables" must be a JSON object of variable values');
+  const issues = checkOverrides(composition.variables, parsed.variables);
+  if (issues.length > 0) throw new RenderRequestError(issues.map((i) => i.message).join('; '));
+  return parsed.variables;
+}
+
+/**
+ * Optional output size and frame rate of template renders, from the environment
+ * (`RENDER_WIDTH`, `RENDER_HEIGHT`, `RENDER_FPS`): a smaller, quicker render than the
+ * composition's own, e.g. for tests. Unset means the composition's values.
+ */
+export function renderSizeArgs(env: Record<string, string | undefined>): string[] {
+  const args: string[] = [];
+  const pairs: [string, string][] = [
+    ['RENDER_WIDTH', '--width'],
+    ['RENDER_HEIGHT', '--height'],
+    ['RENDER_FPS', '--fps'],
+  ];
+  for (const [name, flag] of pairs) {
+    const value = env[name];
+    if (value === undefined || value === '') continue;
+    if (!/^[1-9][0-9]*$/.test(value)) throw new Error(`${name} must be a positive whole number, got "${value}"`);
+    args.push(flag, value);
+  }
+  return args;
+}
+
+/** The `vidkit` arguments of one template render; `--strict-variables` as the request was checked. */
+export function renderCliArgs(projectDir: string, output: string, variables: Overrides, env: Record<string, string | undefined>): string[] {
+  return ['render', projectDir, '--output', output, '--variables', JSON.stringify(variables), '--strict-variables', ...renderSizeArgs(env)];
+}

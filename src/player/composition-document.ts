@@ -1,0 +1,70 @@
+import { DeclarationSet, Overrides, mergeVariables, parseDeclarations } from '../composition/variables';
+
+/** Defined at build time (scripts/build-player.mjs): the text of src/runtime/page-runtime.js. */
+declare const VIDKIT_PAGE_RUNTIME: string;
+
+/** What the player needs to know about a composition before showing it. */
+export interface CompositionDocument {
+  url: string;
+  html: string;
+  width: number;
+  height: number;
+  durationSeconds: number;
+  fps: number;
+  totalFrames: number;
+  variables: DeclarationSet;
+}
+
+const DEFAULT_FPS = 30;
+
+/** Fetches the composition page and reads its root the way the renderer does (SPEC.md 2.1, 2.2). */
+export async function fetchComposition(url: string): Promise<CompositionDocument> {
+  const response = await fetch(url);
+  if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
+  const html = await response.text();
+  const doc = new DOMParser().parseFromString(html, 'text/html');
+  const root = doc.querySelector('[data-composition-id]');
+  if (!root) throw new Error(`${url}: no composition root (an element with data-composition-id)`);
+  const number = (name: string, fallback?: number): number => {
+    const raw = root.getAttribute(name);
+    const n = raw === null ? fallback : Number(raw);
+    if (n === undefined || !Number.isFinite(n) || n <= 0) throw new Error(`${url}: ${name} must be a positive number, got "${raw ?? ''}"`);
+    return n;
+  };
+  const width = number('data-width');
+  const height = number('data-height');
+  const durationSeconds = number('data-duration');
+  const fps = number('data-fps', DEFAULT_FPS);
+  const raw = doc.documentElement.getAttribute('data-composition-variables') ?? undefined;
+  const variables = parseDeclarations(raw, url);
+  return { url, html, width, height, durationSeconds, fps, totalFrames: Math.max(1, Math.round(durationSeconds * fps)), variables };
+}
+
+/**
+ * The page as the iframe loads it: a base URL so relative assets resolve against the original
+ * location, then the same boot configuration and runtime the renderer injects, ahead of every
+ * page script. Script errors are collected so the player can report them.
+ */
+export function playableHtml(comp: CompositionDocument, overrides: Overrides): string {
+  const boot = { variables: mergeVariables(comp.variables, overrides), fps: comp.fps, epochMs: 0 };
+  // `<` escaped so a value holding "</script>" cannot end the script early.
+  const bootJson = JSON.stringify(boot).replace(/</g, '\\u003c');
+  const head =
+    `<base href="${escapeAttribute(comp.url)}">` +
+    `<script>window.__vidkitErrors = [];` +
+    `window.addEventListener('error', function (e) { window.__vidkitErrors.push(e.message); });` +
+    `window.__vidkitBoot = ${bootJson};\n${VIDKIT_PAGE_RUNTIME}</script>`;
+  const headTag = /<head\b[^>]*>/i.exec(comp.html);
+  if (headTag) return insertAt(comp.html, headTag.index + headTag[0].length, head);
+  const htmlTag = /<html\b[^>]*>/i.exec(comp.html);
+  if (htmlTag) return insertAt(comp.html, htmlTag.index + htmlTag[0].length, `<head>${head}</head>`);
+  return head + comp.html;
+}
+
+function insertAt(s: string, index: number, text: string): string {
+  return s.slice(0, index) + text + s.slice(index);
+}
+
+function escapeAttribute(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+}

@@ -1,0 +1,347 @@
+import type { Overrides } from '../composition/variables';
+import { CompositionDocument, fetchComposition, playableHtml } from './composition-document';
+import { PLAYER_STYLE, formatTime } from './player-view';
+
+/** The parts of the page runtime (src/runtime/page-runtime.js) the player drives. */
+interface RuntimeWindow extends Window {
+  __vidkit: { __ready(): Promise<void>; __seekFrame(frame: number): boolean };
+  __vidkitErrors: string[];
+}
+
+/** One loaded copy of the composition. The runtime only moves forward, so going back means a new one. */
+interface Stage {
+  iframe: HTMLIFrameElement;
+  win: RuntimeWindow;
+  frame: number;
+}
+
+const ATTRIBUTES = ['src', 'width', 'height', 'variables', 'controls', 'muted', 'loop', 'autoplay'] as const;
+
+/**
+ * `<vidkit-player src width height variables autoplay loop muted controls>`: shows a composition
+ * through the same runtime and virtual clock as the renderer, so frame i here is frame i of
+ * `vidkit render`. Methods play(), pause(), seek(seconds); events timeupdate, ended, error, ready.
+ */
+export class VidkitPlayer extends HTMLElement {
+  static get observedAttributes(): readonly string[] {
+    return ATTRIBUTES;
+  }
+
+  private readonly root: ShadowRoot;
+  private readonly screen: HTMLDivElement;
+  private readonly message: HTMLDivElement;
+  private readonly bar: HTMLDivElement;
+  private readonly playButton: HTMLButtonElement;
+  private readonly scrub: HTMLInputElement;
+  private readonly readout: HTMLSpanElement;
+  private comp?: CompositionDocument;
+  private stage?: Stage;
+  /** Bumped by every (re)load so that work for an older composition or variables is dropped. */
+  private generation = 0;
+  private shownFrame = 0;
+  private pendingFrame?: number;
+  private pendingRebuild = false;
+  private drain?: Promise<void>;
+  private playing = false;
+  private anchor = { wallMs: 0, frame: 0 };
+  private wantsPlay = false;
+
+  constructor() {
+    super();
+    this.root = this.attachShadow({ mode: 'open' });
+    this.root.innerHTML = `<style>${PLAYER_STYLE}</style>
+      <div class="screen" part="screen"><div class="message" part="message"></div></div>
+      <div class="bar" part="controls">
+        <button class="play" title="Play (space)">▶</button>
+        <button class="back" title="Previous frame">⏮</button>
+        <button class="fwd" title="Next frame">⏭</button>
+        <input class="scrub" type="range" min="0" max="0" step="1" value="0" aria-label="Time">
+        <span class="readout"></span>
+      </div>`;
+    const q = <T extends Element>(sel: string) => this.root.querySelector(sel) as T;
+    this.screen = q('.screen');
+    this.message = q('.message');
+    this.bar = q('.bar');
+    this.playButton = q('.play');
+    this.scrub = q('.scrub');
+    this.readout = q('.readout');
+    this.playButton.addEventListener('click', () => (this.playing ? this.pause() : this.play()));
+    q<HTMLButtonElement>('.back').addEventListener('click', () => this.step(-1));
+    q<HTMLButtonElement>('.fwd').addEventListener('click', () => this.step(1));
+    this.scrub.addEventListener('input', () => {
+      this.pause();
+      void this.goto(Number(this.scrub.value));
+    });
+    new ResizeObserver(() => this.layout()).observe(this.screen);
+  }
+
+  connectedCallback(): void {
+    this.sizeBox();
+    this.bar.hidden = !this.hasAttribute('controls');
+    if (!this.comp && this.getAttribute('src')) void this.load();
+  }
+
+  attributeChangedCallback(name: string, old: string | null, value: string | null): void {
+    if (old === value || !this.isConnected) return;
+    if (name === 'src') void this.load();
+    else if (name === 'variables') this.rebuild();
+    else if (name === 'width' || name === 'height') this.sizeBox();
+    else if (name === 'controls') this.bar.hidden = value === null;
+    else if (name === 'muted' && this.stage) this.applyMuted(this.stage.win);
+  }
+
+  /** Current time in seconds: frame / fps. */
+  get currentTime(): number {
+    return this.comp ? this.shownFrame / this.comp.fps : 0;
+  }
+
+  get duration(): number {
+    return this.comp?.durationSeconds ?? NaN;
+  }
+
+  get frame(): number {
+    return this.shownFrame;
+  }
+
+  get paused(): boolean {
+    return !this.playing;
+  }
+
+  play(): void {
+    if (!this.comp) {
+      this.wantsPlay = true;
+      return;
+    }
+    if (this.playing) return;
+    this.playing = true;
+    this.playButton.textContent = '❚❚';
+    const restart = this.shownFrame >= this.comp.totalFrames - 1 ? this.goto(0) : Promise.resolve();
+    void restart.then(() => {
+      this.anchor = { wallMs: performance.now(), frame: this.shownFrame };
+      requestAnimationFrame((t) => this.tick(t));
+    });
+  }
+
+  pause(): void {
+    this.wantsPlay = false;
+    this.playing = false;
+    this.playButton.textContent = '▶';
+  }
+
+  /** Shows the frame at `seconds` (rounded to the nearest frame); resolves once it is on screen. */
+  seek(seconds: number): Promise<void> {
+    if (!this.comp) return Promise.reject(new Error('vidkit-player: no composition loaded'));
+    return this.goto(Math.round(Number(seconds) * this.comp.fps));
+  }
+
+  private step(delta: number): void {
+    this.pause();
+    void this.goto(this.shownFrame + delta);
+  }
+
+  private tick(now: number): void {
+    const comp = this.comp;
+    if (!this.playing || !comp) return;
+    const target = this.anchor.frame + Math.floor(((now - this.anchor.wallMs) * comp.fps) / 1000);
+    if (target >= comp.totalFrames) {
+      if (this.hasAttribute('loop')) {
+        void this.goto(0).then(() => {
+          this.anchor = { wallMs: performance.now(), frame: 0 };
+          requestAnimationFrame((t) => this.tick(t));
+        });
+        return;
+      }
+      void this.goto(comp.totalFrames - 1).then(() => {
+        this.pause();
+        this.dispatchEvent(new Event('ended'));
+      });
+      return;
+    }
+    // While a frame is still being applied, later ticks catch up rather than queue up.
+    if (target !== this.shownFrame && !this.drain) void this.goto(target);
+    requestAnimationFrame((t) => this.tick(t));
+  }
+
+  private async load(): Promise<void> {
+    const generation = ++this.generation;
+    const src = this.getAttribute('src');
+    this.pause();
+    if (!src) return;
+    this.message.textContent = 'Loading…';
+    try {
+      const comp = await fetchComposition(new URL(src, document.baseURI).href);
+      if (generation !== this.generation) return;
+      this.comp = comp;
+      this.scrub.max = String(comp.totalFrames - 1);
+      this.sizeBox();
+      this.dropStage();
+      this.shownFrame = 0;
+      await this.goto(0);
+      if (generation !== this.generation) return;
+      if (this.wantsPlay || this.hasAttribute('autoplay')) this.play();
+    } catch (err) {
+      if (generation === this.generation) this.fail(err);
+    }
+  }
+
+  /** New variables: a fresh page at the frame now shown. */
+  private rebuild(): void {
+    if (!this.comp) return;
+    this.pendingRebuild = true;
+    void this.goto(this.shownFrame);
+  }
+
+  /**
+   * Shows `frame`. Requests made while one is applied collapse into the latest, so scrubbing
+   * never builds a queue of stale frames.
+   */
+  private goto(frame: number): Promise<void> {
+    const comp = this.comp;
+    if (!comp) return Promise.resolve();
+    this.pendingFrame = Math.min(comp.totalFrames - 1, Math.max(0, Math.floor(frame)));
+    this.drain ??= this.applyPending().finally(() => (this.drain = undefined));
+    return this.drain;
+  }
+
+  private async applyPending(): Promise<void> {
+    while (this.pendingFrame !== undefined) {
+      const frame = this.pendingFrame;
+      this.pendingFrame = undefined;
+      const generation = this.generation;
+      try {
+        await this.show(frame);
+      } catch (err) {
+        if (generation === this.generation) this.fail(err);
+        return;
+      }
+    }
+  }
+
+  private async show(frame: number): Promise<void> {
+    const generation = this.generation;
+    if (!this.stage || this.pendingRebuild || frame < this.stage.frame) {
+      this.pendingRebuild = false;
+      const stage = await this.createStage();
+      if (generation !== this.generation) {
+        stage.iframe.remove();
+        return;
+      }
+      this.seekStage(stage, frame);
+      this.dropStage();
+      stage.iframe.style.visibility = 'visible';
+      this.stage = stage;
+      this.message.textContent = '';
+    } else {
+      this.seekStage(this.stage, frame);
+    }
+    this.shownFrame = frame;
+    this.scrub.value = String(frame);
+    this.readout.textContent = `${formatTime(frame / this.comp!.fps)} / ${formatTime(this.comp!.durationSeconds)} · frame ${frame}`;
+    await nextPaint();
+    this.dispatchEvent(new Event('timeupdate'));
+  }
+
+  private seekStage(stage: Stage, frame: number): void {
+    stage.win.__vidkit.__seekFrame(frame);
+    stage.frame = frame;
+    throwPageErrors(stage.win);
+  }
+
+  /** Loads the composition into a hidden iframe and waits until it is ready for frame 0. */
+  private async createStage(): Promise<Stage> {
+    const comp = this.comp!;
+    const iframe = document.createElement('iframe');
+    iframe.setAttribute('scrolling', 'no');
+    iframe.setAttribute('title', 'composition');
+    iframe.style.visibility = 'hidden';
+    iframe.width = String(comp.width);
+    iframe.height = String(comp.height);
+    const loaded = new Promise<void>((resolve) => iframe.addEventListener('load', () => resolve(), { once: true }));
+    iframe.srcdoc = playableHtml(comp, this.overrides());
+    this.screen.appendChild(iframe);
+    this.layout();
+    await loaded;
+    const win = iframe.contentWindow as RuntimeWindow | null;
+    if (!win || !win.__vidkit) {
+      iframe.remove();
+      throw new Error(`${comp.url}: the page did not start the vidkit runtime`);
+    }
+    try {
+      throwPageErrors(win);
+      await win.__vidkit.__ready();
+    } catch (err) {
+      iframe.remove();
+      throw err;
+    }
+    this.applyMuted(win);
+    return { iframe, win, frame: -1 };
+  }
+
+  private dropStage(): void {
+    this.stage?.iframe.remove();
+    this.stage = undefined;
+  }
+
+  private overrides(): Overrides {
+    const raw = this.getAttribute('variables');
+    if (!raw) return {};
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(raw);
+    } catch (err) {
+      throw new Error(`vidkit-player: the variables attribute is not valid JSON (${(err as Error).message})`);
+    }
+    if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+      throw new Error('vidkit-player: the variables attribute must be a JSON object');
+    }
+    return parsed as Overrides;
+  }
+
+  private applyMuted(win: RuntimeWindow): void {
+    const muted = this.hasAttribute('muted');
+    win.document.querySelectorAll('video, audio').forEach((m) => ((m as HTMLMediaElement).muted = muted));
+  }
+
+  /** The box: `width` × `height` attributes, else the composition's own size. */
+  private sizeBox(): void {
+    const w = Number(this.getAttribute('width')) || this.comp?.width || 640;
+    const h = Number(this.getAttribute('height')) || (this.comp ? (w * this.comp.height) / this.comp.width : 360);
+    this.style.setProperty('--vidkit-player-width', `${w}px`);
+    this.style.setProperty('--vidkit-player-height', `${h}px`);
+    this.layout();
+  }
+
+  /** Scales every iframe to fit the screen, centred, at whole-pixel offsets. */
+  private layout(): void {
+    const comp = this.comp;
+    if (!comp) return;
+    const boxW = this.screen.clientWidth;
+    const boxH = this.screen.clientHeight;
+    if (boxW === 0 || boxH === 0) return;
+    const scale = Math.min(boxW / comp.width, boxH / comp.height);
+    const left = Math.round((boxW - comp.width * scale) / 2);
+    const top = Math.round((boxH - comp.height * scale) / 2);
+    this.screen.querySelectorAll('iframe').forEach((f) => {
+      f.style.transform = `translate(${left}px, ${top}px) scale(${scale})`;
+    });
+  }
+
+  private fail(err: unknown): void {
+    const message = err instanceof Error ? err.message : String(err);
+    this.pause();
+    this.message.textContent = message;
+    this.dispatchEvent(new CustomEvent('error', { detail: { message } }));
+  }
+}
+
+function throwPageErrors(win: RuntimeWindow): void {
+  const errors = win.__vidkitErrors;
+  if (errors && errors.length > 0) throw new Error(`a script in the composition threw: ${errors[0]}`);
+}
+
+/** Resolves after the browser has painted what was just changed. */
+function nextPaint(): Promise<void> {
+  return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
+}
+
+if (!customElements.get('vidkit-player')) customElements.define('vidkit-player', VidkitPlayer);

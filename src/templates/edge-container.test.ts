@@ -1,0 +1,103 @@
+import { spawnSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FIXTURES, tempDir } from '../test-support/cli';
+import {
+  ACCENT_VARIABLES,
+  LOCAL_VIDKIT_CLI,
+  RunningServer,
+  SMALL_RENDER,
+  TEMPLATES,
+  assertRejectsMalformedBodies,
+  assertSmallAccentRender,
+  freePort,
+  postJson,
+  previewFrameSpread,
+  startServer,
+} from '../test-support/templates';
+
+// The edge-container template: the real Worker in `wrangler dev` (workerd + miniflare's local R2
+// bucket), containers disabled; the container's own server runs as a local process behind it.
+const APP = path.join(TEMPLATES, 'edge-container');
+const WRANGLER = path.join(APP, 'node_modules', '.bin', 'wrangler');
+const test = suite('edge-container template');
+const state = tempDir('vidkit-wrangler-');
+const wranglerEnv = { WRANGLER_SEND_METRICS: 'false', CI: '1' };
+let container: RunningServer;
+let worker: RunningServer;
+
+test.before(async () => {
+  const copy = spawnSync('npm', ['run', '--silent', 'copy-player'], { cwd: APP, encoding: 'utf8' });
+  assert.is(copy.status, 0, copy.stderr);
+  const containerPort = await freePort();
+  container = await startServer(process.execPath, ['server.mjs'], {
+    cwd: path.join(APP, 'container'),
+    env: { PORT: String(containerPort), COMPOSITIONS_ROOT: path.join(APP, 'public'), VIDKIT_CLI: LOCAL_VIDKIT_CLI, ...SMALL_RENDER },
+    port: containerPort,
+    readyPath: '/health',
+  });
+  const port = await freePort();
+  const vars = ['VIDKIT_ADAPTERS:local', `RENDER_SERVER_URL:${container.url}`].flatMap((v) => ['--var', v]);
+  worker = await startServer(WRANGLER, ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', state, ...vars], {
+    cwd: APP,
+    env: wranglerEnv,
+    port,
+  });
+});
+
+test.after(async () => {
+  await worker?.stop();
+  await container?.stop();
+});
+
+test('GET / serves <vidkit-player> with the composition, and it draws a non-blank frame', async () => {
+  const html = await (await fetch(worker.url + '/')).text();
+  assert.match(html, /<vidkit-player src="compositions\/ui-3d-reveal\/index.html" width="960" height="540"/);
+  const spread = await previewFrameSpread(worker.url + '/');
+  assert.ok(spread > 10, `screenshot luma spread ${spread.toFixed(1)}`);
+});
+
+test('POST /api/render stores an H.264 MP4 in the vidkit-renders bucket and returns its URL', async () => {
+  const { status, json } = await postJson(worker.url + '/api/render', JSON.stringify(ACCENT_VARIABLES));
+  assert.is(status, 200, JSON.stringify(json) + worker.output() + container.output());
+  const url = new URL(String(json.url));
+  assert.match(url.pathname, /^\/renders\/[0-9a-f-]+\.mp4$/);
+  const res = await fetch(url);
+  assert.is(res.status, 200);
+  assert.is(res.headers.get('content-type'), 'video/mp4');
+  const bytes = Buffer.from(await res.arrayBuffer());
+  // miniflare keeps the bucket's objects as files: the MP4 is there byte for byte.
+  const blobs = path.join(state, 'v3', 'r2', 'vidkit-renders', 'blobs');
+  assert.ok(fs.readdirSync(blobs).some((f) => fs.readFileSync(path.join(blobs, f)).equals(bytes)), 'MP4 not in the bucket');
+  assertSmallAccentRender(bytes);
+  assert.is((await fetch(`${worker.url}/renders/00000000-0000-0000-0000-000000000000.mp4`)).status, 404);
+});
+
+test('malformed bodies get a 400 with a message', async () => {
+  await assertRejectsMalformedBodies(worker.url + '/api/render');
+});
+
+test('wrangler deploy --dry-run accepts the config and builds the RenderContainer image from container/Dockerfile', () => {
+  const outdir = tempDir('vidkit-wrangler-out-');
+  const log = path.join(outdir, 'docker');
+  const run = spawnSync(WRANGLER, ['deploy', '--dry-run', '--outdir', outdir, '--var', 'PREVIEW_COMPOSITION_DIR:compositions/other'], {
+    cwd: APP,
+    // MOCK: the Docker CLI (no Docker engine here); it records the image build wrangler asks for.
+    env: { ...process.env, ...wranglerEnv, WRANGLER_DOCKER_BIN: path.join(FIXTURES, 'mock-docker.sh'), MOCK_DOCKER_LOG: log },
+    encoding: 'utf8',
+  });
+  assert.is(run.status, 0, run.stdout + run.stderr);
+  const stdout = run.stdout.replace(/\x1b\[[0-9;]*m/g, '');
+  for (const binding of ['env.RENDER_CONTAINER (RenderContainer)', 'env.RENDERS (vidkit-renders)', 'env.PREVIEW_COMPOSITION_DIR']) {
+    assert.ok(stdout.includes(binding), `${binding} missing from:\n${stdout}`);
+  }
+  const args = fs.readFileSync(`${log}.args`, 'utf8').split('\n');
+  assert.equal(args.slice(0, 2), ['build', '--load']);
+  assert.ok(args.includes(APP), `build context ${args.join(' ')}`);
+  assert.is(fs.readFileSync(`${log}.dockerfile`, 'utf8'), fs.readFileSync(path.join(APP, 'container', 'Dockerfile'), 'utf8'));
+  assert.match(fs.readFileSync(path.join(outdir, 'index.js'), 'utf8'), /RenderContainer = class extends Container/);
+});
+
+test.run();

@@ -1,0 +1,35 @@
+"""Runs the template without a platform account: the web app under uvicorn, renders on a local
+thread pool running the vidkit CLI (VIDKIT_CLI), the volume a directory (VIDKIT_LOCAL_STORE_DIR).
+
+    python -m vidkit_web.local --port 8000
+"""
+
+import argparse
+import os
+import shlex
+from pathlib import Path
+
+import uvicorn
+
+from . import settings
+from .backends import LocalBackend
+from .render_job import render_to_directory
+from .server import create_app
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--host", default="127.0.0.1")
+    parser.add_argument("--port", type=int, default=8000)
+    args = parser.parse_args()
+    renders_dir = Path(os.environ.get("VIDKIT_LOCAL_STORE_DIR", ".vidkit-local/renders")).resolve()
+    cli = shlex.split(os.environ.get("VIDKIT_CLI", "vidkit"))
+
+    def render(variables: dict, name: str) -> str:
+        return render_to_directory(settings.composition_dir(), variables, renders_dir, name, cli, os.environ)
+
+    uvicorn.run(create_app(LocalBackend(render, renders_dir)), host=args.host, port=args.port, log_level="warning")
+
+
+if __name__ == "__main__":
+    main()
