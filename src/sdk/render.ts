@@ -6,7 +6,8 @@ import { badInput } from '../errors';
 import { loadNative } from '../native';
 import { QUALITY_SETTINGS } from '../render/quality';
 import { awsClients } from './aws-clients';
-import type { ExecutionInput, RenderConfig } from './render-input';
+import { resolveOutputSize } from '../render/output-size';
+import type { ExecutionInput } from './render-input';
 import { SiteHandle, requireBucket } from './site';
 import { RenderConfigInput, checkInputSize, resolveConfig } from './validate-config';
 
@@ -32,6 +33,18 @@ export interface RenderHandle {
   chunks: number;
 }
 
+/** A render as far as it can be known without a request. */
+export interface RenderPlan {
+  input: ExecutionInput;
+  /** The serialised input, size-checked. */
+  body: string;
+  totalFrames: number;
+  chunks: number;
+  /** Output size. */
+  width: number;
+  height: number;
+}
+
 /** Conservative capture-and-encode cost of one frame per megapixel on a 10 GB function (6 vCPU). */
 const SECONDS_PER_MEGAPIXEL_FRAME = 0.25;
 const CHUNK_CAP_SECONDS = 15 * 60;
@@ -48,13 +61,14 @@ export function requireStateMachine(stateMachineArn: string | undefined): string
  * Everything about a render that can be known without a request: the resolved config, the
  * execution input (size-checked) and the chunk plan. `[validateConfig] config:` errors come from here.
  */
-export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 'stateMachineArn'>): { input: ExecutionInput; body: string; totalFrames: number; chunks: number; config: RenderConfig } {
+export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 'stateMachineArn'>): RenderPlan {
   const config = resolveConfig(input.config);
   const bucket = requireBucket(input.bucketName);
   if (typeof input.outputKey !== 'string' || input.outputKey === '' || input.outputKey.startsWith('/')) {
     throw badInput(`outputKey must be an object key such as renders/name.mp4, got ${JSON.stringify(input.outputKey)}`);
   }
   const { composition } = input.siteHandle;
+  const size = resolveOutputSize(composition, config.width, config.height);
   const fps = config.fps ?? composition.fps;
   const totalFrames = framesOf(composition.durationSeconds, fps);
   const chunks = loadNative().planChunks({
@@ -76,14 +90,13 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
     },
   };
   const body = checkInputSize(executionInput);
-  return { input: executionInput, body, totalFrames, chunks: chunks.length, config };
+  return { input: executionInput, body, totalFrames, chunks: chunks.length, width: size.width, height: size.height };
 }
 
 /** SPEC.md 7: a chunk plan whose chunks would likely outrun the 15-minute function cap. */
-export function chunkTimeWarning(plan: { totalFrames: number; chunks: number; config: RenderConfig }, composition: SiteHandle['composition']): string | undefined {
+export function chunkTimeWarning(plan: RenderPlan): string | undefined {
   const framesPerChunk = Math.ceil(plan.totalFrames / plan.chunks);
-  const width = plan.config.width ?? composition.width;
-  const height = plan.config.height ?? composition.height;
+  const { width, height } = plan;
   const estimate = framesPerChunk * ((width * height) / 1e6) * SECONDS_PER_MEGAPIXEL_FRAME;
   if (estimate <= CHUNK_WARN_SECONDS) return undefined;
   return (
@@ -115,7 +128,7 @@ async function concurrencyWarning(stateMachineArn: string, fanOut: number): Prom
 export async function renderToLambda(input: RenderToLambdaInput): Promise<RenderHandle> {
   const plan = validateConfig(input);
   const stateMachineArn = requireStateMachine(input.stateMachineArn);
-  const slow = chunkTimeWarning(plan, input.siteHandle.composition);
+  const slow = chunkTimeWarning(plan);
   if (slow) input.onWarning?.(slow);
   const throttled = await concurrencyWarning(stateMachineArn, plan.chunks);
   if (throttled) input.onWarning?.(throttled);
