@@ -28,6 +28,8 @@ const out = tempDir('vidkit-cloud-test-');
 let emu: AwsEmulator;
 let bucket = '';
 let stateMachineArn = '';
+/** The site of src/test-support/fixtures/frame-clock, as the sites test uploads it. */
+let frameClockSite = '';
 let aws: { s3: S3Client; sfn: SFNClient; cfn: CloudFormationClient; lambda: LambdaClient };
 
 const cli = (args: string[]): CliRun => vidkit(args, { env: renderEnv() });
@@ -166,6 +168,7 @@ cloud('sites create: a content-addressed id; the same bytes give the same id and
   assert.is(first.status, 0, first.stderr);
   const siteId = stdoutField(first, 'Site ID');
   assert.match(siteId, /^[0-9a-f]{20}$/);
+  frameClockSite = siteId;
   assert.match(first.stderr, /uploaded 2 files/);
   const stamp = async () =>
     Promise.all((await keysUnder(`sites/${siteId}/`)).map(async (Key) => `${Key} ${(await aws.s3.send(new HeadObjectCommand({ Bucket: bucket, Key }))).LastModified!.toISOString()}`));
@@ -248,11 +251,13 @@ cloud('a 20 s render, --max-parallel-chunks 4 --wait: chunks render in the funct
   assert.equal([done.status, done.chunks, done.frames, done.percent, done.output.key, done.output.frames], ['done', { done: 4, total: 4 }, { rendered: 600, total: 600 }, 100, key, 600]);
 });
 
-cloud('a chunk that fails once is retried and the render succeeds', async () => {
+cloud('a chunk that fails once is retried and the render succeeds (and --site-id renders an uploaded site)', async () => {
   await useZipFunction({ VIDKIT_FAULT_CHUNK: '1:once' });
   const key = 'renders/retried.mp4';
-  const run = cli(['cloudfn', 'render', path.join(FIXTURES, 'frame-clock'), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '75', '--output-key', key, '--wait']);
+  const args = ['--site-id', frameClockSite, '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '75', '--output-key', key, '--wait'];
+  const run = cli(['cloudfn', 'render', path.join(FIXTURES, 'frame-clock'), ...args]);
   assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+  assert.not.match(run.stderr, /site [0-9a-f]+: (uploaded|already uploaded)/, 'no site upload with --site-id');
   const renderId = /render ([0-9a-f]{16}) started/.exec(run.stderr)![1];
   assert.equal(await keysUnder(`renders/${renderId}/faults/`), [`renders/${renderId}/faults/chunk-0001`], 'the injected failure happened');
   const file = path.join(out, 'retried.mp4');
