@@ -94,6 +94,7 @@ cloud.before(async () => {
 
 cloud.after(async () => {
   await emu?.stop();
+  fs.rmSync(out, { recursive: true, force: true });
 });
 
 cloud('deploy creates the stack and prints its outputs; again unchanged; --concurrency updates; --memory above 10240 is refused', async () => {

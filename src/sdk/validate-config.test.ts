@@ -60,7 +60,10 @@ checks.before(async () => {
   endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 });
 
-checks.after(() => new Promise<void>((resolve) => server.close(() => resolve())));
+checks.after(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  fs.rmSync(out, { recursive: true, force: true });
+});
 
 checks('an execution input over 262144 bytes is refused with [validateConfig] config:, the size, the limit and the advice; no request', async () => {
   requests = 0;
