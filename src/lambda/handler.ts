@@ -47,16 +47,26 @@ export async function handler(event: RenderEvent): Promise<unknown> {
   }
 }
 
-/** The site's files under the work dir, downloaded once per execution environment. */
+/**
+ * The site's files under the work dir, downloaded once per execution environment: into a private
+ * directory first, then renamed into place, so an environment sharing the disk never reads a half-written site.
+ */
 async function fetchSite(render: RenderJob): Promise<string> {
   const dir = path.join(WORK_ROOT, 'sites', render.site.siteId);
-  const done = path.join(dir, siteKeys.manifest(render.site.siteId).slice(render.site.prefix.length));
-  if (fs.existsSync(done)) return dir;
+  if (fs.existsSync(dir)) return dir;
+  const manifest = siteKeys.manifest(render.site.siteId);
   const keys = await listKeys(render.bucket, render.site.prefix);
-  if (!keys.includes(siteKeys.manifest(render.site.siteId))) throw new Error(`site ${render.site.siteId} is incomplete or missing in bucket ${render.bucket}`);
-  // The manifest last, so a half-downloaded site is fetched again.
-  const ordered = [...keys.filter((k) => k !== siteKeys.manifest(render.site.siteId)), siteKeys.manifest(render.site.siteId)];
-  for (const key of ordered) await download(render.bucket, key, path.join(dir, key.slice(render.site.prefix.length)));
+  if (!keys.includes(manifest)) throw new Error(`site ${render.site.siteId} is incomplete or missing in bucket ${render.bucket}`);
+  const partial = `${dir}.${process.pid}.partial`;
+  fs.rmSync(partial, { recursive: true, force: true });
+  for (const key of keys) await download(render.bucket, key, path.join(partial, key.slice(render.site.prefix.length)));
+  try {
+    fs.renameSync(partial, dir);
+  } catch (err) {
+    // Another environment on this disk finished first: its copy holds the same bytes.
+    if (!['ENOTEMPTY', 'EEXIST'].includes((err as NodeJS.ErrnoException).code ?? '')) throw err;
+    fs.rmSync(partial, { recursive: true, force: true });
+  }
   return dir;
 }
 
