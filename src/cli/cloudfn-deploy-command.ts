@@ -1,9 +1,9 @@
 import { Command, Option } from 'clipanion';
 import { DEFAULT_STACK_NAME, MAX_MEMORY_MB, deployStack } from '../sdk/deploy';
-import { VidkitCommand } from './base-command';
+import { CloudCommand } from './cloud-command';
 import { wholeNumber } from './cloudfn-options';
 
-export class CloudfnDeployCommand extends VidkitCommand {
+export class CloudfnDeployCommand extends CloudCommand {
   static paths = [['cloudfn', 'deploy']];
 
   static usage = Command.Usage({
@@ -27,7 +27,7 @@ export class CloudfnDeployCommand extends VidkitCommand {
   stackName = Option.String('--stack-name', DEFAULT_STACK_NAME, { description: `Stack name (default ${DEFAULT_STACK_NAME})` });
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
-  protected async run(): Promise<void> {
+  protected async runCloud(): Promise<void> {
     const result = await deployStack({
       stackName: this.stackName,
       imageUri: this.imageUri,

@@ -1,6 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { RenderProgress, getRenderProgress } from '../sdk/progress';
-import { VidkitCommand } from './base-command';
+import { CloudCommand } from './cloud-command';
 import { STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
 
 /** One line for a log: status, chunks, frames, percent. */
@@ -8,7 +8,7 @@ export function progressLine(p: RenderProgress): string {
   return `${p.status}: ${p.chunks.done}/${p.chunks.total} chunks, ${p.frames.rendered}/${p.frames.total} frames (${p.percent}%)`;
 }
 
-export class CloudfnProgressCommand extends VidkitCommand {
+export class CloudfnProgressCommand extends CloudCommand {
   static paths = [['cloudfn', 'progress']];
 
   static usage = Command.Usage({
@@ -26,7 +26,7 @@ export class CloudfnProgressCommand extends VidkitCommand {
   stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
   json = Option.Boolean('--json', false, { description: 'Print the progress as JSON' });
 
-  protected async run(): Promise<void> {
+  protected async runCloud(): Promise<void> {
     const arn = this.id.startsWith('arn:');
     const p = await getRenderProgress({ renderId: arn ? undefined : this.id, executionArn: arn ? this.id : undefined, stateMachineArn: this.stateMachineArn });
     if (this.json) {

@@ -4,13 +4,13 @@ import { ExitCode, VidkitError, badInput } from '../errors';
 import { RenderProgress, getRenderProgress } from '../sdk/progress';
 import { renderToLambda, requireStateMachine, validateConfig } from '../sdk/render';
 import { deploySite, prepareSite, siteHandleFor } from '../sdk/site';
-import { VidkitCommand } from './base-command';
+import { CloudCommand } from './cloud-command';
 import { BUCKET_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
 import { progressLine } from './cloudfn-progress-command';
 
 const POLL_MS = Number(process.env.VIDKIT_POLL_MS ?? 2000);
 
-export class CloudfnRenderCommand extends VidkitCommand {
+export class CloudfnRenderCommand extends CloudCommand {
   static paths = [['cloudfn', 'render']];
 
   static usage = Command.Usage({
@@ -45,7 +45,7 @@ export class CloudfnRenderCommand extends VidkitCommand {
   stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
   json = Option.Boolean('--json', false, { description: 'Print the render handle (or, with --wait, the final progress) as JSON' });
 
-  protected async run(): Promise<number> {
+  protected async runCloud(): Promise<number> {
     if (this.variablesFile !== undefined) {
       throw badInput('--variables-file is for local renders only (`vidkit render`); pass the overrides inline with --variables');
     }

@@ -1,9 +1,9 @@
 import { Command, Option } from 'clipanion';
 import { deploySite } from '../sdk/site';
-import { VidkitCommand } from './base-command';
+import { CloudCommand } from './cloud-command';
 import { BUCKET_DESCRIPTION } from './cloudfn-options';
 
-export class CloudfnSitesCreateCommand extends VidkitCommand {
+export class CloudfnSitesCreateCommand extends CloudCommand {
   static paths = [['cloudfn', 'sites', 'create']];
 
   static usage = Command.Usage({
@@ -19,7 +19,7 @@ export class CloudfnSitesCreateCommand extends VidkitCommand {
   bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
   json = Option.Boolean('--json', false, { description: 'Print the site as JSON on stdout' });
 
-  protected async run(): Promise<void> {
+  protected async runCloud(): Promise<void> {
     const site = await deploySite({ projectDir: this.projectDir, bucketName: this.bucket });
     this.log(site.uploadedFiles === 0 ? `site ${site.siteId} is already in ${site.bucketName}: nothing uploaded` : `uploaded ${site.uploadedFiles} files to s3://${site.bucketName}/${site.prefix}`);
     if (this.json) this.context.stdout.write(`${JSON.stringify(site)}\n`);

@@ -284,6 +284,10 @@ cloud('a chunk that always fails ends the execution: the error shows in progress
   assert.match(p.error, /^TransientChunkError: injected fault: chunk 0 always fails/);
   assert.is(p.output, undefined);
   assert.equal(await keysUnder('renders/failed'), [], 'nothing under the output key');
+
+  const unknown = cli(['cloudfn', 'progress', '0123456789abcdef']);
+  assert.is(unknown.status, 2, unknown.stderr);
+  assert.equal(errorLines(unknown.stderr), ['vidkit: error: no render 0123456789abcdef: the execution does not exist']);
 });
 
 cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {
