@@ -8,7 +8,8 @@ import { CloudCommand } from './cloud-command';
 import { BUCKET_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
 import { progressLine } from './cloudfn-progress-command';
 
-const POLL_MS = Number(process.env.VIDKIT_POLL_MS ?? 2000);
+/** How often `--wait` polls; VIDKIT_POLL_MS overrides (the tests poll faster). */
+const POLL_MS = Number(process.env.VIDKIT_POLL_MS) > 0 ? Number(process.env.VIDKIT_POLL_MS) : 2000;
 
 export class CloudfnRenderCommand extends CloudCommand {
   static paths = [['cloudfn', 'render']];
