@@ -1,6 +1,6 @@
 import { DeclarationSet, Overrides, mergeVariables, parseDeclarations } from '../composition/variables';
 
-/** Defined at build time (scripts/build-player.mjs): the text of src/runtime/page-runtime.js. */
+/** Defined at build time (scripts/build-browser.mjs): the text of src/runtime/page-runtime.js. */
 declare const VIDKIT_PAGE_RUNTIME: string;
 
 /** What the player needs to know about a composition before showing it. */

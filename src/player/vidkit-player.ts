@@ -66,8 +66,8 @@ export class VidkitPlayer extends HTMLElement {
     this.scrub = q('.scrub');
     this.readout = q('.readout');
     this.playButton.addEventListener('click', () => (this.playing ? this.pause() : this.play()));
-    q<HTMLButtonElement>('.back').addEventListener('click', () => this.step(-1));
-    q<HTMLButtonElement>('.fwd').addEventListener('click', () => this.step(1));
+    q<HTMLButtonElement>('.back').addEventListener('click', () => void this.step(-1));
+    q<HTMLButtonElement>('.fwd').addEventListener('click', () => void this.step(1));
     this.scrub.addEventListener('input', () => {
       this.pause();
       void this.goto(Number(this.scrub.value));
@@ -134,9 +134,15 @@ export class VidkitPlayer extends HTMLElement {
     return this.goto(Math.round(Number(seconds) * this.comp.fps));
   }
 
-  private step(delta: number): void {
+  /** Fetches the composition again (after an edit) and shows it at the current time. */
+  reload(): Promise<void> {
+    return this.load(this.shownFrame);
+  }
+
+  /** Pauses and moves `delta` frames (negative: back). */
+  step(delta: number): Promise<void> {
     this.pause();
-    void this.goto(this.shownFrame + delta);
+    return this.goto(this.shownFrame + delta);
   }
 
   private tick(now: number): void {
@@ -162,9 +168,10 @@ export class VidkitPlayer extends HTMLElement {
     requestAnimationFrame((t) => this.tick(t));
   }
 
-  private async load(): Promise<void> {
+  private async load(atFrame = 0): Promise<void> {
     const generation = ++this.generation;
     const src = this.getAttribute('src');
+    const resume = this.playing;
     this.pause();
     if (!src) return;
     this.message.textContent = 'Loading…';
@@ -174,11 +181,11 @@ export class VidkitPlayer extends HTMLElement {
       this.comp = comp;
       this.scrub.max = String(comp.totalFrames - 1);
       this.sizeBox();
-      this.dropStage();
-      this.shownFrame = 0;
-      await this.goto(0);
+      this.pendingRebuild = true;
+      await this.goto(atFrame);
       if (generation !== this.generation) return;
-      if (this.wantsPlay || this.hasAttribute('autoplay')) this.play();
+      this.dispatchEvent(new Event('ready'));
+      if (resume || this.wantsPlay || (atFrame === 0 && this.hasAttribute('autoplay'))) this.play();
     } catch (err) {
       if (generation === this.generation) this.fail(err);
     }
