@@ -309,12 +309,18 @@ export class VidkitPlayer extends HTMLElement {
     win.document.querySelectorAll('video, audio').forEach((m) => ((m as HTMLMediaElement).muted = muted));
   }
 
-  /** The box: `width` × `height` attributes, else the composition's own size. */
+  /**
+   * The box: `width` × `height` attributes in CSS pixels; without `height`, the composition's
+   * aspect ratio. Page CSS on the element (say `width: 100%`) wins over the attributes.
+   */
   private sizeBox(): void {
-    const w = Number(this.getAttribute('width')) || this.comp?.width || 640;
-    const h = Number(this.getAttribute('height')) || (this.comp ? (w * this.comp.height) / this.comp.width : 360);
-    this.style.setProperty('--vidkit-player-width', `${w}px`);
-    this.style.setProperty('--vidkit-player-height', `${h}px`);
+    const set = (prop: string, value: string | undefined) =>
+      value === undefined ? this.style.removeProperty(prop) : this.style.setProperty(prop, value);
+    const w = Number(this.getAttribute('width'));
+    const h = Number(this.getAttribute('height'));
+    set('--vidkit-player-width', w > 0 ? `${w}px` : this.comp ? `${this.comp.width}px` : undefined);
+    set('--vidkit-player-height', h > 0 ? `${h}px` : undefined);
+    set('--vidkit-player-aspect', this.comp ? `${this.comp.width} / ${this.comp.height}` : undefined);
     this.layout();
   }
 
