@@ -143,6 +143,19 @@ preview('saving the composition reloads the preview and its panel', async () => 
     assert.equal(rgbAt(blue.rgb, 640, 10, 22), [0, 0, 255]);
     assert.equal(rgbAt(blue.rgb, 640, 630, 378), [0, 0, 255]);
     assert.equal(rgbAt(blue.rgb, 640, 630, 382), [0, 0, 0]);
+    // Played to the end: `ended` fires on the last frame and the player pauses.
+    const ended = await page.evaluate(
+      () =>
+        new Promise<{ frame: number; paused: boolean; updates: number }>((resolve) => {
+          const p = document.getElementById('player') as unknown as HTMLElement & { frame: number; paused: boolean; play(): void };
+          let updates = 0;
+          p.addEventListener('timeupdate', () => updates++);
+          p.addEventListener('ended', () => resolve({ frame: p.frame, paused: p.paused, updates }), { once: true });
+          p.play();
+        }),
+    );
+    assert.equal([ended.frame, ended.paused], [14, true]);
+    assert.ok(ended.updates >= 2, `${ended.updates} timeupdate events`);
     const file = path.join(project, 'index.html');
     fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('"default":"#0000ff"', '"default":"#ff0000"'));
     await page.waitForFunction(() => document.querySelector<HTMLInputElement>('input[name="fill-text"]')?.value === '#ff0000', { timeout: 15_000 });
@@ -157,6 +170,24 @@ preview('saving the composition reloads the preview and its panel', async () => 
     await page.close();
   } finally {
     assert.is(await server.stop(), 0);
+  }
+});
+
+preview('a composition that throws shows the error in the player and fires an error event', async () => {
+  const server = await vidkitServe(['preview', path.join(FIXTURES, 'throws-on-load'), '--port', '0']);
+  try {
+    const page = await browser.newPage();
+    // Registered before any page script, so the first error event cannot be missed.
+    await page.evaluateOnNewDocument(() => {
+      document.addEventListener('error', (e) => ((window as unknown as { lastError: string }).lastError = (e as CustomEvent).detail.message), true);
+    });
+    await page.goto(server.url);
+    await page.waitForFunction(() => (window as unknown as { lastError?: string }).lastError, { timeout: 30_000 });
+    const shown = await page.evaluate(() => document.getElementById('player')!.shadowRoot!.querySelector('.message')!.textContent);
+    assert.is(shown, 'a script in the composition threw: Uncaught Error: boom from the composition');
+    await page.close();
+  } finally {
+    await server.stop();
   }
 });
 
