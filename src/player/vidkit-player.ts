@@ -131,7 +131,11 @@ export class VidkitPlayer extends HTMLElement {
   /** Shows the frame at `seconds` (rounded to the nearest frame); resolves once it is on screen. */
   seek(seconds: number): Promise<void> {
     if (!this.comp) return Promise.reject(new Error('vidkit-player: no composition loaded'));
-    return this.goto(Math.round(Number(seconds) * this.comp.fps));
+    const shown = this.goto(Math.round(Number(seconds) * this.comp.fps));
+    // Playing on from the new time rather than jumping back to where playback started.
+    return shown.then(() => {
+      if (this.playing) this.anchor = { wallMs: performance.now(), frame: this.shownFrame };
+    });
   }
 
   /** Fetches the composition again (after an edit) and shows it at the current time. */
