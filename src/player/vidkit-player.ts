@@ -43,6 +43,8 @@ export class VidkitPlayer extends HTMLElement {
   private pendingRebuild = false;
   private drain?: Promise<void>;
   private playing = false;
+  /** Bumped by every play() and pause(), so one play's tick loop never outlives it. */
+  private playback = 0;
   private anchor = { wallMs: 0, frame: 0 };
   private wantsPlay = false;
 
@@ -114,17 +116,19 @@ export class VidkitPlayer extends HTMLElement {
     }
     if (this.playing) return;
     this.playing = true;
+    const playback = ++this.playback;
     this.playButton.textContent = '❚❚';
     const restart = this.shownFrame >= this.comp.totalFrames - 1 ? this.goto(0) : Promise.resolve();
     void restart.then(() => {
       this.anchor = { wallMs: performance.now(), frame: this.shownFrame };
-      requestAnimationFrame((t) => this.tick(t));
+      requestAnimationFrame((t) => this.tick(playback, t));
     });
   }
 
   pause(): void {
     this.wantsPlay = false;
     this.playing = false;
+    this.playback++;
     this.playButton.textContent = '▶';
   }
 
@@ -149,19 +153,20 @@ export class VidkitPlayer extends HTMLElement {
     return this.goto(this.shownFrame + delta);
   }
 
-  private tick(now: number): void {
+  private tick(playback: number, now: number): void {
     const comp = this.comp;
-    if (!this.playing || !comp) return;
+    if (playback !== this.playback || !comp) return;
     const target = this.anchor.frame + Math.floor(((now - this.anchor.wallMs) * comp.fps) / 1000);
     if (target >= comp.totalFrames) {
       if (this.hasAttribute('loop')) {
         void this.goto(0).then(() => {
           this.anchor = { wallMs: performance.now(), frame: 0 };
-          requestAnimationFrame((t) => this.tick(t));
+          requestAnimationFrame((t) => this.tick(playback, t));
         });
         return;
       }
       void this.goto(comp.totalFrames - 1).then(() => {
+        if (playback !== this.playback) return;
         this.pause();
         this.dispatchEvent(new Event('ended'));
       });
@@ -169,7 +174,7 @@ export class VidkitPlayer extends HTMLElement {
     }
     // While a frame is still being applied, later ticks catch up rather than queue up.
     if (target !== this.shownFrame && !this.drain) void this.goto(target);
-    requestAnimationFrame((t) => this.tick(t));
+    requestAnimationFrame((t) => this.tick(playback, t));
   }
 
   private async load(atFrame = 0): Promise<void> {
