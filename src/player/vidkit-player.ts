@@ -6,6 +6,9 @@ import { PLAYER_STYLE, formatTime } from './player-view';
 interface RuntimeWindow extends Window {
   __vidkit: { __ready(): Promise<void>; __seekFrame(frame: number): boolean };
   __vidkitErrors: string[];
+  /** Set up by playableHtml (composition-document.ts). */
+  __vidkitMuted: boolean;
+  __vidkitApplyMuted(): void;
 }
 
 /** One loaded copy of the composition. The runtime only moves forward, so going back means a new one. */
@@ -40,6 +43,8 @@ export class VidkitPlayer extends HTMLElement {
   private generation = 0;
   private shownFrame = 0;
   private pendingFrame?: number;
+  /** The frame last asked for: shown, or on its way. */
+  private requestedFrame = 0;
   private pendingRebuild = false;
   private drain?: Promise<void>;
   private playing = false;
@@ -147,10 +152,10 @@ export class VidkitPlayer extends HTMLElement {
     return this.load(this.shownFrame);
   }
 
-  /** Pauses and moves `delta` frames (negative: back). */
+  /** Pauses and moves `delta` frames (negative: back) from the frame last asked for, so quick steps add up. */
   step(delta: number): Promise<void> {
     this.pause();
-    return this.goto(this.shownFrame + delta);
+    return this.goto(this.requestedFrame + delta);
   }
 
   private tick(playback: number, now: number): void {
@@ -215,6 +220,7 @@ export class VidkitPlayer extends HTMLElement {
     const comp = this.comp;
     if (!comp) return Promise.resolve();
     this.pendingFrame = Math.min(comp.totalFrames - 1, Math.max(0, Math.floor(frame)));
+    this.requestedFrame = this.pendingFrame;
     this.drain ??= this.applyPending().finally(() => (this.drain = undefined));
     return this.drain;
   }
@@ -273,7 +279,7 @@ export class VidkitPlayer extends HTMLElement {
     iframe.width = String(comp.width);
     iframe.height = String(comp.height);
     const loaded = new Promise<void>((resolve) => iframe.addEventListener('load', () => resolve(), { once: true }));
-    iframe.srcdoc = playableHtml(comp, this.overrides());
+    iframe.srcdoc = playableHtml(comp, this.overrides(), this.hasAttribute('muted'));
     this.screen.appendChild(iframe);
     this.layout();
     await loaded;
@@ -289,6 +295,7 @@ export class VidkitPlayer extends HTMLElement {
       iframe.remove();
       throw err;
     }
+    // `muted` may have changed while the page loaded.
     this.applyMuted(win);
     return { iframe, win, frame: -1 };
   }
@@ -314,8 +321,8 @@ export class VidkitPlayer extends HTMLElement {
   }
 
   private applyMuted(win: RuntimeWindow): void {
-    const muted = this.hasAttribute('muted');
-    win.document.querySelectorAll('video, audio').forEach((m) => ((m as HTMLMediaElement).muted = muted));
+    win.__vidkitMuted = this.hasAttribute('muted');
+    win.__vidkitApplyMuted();
   }
 
   /**

@@ -72,11 +72,9 @@ preview('serves on loopback and says so on stdout', () => {
 
 preview('the player seeked to t shows frame t of vidkit render (PSNR >= 40 dB), backwards too', async () => {
   // A render at --width 960 draws the 1920-wide page at device scale 0.5; the player's browser
-  // gets the same scale, so both lay text out alike. --capture screenshot: the renderer's
-  // full-Chromium path draws through the same compositor as a page in a browser (its begin-frame
-  // path rasterises text edges a little differently: 37-39 dB luma).
+  // gets the same scale, so both lay text out alike. Default capture (begin-frame) and quality.
   const output = path.join(out, 'reveal-960.mp4');
-  const rendering = vidkitAsync(['render', EXAMPLE, '--width', String(W), '--capture', 'screenshot', '--quality', 'high', '--output', output]);
+  const rendering = vidkitAsync(['render', EXAMPLE, '--width', String(W), '--output', output]);
   const scaled = await launchBrowser({ executablePath: findBrowser(), capture: 'screenshot', gl: 'software' }, W / 1920);
   const page = await openPreview(example.url, scaled, W / 1920);
   await sizePlayer(page, 1920, 1080);
