@@ -66,9 +66,9 @@ const BASE_ARGS = [
   '--disable-extensions',
   '--hide-scrollbars',
   '--mute-audio',
-  // Slight hinting is what a renderer process of any Chromium takes from fontconfig's default, so a
-  // page in a browser (the player) draws text exactly as a frame does. Only --single-process
-  // (begin-frame capture) honours this switch: with `none` its text differed (37-39 dB at 960x540).
+  // A Chromium renderer process takes text hinting from fontconfig, slight by default; only
+  // --single-process (begin-frame capture) obeys this switch. Slight makes frames draw text as a
+  // page in a browser (the player) does: with `none` they differed (37-39 dB at 960x540).
   '--font-render-hinting=slight',
   '--force-color-profile=srgb',
 ];
