@@ -5,7 +5,10 @@ import { CloudfnDeployCommand } from './cloudfn-deploy-command';
 import { CloudfnProgressCommand } from './cloudfn-progress-command';
 import { CloudfnRenderCommand } from './cloudfn-render-command';
 import { CloudfnSitesCreateCommand } from './cloudfn-sites-command';
+import { InitCommand } from './init-command';
+import { PreviewCommand } from './preview-command';
 import { RenderCommand } from './render-command';
+import { TypesGenerateCommand } from './types-command';
 
 const cli = new Cli({ binaryLabel: 'vidkit', binaryName: 'vidkit', binaryVersion: VERSION });
 cli.register(Builtins.HelpCommand);
@@ -15,5 +18,8 @@ cli.register(CloudfnDeployCommand);
 cli.register(CloudfnSitesCreateCommand);
 cli.register(CloudfnRenderCommand);
 cli.register(CloudfnProgressCommand);
+cli.register(InitCommand);
+cli.register(PreviewCommand);
+cli.register(TypesGenerateCommand);
 
 void cli.runExit(process.argv.slice(2), Cli.defaultContext);

@@ -88,15 +88,18 @@ function isPrimitiveValue(v: unknown): v is VariableValue {
   return typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v));
 }
 
-const HEX_COLOR = /^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$/i;
-const FUNCTIONAL_COLOR = /^(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch)\([^()]*\)$/i;
-const NAMED_COLOR = /^[a-z]+$/i;
+/**
+ * A CSS colour as users write one: hex, a functional notation, or a named colour, with surrounding
+ * blanks allowed. Written without regex flags so that a JSON Schema `pattern` can carry it as is.
+ */
+export const COLOR_PATTERN =
+  '^\\s*(?:#(?:[0-9a-fA-F]{3,4}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})' +
+  '|(?:[rR][gG][bB][aA]?|[hH][sS][lL][aA]?|[hH][wW][bB]|[lL][aA][bB]|[lL][cC][hH]|[oO][kK][lL][aA][bB]|[oO][kK][lL][cC][hH])\\([^()]*\\)' +
+  '|[a-zA-Z]+)\\s*$';
+const COLOR = new RegExp(COLOR_PATTERN);
 
-/** A CSS colour as users write one: hex, a functional notation, or a named colour. */
 export function isColor(v: unknown): boolean {
-  if (typeof v !== 'string') return false;
-  const s = v.trim();
-  return HEX_COLOR.test(s) || FUNCTIONAL_COLOR.test(s) || NAMED_COLOR.test(s);
+  return typeof v === 'string' && COLOR.test(v);
 }
 
 function describe(v: unknown): string {

@@ -1,6 +1,6 @@
 import { DeclarationSet, Overrides, mergeVariables, parseDeclarations } from '../composition/variables';
 
-/** Defined at build time (scripts/build-player.mjs): the text of src/runtime/page-runtime.js. */
+/** Defined at build time (scripts/build-browser.mjs): the text of src/runtime/page-runtime.js. */
 declare const VIDKIT_PAGE_RUNTIME: string;
 
 /** What the player needs to know about a composition before showing it. */
@@ -45,7 +45,7 @@ export async function fetchComposition(url: string): Promise<CompositionDocument
  * location, then the same boot configuration and runtime the renderer injects, ahead of every
  * page script. Script errors are collected so the player can report them.
  */
-export function playableHtml(comp: CompositionDocument, overrides: Overrides): string {
+export function playableHtml(comp: CompositionDocument, overrides: Overrides, muted: boolean): string {
   const boot = { variables: mergeVariables(comp.variables, overrides), fps: comp.fps, epochMs: 0 };
   // `<` escaped so a value holding "</script>" cannot end the script early.
   const bootJson = JSON.stringify(boot).replace(/</g, '\\u003c');
@@ -53,6 +53,7 @@ export function playableHtml(comp: CompositionDocument, overrides: Overrides): s
     `<base href="${escapeAttribute(comp.url)}">` +
     `<script>window.__vidkitErrors = [];` +
     `window.addEventListener('error', function (e) { window.__vidkitErrors.push(e.message); });` +
+    MUTE_MEDIA.replace('MUTED', String(muted)) +
     `window.__vidkitBoot = ${bootJson};\n${VIDKIT_PAGE_RUNTIME}</script>`;
   const headTag = /<head\b[^>]*>/i.exec(comp.html);
   if (headTag) return insertAt(comp.html, headTag.index + headTag[0].length, head);
@@ -60,6 +61,15 @@ export function playableHtml(comp: CompositionDocument, overrides: Overrides): s
   if (htmlTag) return insertAt(comp.html, htmlTag.index + htmlTag[0].length, `<head>${head}</head>`);
   return head + comp.html;
 }
+
+/**
+ * While `window.__vidkitMuted` is set (the player's `muted`), every media element is muted as soon
+ * as the page inserts it, before it can start to play; otherwise it keeps its own `muted` attribute.
+ */
+const MUTE_MEDIA =
+  `window.__vidkitMuted = MUTED;` +
+  `window.__vidkitApplyMuted = function () { document.querySelectorAll('video, audio').forEach(function (m) { m.muted = window.__vidkitMuted || m.defaultMuted; }); };` +
+  `new MutationObserver(window.__vidkitApplyMuted).observe(document, { subtree: true, childList: true });`;
 
 function insertAt(s: string, index: number, text: string): string {
   return s.slice(0, index) + text + s.slice(index);

@@ -1,8 +1,9 @@
 /** The player's shadow-DOM style: a screen of the requested size, the controls bar below it. */
 export const PLAYER_STYLE = `
-:host { display: inline-block; width: var(--vidkit-player-width); background: #000; color: #eee;
+:host { display: inline-block; width: var(--vidkit-player-width, 640px); background: #000; color: #eee;
   font: 12px/1.2 system-ui, sans-serif; vertical-align: top; }
-.screen { position: relative; overflow: hidden; width: 100%; height: var(--vidkit-player-height); }
+.screen { position: relative; overflow: hidden; width: 100%; height: var(--vidkit-player-height, auto);
+  aspect-ratio: var(--vidkit-player-aspect, 16 / 9); }
 .screen iframe { position: absolute; left: 0; top: 0; border: 0; background: #fff; transform-origin: 0 0; }
 .message { position: absolute; inset: 0; z-index: 1; display: flex; align-items: center; justify-content: center;
   padding: 1em; text-align: center; pointer-events: none; }

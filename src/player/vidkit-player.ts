@@ -6,6 +6,9 @@ import { PLAYER_STYLE, formatTime } from './player-view';
 interface RuntimeWindow extends Window {
   __vidkit: { __ready(): Promise<void>; __seekFrame(frame: number): boolean };
   __vidkitErrors: string[];
+  /** Set up by playableHtml (composition-document.ts). */
+  __vidkitMuted: boolean;
+  __vidkitApplyMuted(): void;
 }
 
 /** One loaded copy of the composition. The runtime only moves forward, so going back means a new one. */
@@ -40,9 +43,13 @@ export class VidkitPlayer extends HTMLElement {
   private generation = 0;
   private shownFrame = 0;
   private pendingFrame?: number;
+  /** The frame last asked for: shown, or on its way. */
+  private requestedFrame = 0;
   private pendingRebuild = false;
   private drain?: Promise<void>;
   private playing = false;
+  /** Bumped by every play() and pause(), so one play's tick loop never outlives it. */
+  private playback = 0;
   private anchor = { wallMs: 0, frame: 0 };
   private wantsPlay = false;
 
@@ -66,8 +73,8 @@ export class VidkitPlayer extends HTMLElement {
     this.scrub = q('.scrub');
     this.readout = q('.readout');
     this.playButton.addEventListener('click', () => (this.playing ? this.pause() : this.play()));
-    q<HTMLButtonElement>('.back').addEventListener('click', () => this.step(-1));
-    q<HTMLButtonElement>('.fwd').addEventListener('click', () => this.step(1));
+    q<HTMLButtonElement>('.back').addEventListener('click', () => void this.step(-1));
+    q<HTMLButtonElement>('.fwd').addEventListener('click', () => void this.step(1));
     this.scrub.addEventListener('input', () => {
       this.pause();
       void this.goto(Number(this.scrub.value));
@@ -114,44 +121,57 @@ export class VidkitPlayer extends HTMLElement {
     }
     if (this.playing) return;
     this.playing = true;
+    const playback = ++this.playback;
     this.playButton.textContent = '❚❚';
     const restart = this.shownFrame >= this.comp.totalFrames - 1 ? this.goto(0) : Promise.resolve();
     void restart.then(() => {
       this.anchor = { wallMs: performance.now(), frame: this.shownFrame };
-      requestAnimationFrame((t) => this.tick(t));
+      requestAnimationFrame((t) => this.tick(playback, t));
     });
   }
 
   pause(): void {
     this.wantsPlay = false;
     this.playing = false;
+    this.playback++;
     this.playButton.textContent = '▶';
   }
 
   /** Shows the frame at `seconds` (rounded to the nearest frame); resolves once it is on screen. */
   seek(seconds: number): Promise<void> {
     if (!this.comp) return Promise.reject(new Error('vidkit-player: no composition loaded'));
-    return this.goto(Math.round(Number(seconds) * this.comp.fps));
+    const shown = this.goto(Math.round(Number(seconds) * this.comp.fps));
+    // Playing on from the new time rather than jumping back to where playback started.
+    return shown.then(() => {
+      if (this.playing) this.anchor = { wallMs: performance.now(), frame: this.shownFrame };
+    });
   }
 
-  private step(delta: number): void {
+  /** Fetches the composition again (after an edit) and shows it at the current time. */
+  reload(): Promise<void> {
+    return this.load(this.shownFrame);
+  }
+
+  /** Pauses and moves `delta` frames (negative: back) from the frame last asked for, so quick steps add up. */
+  step(delta: number): Promise<void> {
     this.pause();
-    void this.goto(this.shownFrame + delta);
+    return this.goto(this.requestedFrame + delta);
   }
 
-  private tick(now: number): void {
+  private tick(playback: number, now: number): void {
     const comp = this.comp;
-    if (!this.playing || !comp) return;
+    if (playback !== this.playback || !comp) return;
     const target = this.anchor.frame + Math.floor(((now - this.anchor.wallMs) * comp.fps) / 1000);
     if (target >= comp.totalFrames) {
       if (this.hasAttribute('loop')) {
         void this.goto(0).then(() => {
           this.anchor = { wallMs: performance.now(), frame: 0 };
-          requestAnimationFrame((t) => this.tick(t));
+          requestAnimationFrame((t) => this.tick(playback, t));
         });
         return;
       }
       void this.goto(comp.totalFrames - 1).then(() => {
+        if (playback !== this.playback) return;
         this.pause();
         this.dispatchEvent(new Event('ended'));
       });
@@ -159,12 +179,13 @@ export class VidkitPlayer extends HTMLElement {
     }
     // While a frame is still being applied, later ticks catch up rather than queue up.
     if (target !== this.shownFrame && !this.drain) void this.goto(target);
-    requestAnimationFrame((t) => this.tick(t));
+    requestAnimationFrame((t) => this.tick(playback, t));
   }
 
-  private async load(): Promise<void> {
+  private async load(atFrame = 0): Promise<void> {
     const generation = ++this.generation;
     const src = this.getAttribute('src');
+    const resume = this.playing;
     this.pause();
     if (!src) return;
     this.message.textContent = 'Loading…';
@@ -174,11 +195,11 @@ export class VidkitPlayer extends HTMLElement {
       this.comp = comp;
       this.scrub.max = String(comp.totalFrames - 1);
       this.sizeBox();
-      this.dropStage();
-      this.shownFrame = 0;
-      await this.goto(0);
+      this.pendingRebuild = true;
+      await this.goto(atFrame);
       if (generation !== this.generation) return;
-      if (this.wantsPlay || this.hasAttribute('autoplay')) this.play();
+      this.dispatchEvent(new Event('ready'));
+      if (resume || this.wantsPlay || (atFrame === 0 && this.hasAttribute('autoplay'))) this.play();
     } catch (err) {
       if (generation === this.generation) this.fail(err);
     }
@@ -199,6 +220,7 @@ export class VidkitPlayer extends HTMLElement {
     const comp = this.comp;
     if (!comp) return Promise.resolve();
     this.pendingFrame = Math.min(comp.totalFrames - 1, Math.max(0, Math.floor(frame)));
+    this.requestedFrame = this.pendingFrame;
     this.drain ??= this.applyPending().finally(() => (this.drain = undefined));
     return this.drain;
   }
@@ -257,7 +279,7 @@ export class VidkitPlayer extends HTMLElement {
     iframe.width = String(comp.width);
     iframe.height = String(comp.height);
     const loaded = new Promise<void>((resolve) => iframe.addEventListener('load', () => resolve(), { once: true }));
-    iframe.srcdoc = playableHtml(comp, this.overrides());
+    iframe.srcdoc = playableHtml(comp, this.overrides(), this.hasAttribute('muted'));
     this.screen.appendChild(iframe);
     this.layout();
     await loaded;
@@ -273,6 +295,7 @@ export class VidkitPlayer extends HTMLElement {
       iframe.remove();
       throw err;
     }
+    // `muted` may have changed while the page loaded.
     this.applyMuted(win);
     return { iframe, win, frame: -1 };
   }
@@ -298,16 +321,22 @@ export class VidkitPlayer extends HTMLElement {
   }
 
   private applyMuted(win: RuntimeWindow): void {
-    const muted = this.hasAttribute('muted');
-    win.document.querySelectorAll('video, audio').forEach((m) => ((m as HTMLMediaElement).muted = muted));
+    win.__vidkitMuted = this.hasAttribute('muted');
+    win.__vidkitApplyMuted();
   }
 
-  /** The box: `width` × `height` attributes, else the composition's own size. */
+  /**
+   * The box: `width` × `height` attributes in CSS pixels; without `height`, the composition's
+   * aspect ratio. Page CSS on the element (say `width: 100%`) wins over the attributes.
+   */
   private sizeBox(): void {
-    const w = Number(this.getAttribute('width')) || this.comp?.width || 640;
-    const h = Number(this.getAttribute('height')) || (this.comp ? (w * this.comp.height) / this.comp.width : 360);
-    this.style.setProperty('--vidkit-player-width', `${w}px`);
-    this.style.setProperty('--vidkit-player-height', `${h}px`);
+    const set = (prop: string, value: string | undefined) =>
+      value === undefined ? this.style.removeProperty(prop) : this.style.setProperty(prop, value);
+    const w = Number(this.getAttribute('width'));
+    const h = Number(this.getAttribute('height'));
+    set('--vidkit-player-width', w > 0 ? `${w}px` : this.comp ? `${this.comp.width}px` : undefined);
+    set('--vidkit-player-height', h > 0 ? `${h}px` : undefined);
+    set('--vidkit-player-aspect', this.comp ? `${this.comp.width} / ${this.comp.height}` : undefined);
     this.layout();
   }
 

@@ -46,3 +46,37 @@ export function tempDir(prefix = 'vidkit-test-'): string {
 export function errorLines(stderr: string): string[] {
   return stderr.split('\n').filter((l) => l.startsWith('vidkit: error:'));
 }
+
+export interface ServingCli {
+  /** What the command printed on stdout first: the URL it serves. */
+  url: string;
+  stderr(): string;
+  /** Ctrl-C; resolves with the exit code. */
+  stop(): Promise<number>;
+}
+
+/** Starts a long-running `vidkit` command (preview) and waits for the URL it prints. */
+export function vidkitServe(args: string[]): Promise<ServingCli> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    const exited = new Promise<number>((done) => child.on('close', (code) => done(code ?? -1)));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      stdout += d;
+      const line = stdout.split('\n');
+      if (line.length > 1) {
+        resolve({
+          url: line[0],
+          stderr: () => stderr,
+          stop: () => {
+            child.kill('SIGINT');
+            return exited;
+          },
+        });
+      }
+    });
+    void exited.then((code) => reject(new Error(`vidkit ${args.join(' ')} exited ${code} before printing a URL: ${stderr}`)));
+  });
+}

@@ -81,3 +81,26 @@ export function psnrPerFrame(file: string, reference: string): number[] {
       return v === 'inf' ? Infinity : Number(v);
     });
 }
+
+/** An image file (PNG, JPEG) as packed RGB, decoded by ffmpeg. */
+export function decodeImageRgb(file: string): Buffer {
+  return execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 256 * 1024 * 1024 });
+}
+
+/** Peak signal-to-noise ratio of two 8-bit buffers of equal length, in dB. */
+export function psnr(a: Buffer, b: Buffer): number {
+  if (a.length !== b.length) throw new Error(`psnr: ${a.length} bytes against ${b.length}`);
+  let sum = 0;
+  for (let i = 0; i < a.length; i++) sum += (a[i] - b[i]) ** 2;
+  const mse = sum / a.length;
+  return mse === 0 ? Infinity : 10 * Math.log10((255 * 255) / mse);
+}
+
+/**
+ * An image as a video frame shows it: through BT.709 limited-range 4:2:0 and back to RGB, so
+ * that comparing it with a decoded frame measures what was drawn, not chroma subsampling.
+ */
+export function imageAsVideoRgb(file: string): Buffer {
+  const vf = 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p,scale=in_color_matrix=bt709:in_range=tv,format=rgb24';
+  return execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-vf', vf, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 256 * 1024 * 1024 });
+}

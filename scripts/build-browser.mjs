@@ -1,0 +1,28 @@
+// Bundles the browser modules, each into one self-contained ES module: <vidkit-player>
+// (dist/player/vidkit-player.js, with the page runtime embedded so the player drives the very
+// clock the renderer injects) and the preview page's variables panel.
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const runtime = readFileSync(join(root, 'src', 'runtime', 'page-runtime.js'), 'utf8');
+
+const bundle = (entry, outfile) =>
+  build({
+    entryPoints: [join(root, 'src', entry)],
+    outfile: join(root, 'dist', outfile),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2020',
+    define: { VIDKIT_PAGE_RUNTIME: JSON.stringify(runtime) },
+    legalComments: 'none',
+    logLevel: 'warning',
+  });
+
+await Promise.all([
+  bundle('player/vidkit-player.ts', 'player/vidkit-player.js'),
+  bundle('preview/panel/variables-panel.ts', 'preview/variables-panel.js'),
+]);

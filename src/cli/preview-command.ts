@@ -1,0 +1,51 @@
+import { Command, Option } from 'clipanion';
+import { badInput } from '../errors';
+import { startPreview } from '../preview/preview-server';
+import { VidkitCommand } from './base-command';
+
+export const DEFAULT_PREVIEW_PORT = 3210;
+
+export class PreviewCommand extends VidkitCommand {
+  static paths = [['preview']];
+
+  static usage = Command.Usage({
+    description: 'Preview a composition in the browser with its variables panel',
+    details: `
+      Serves the project with \`<vidkit-player>\` (play, pause, scrub, frame step, time readout) and
+      a panel generated from the declared variables: text, number, colour picker, checkbox and
+      select. An edit shows at once; saving any project file reloads the preview. The player uses
+      the renderer's runtime and virtual clock, so a frame here is the frame \`vidkit render\` makes.
+
+      Prints the URL on stdout and runs until Ctrl-C (exit 0). Bound to 127.0.0.1 unless
+      \`--host\` says otherwise.
+    `,
+    examples: [
+      ['Preview the current directory', '$0 preview'],
+      ['Preview a project on another port', '$0 preview my-video --port 8080'],
+    ],
+  });
+
+  projectDir = Option.String({ required: false, name: 'projectDir' });
+  port = Option.String('--port', String(DEFAULT_PREVIEW_PORT), { description: `Port to listen on (default ${DEFAULT_PREVIEW_PORT}; 0 picks a free one)` });
+  host = Option.String('--host', '127.0.0.1', { description: 'Address to bind (default 127.0.0.1, this machine only)' });
+
+  protected async run(): Promise<number> {
+    const port = Number(this.port);
+    if (!Number.isInteger(port) || port < 0 || port > 65535) throw badInput(`--port must be a whole number from 0 to 65535, got "${this.port}"`);
+    const server = await startPreview({
+      projectDir: this.projectDir ?? '.',
+      port,
+      host: this.host,
+      onChange: (file) => this.log(`changed ${file}: reloading the preview`),
+    });
+    this.context.stdout.write(`${server.url}\n`);
+    this.log('previewing; Ctrl-C stops');
+    await new Promise<void>((resolve) => {
+      const stop = () => resolve();
+      process.once('SIGINT', stop);
+      process.once('SIGTERM', stop);
+    });
+    await server.close();
+    return 0;
+  }
+}

@@ -1,0 +1,106 @@
+import { VERSION } from '../package-info';
+
+/**
+ * The files of a new project: a composition that declares one variable of each type and animates
+ * with all of them, the scripts to preview and render it, and a README saying how.
+ */
+export function starterFiles(name: string): Record<string, string> {
+  return {
+    'index.html': indexHtml(name),
+    'package.json': `${JSON.stringify(packageJson(name), null, 2)}\n`,
+    'README.md': readme(name),
+    '.gitignore': 'node_modules/\nout/\n',
+  };
+}
+
+function packageJson(name: string): object {
+  return {
+    name: name.toLowerCase(),
+    version: '0.1.0',
+    private: true,
+    scripts: {
+      preview: 'vidkit preview .',
+      render: `vidkit render . --output out/${name}.mp4`,
+      types: 'vidkit types generate . --out variables.d.ts',
+    },
+    devDependencies: { vidkit: `^${VERSION}` },
+  };
+}
+
+function readme(name: string): string {
+  return `# ${name}
+
+A [vidkit](https://www.npmjs.com/package/vidkit) composition: \`index.html\` is the video.
+
+\`\`\`sh
+npm install
+npm run preview   # opens the player with a panel of the variables below; saving reloads it
+npm run render    # out/${name}.mp4
+npx vidkit render . --variables '{"title":"Hello","accent":"#ff3366"}'
+\`\`\`
+
+The variables are declared on \`<html data-composition-variables>\`; the page reads them with
+\`window.__vidkit.getVariables()\` in a classic \`<script>\`. Every animation is a CSS animation,
+so each frame is a function of time and the render is frame exact. \`npm run types\` writes the
+TypeScript definitions of the variables to \`variables.d.ts\`.
+`;
+}
+
+function indexHtml(name: string): string {
+  return `<!DOCTYPE html>
+<html lang="en" data-composition-variables='[
+  {"id": "title", "type": "string", "label": "Title", "default": "Hello from ${name}"},
+  {"id": "accent", "type": "color", "label": "Accent colour", "default": "#ff5a36"},
+  {"id": "bars", "type": "number", "label": "Bars (3 to 12)", "default": 7},
+  {"id": "showSubtitle", "type": "boolean", "label": "Show the subtitle", "default": true},
+  {"id": "entrance", "type": "enum", "label": "Entrance", "options": ["rise", "zoom"], "default": "rise"}
+]'>
+<head>
+<meta charset="utf-8">
+<title>${name}</title>
+<style>
+  html, body { margin: 0; background: #101014; }
+  #root { position: relative; width: 1280px; height: 720px; overflow: hidden; color: #fff;
+    font-family: "Liberation Sans", "DejaVu Sans", Arial, sans-serif; background: #101014; }
+  #bars { position: absolute; left: 120px; right: 120px; bottom: 0; height: 420px;
+    display: flex; align-items: flex-end; gap: 18px; }
+  .bar { flex: 1; background: var(--accent); border-radius: 10px 10px 0 0; opacity: 0.85;
+    transform-origin: bottom; animation: grow 1.2s cubic-bezier(0.2, 0.8, 0.2, 1) both; }
+  #title { position: absolute; left: 120px; top: 110px; font-size: 84px; font-weight: 700;
+    animation: var(--entrance) 0.9s cubic-bezier(0.2, 0.8, 0.2, 1) 0.2s both; }
+  #subtitle { position: absolute; left: 124px; top: 220px; font-size: 32px; color: #b8b8c8;
+    animation: fade 0.8s ease-out 0.9s both; }
+  @keyframes grow { from { transform: scaleY(0); } to { transform: scaleY(1); } }
+  @keyframes rise { from { transform: translateY(60px); opacity: 0; } to { transform: none; opacity: 1; } }
+  @keyframes zoom { from { transform: scale(0.6); opacity: 0; } to { transform: none; opacity: 1; } }
+  @keyframes fade { from { opacity: 0; } to { opacity: 1; } }
+</style>
+</head>
+<body>
+<div id="root" data-composition-id="${name}" data-width="1280" data-height="720" data-duration="4" data-fps="30">
+  <div id="bars"></div>
+  <div id="title"></div>
+  <div id="subtitle">Edit index.html, or the variables in the preview panel.</div>
+</div>
+<script>
+  // Runs before the first frame: defaults merged with the caller's overrides.
+  var v = window.__vidkit.getVariables();
+  var root = document.getElementById("root");
+  root.style.setProperty("--accent", v.accent);
+  root.style.setProperty("--entrance", v.entrance === "zoom" ? "zoom" : "rise");
+  document.getElementById("title").textContent = v.title;
+  document.getElementById("subtitle").hidden = !v.showSubtitle;
+  var count = Math.min(12, Math.max(3, Math.round(Number(v.bars) || 7)));
+  var bars = document.getElementById("bars");
+  for (var i = 0; i < count; i++) {
+    var bar = document.createElement("div");
+    bar.className = "bar";
+    bar.style.height = (30 + 70 * (i + 1) / count) + "%";
+    bar.style.animationDelay = (0.4 + i * 0.12).toFixed(2) + "s";
+    bars.appendChild(bar);
+  }
+</script>
+</body>
+</html>
+`;
+}
