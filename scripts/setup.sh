@@ -12,6 +12,7 @@ APT_PACKAGES=(
   ffmpeg                               # ffprobe/ffmpeg: the tests' independent check of outputs
   fonts-dejavu-core fonts-liberation   # default fonts for compositions
   ca-certificates
+  python3 python3-venv                 # the venv of the cloud tests' AWS emulator and cfn-lint
 )
 
 log() { printf 'setup: %s\n' "$*" >&2; }
@@ -42,6 +43,14 @@ need_version cargo "$(cargo --version 2>/dev/null | awk '{print $2}')" 1.80 "Ins
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing npm dependencies"
   npm install --no-audit --no-fund >&2
+fi
+
+# The cloud tests' tools, in a gitignored venv: the MiniStack AWS emulator and cfn-lint.
+PY_PACKAGES=(ministack==1.5.33 cfn-lint==1.58.0)
+if [ ! -x .venv/bin/ministack ] || [ ! -x .venv/bin/cfn-lint ]; then
+  log "installing ${PY_PACKAGES[*]} into .venv"
+  python3 -m venv .venv
+  .venv/bin/pip install --quiet --disable-pip-version-check "${PY_PACKAGES[@]}" >&2
 fi
 
 log "building the native core (cargo, release)"

@@ -1,11 +1,19 @@
 #!/usr/bin/env node
 import { Builtins, Cli } from 'clipanion';
 import { VERSION } from '../package-info';
+import { CloudfnDeployCommand } from './cloudfn-deploy-command';
+import { CloudfnProgressCommand } from './cloudfn-progress-command';
+import { CloudfnRenderCommand } from './cloudfn-render-command';
+import { CloudfnSitesCreateCommand } from './cloudfn-sites-command';
 import { RenderCommand } from './render-command';
 
 const cli = new Cli({ binaryLabel: 'vidkit', binaryName: 'vidkit', binaryVersion: VERSION });
 cli.register(Builtins.HelpCommand);
 cli.register(Builtins.VersionCommand);
 cli.register(RenderCommand);
+cli.register(CloudfnDeployCommand);
+cli.register(CloudfnSitesCreateCommand);
+cli.register(CloudfnRenderCommand);
+cli.register(CloudfnProgressCommand);
 
 void cli.runExit(process.argv.slice(2), Cli.defaultContext);

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FIXTURES, errorLines, tempDir, vidkit } from '../test-support/cli';
-import { decodeGray, decodeRgbFrame, ffprobe, leftEdge, rgbAt } from '../test-support/media';
+import { decodeGray, decodeRgbFrame, ffprobe, leftEdge, readBits, rgbAt } from '../test-support/media';
 
 const out = tempDir('vidkit-render-test-');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -12,17 +12,6 @@ function render(name: string, file: string, extra: string[] = []) {
   const output = path.join(out, file);
   const run = vidkit(['render', fixture(name), '--output', output, ...extra]);
   return { output, run };
-}
-
-/** Reads the 12-bit block code that frame-clock draws in `row`, from a frame scaled by `scale`. */
-function readBits(frame: Buffer, row: number, scale = 1): number {
-  let v = 0;
-  for (let b = 0; b < 12; b++) {
-    const x = Math.round((20 + b * 50 + 20) * scale);
-    const y = Math.round((20 + row * 70 + 20) * scale);
-    if (frame[y * Math.round(640 * scale) + x] > 128) v |= 1 << b;
-  }
-  return v;
 }
 
 const clock = suite('frame accuracy');

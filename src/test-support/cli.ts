@@ -26,9 +26,9 @@ export function vidkit(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
 }
 
 /** Like {@link vidkit}, without blocking this process: for tests that serve something themselves. */
-export function vidkitAsync(args: string[]): Promise<CliRun> {
+export function vidkitAsync(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));

@@ -55,3 +55,29 @@ export function leftEdge(frame: Buffer, y: number): number {
   for (let x = 0; x < 640; x++) if (frame[y * 640 + x] > 128) return x;
   return -1;
 }
+
+/** Reads the 12-bit block code that the frame-clock fixtures draw in `row`, from a luma frame scaled by `scale`. */
+export function readBits(frame: Buffer, row: number, scale = 1): number {
+  let v = 0;
+  for (let b = 0; b < 12; b++) {
+    const x = Math.round((20 + b * 50 + 20) * scale);
+    const y = Math.round((20 + row * 70 + 20) * scale);
+    if (frame[y * Math.round(640 * scale) + x] > 128) v |= 1 << b;
+  }
+  return v;
+}
+
+/** ffmpeg's psnr filter, frame by frame: the average over Y, U and V in dB (Infinity for identical frames). */
+export function psnrPerFrame(file: string, reference: string): number[] {
+  const out = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-i', reference, '-lavfi', 'psnr=stats_file=-', '-f', 'null', '-'], {
+    encoding: 'utf8',
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  return out
+    .split('\n')
+    .filter((l) => l.startsWith('n:'))
+    .map((l) => {
+      const v = /psnr_avg:(\S+)/.exec(l)![1];
+      return v === 'inf' ? Infinity : Number(v);
+    });
+}

@@ -1,0 +1,12 @@
+import { badInput } from '../errors';
+
+/** A flag that takes a whole number of at least 1, or is absent. */
+export function wholeNumber(value: string | undefined, flag: string): number | undefined {
+  if (value === undefined) return undefined;
+  const n = Number(value);
+  if (!Number.isInteger(n) || n < 1) throw badInput(`${flag} must be a whole number of at least 1, got "${value}"`);
+  return n;
+}
+
+export const BUCKET_DESCRIPTION = 'Render bucket (default: VIDKIT_BUCKET)';
+export const STATE_MACHINE_DESCRIPTION = 'Render state machine ARN (default: VIDKIT_SFN_ARN)';

@@ -1,0 +1,48 @@
+import { Command, Option } from 'clipanion';
+import { RenderProgress, getRenderProgress } from '../sdk/progress';
+import { VidkitCommand } from './base-command';
+import { STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
+
+/** One line for a log: status, chunks, frames, percent. */
+export function progressLine(p: RenderProgress): string {
+  return `${p.status}: ${p.chunks.done}/${p.chunks.total} chunks, ${p.frames.rendered}/${p.frames.total} frames (${p.percent}%)`;
+}
+
+export class CloudfnProgressCommand extends VidkitCommand {
+  static paths = [['cloudfn', 'progress']];
+
+  static usage = Command.Usage({
+    category: 'Cloud',
+    description: 'Report the progress of a cloud render, by render id or execution ARN',
+    details: `
+      Status is planning, rendering, assembling, done, failed, timed-out or aborted. Also: chunks
+      done of total, frames rendered of total, overall percent (100 only once the output exists),
+      the output location when done and the error when the execution failed. A render id needs the
+      state machine (--state-machine-arn or VIDKIT_SFN_ARN); an execution ARN does not.
+    `,
+  });
+
+  id = Option.String({ required: true, name: 'renderId or executionArn' });
+  stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
+  json = Option.Boolean('--json', false, { description: 'Print the progress as JSON' });
+
+  protected async run(): Promise<void> {
+    const arn = this.id.startsWith('arn:');
+    const p = await getRenderProgress({ renderId: arn ? undefined : this.id, executionArn: arn ? this.id : undefined, stateMachineArn: this.stateMachineArn });
+    if (this.json) {
+      this.context.stdout.write(`${JSON.stringify(p)}\n`);
+      return;
+    }
+    const lines = [
+      `Render ID: ${p.renderId}`,
+      `Execution ARN: ${p.executionArn}`,
+      `Status: ${p.status}`,
+      `Chunks: ${p.chunks.done}/${p.chunks.total} done`,
+      `Frames: ${p.frames.rendered}/${p.frames.total} rendered`,
+      `Progress: ${p.percent}%`,
+    ];
+    if (p.output) lines.push(`Output: ${p.output.url}`);
+    if (p.error) lines.push(`Error: ${p.error}`);
+    this.context.stdout.write(`${lines.join('\n')}\n`);
+  }
+}

@@ -1,0 +1,154 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { loadComposition, totalFrames as framesOf } from '../composition/composition';
+import { resolveVariables } from '../composition/resolve';
+import { loadNative } from '../native';
+import { findBrowser, resolveProfile } from '../render/browser';
+import { CaptureSession } from '../render/capture-session';
+import { renderChunk, segmentEncoder } from '../render/chunk-renderer';
+import { fpsToRational } from '../render/fps';
+import { resolveOutputSize } from '../render/output-size';
+import { serveProject } from '../render/project-server';
+import { deleteKeys, download, exists, listKeys, putJson, upload } from '../sdk/bucket-files';
+import { ChunkProgressRecord, ChunkSpec, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
+import { injectedFault } from './fault-injection';
+
+/**
+ * The render function (cloud/handler.js is its entry). One function, three modes, each a step of
+ * the state machine in cloud/state-machine.asl.json:
+ *   plan      read the site, plan the chunks (the native planner local renders use)
+ *   chunk     render one frame range exactly as a local worker does, upload the segment
+ *   assemble  join the segments (native concat, stream copy) and write the output key once complete
+ */
+export type RenderEvent =
+  | { mode: 'plan'; render: RenderJob }
+  | { mode: 'chunk'; render: RenderJob; chunk: ChunkSpec }
+  | { mode: 'assemble'; render: RenderJob; totalFrames: number; segments: ChunkResult[] };
+
+export interface ChunkResult {
+  index: number;
+  frames: number;
+  segmentKey: string;
+}
+
+const WORK_ROOT = process.env.VIDKIT_WORK_DIR ?? '/tmp/vidkit';
+const PROGRESS_INTERVAL_MS = 2000;
+
+export async function handler(event: RenderEvent): Promise<unknown> {
+  switch (event.mode) {
+    case 'plan':
+      return plan(event.render);
+    case 'chunk':
+      return chunk(event.render, event.chunk);
+    case 'assemble':
+      return assemble(event.render, event.totalFrames, event.segments);
+    default:
+      throw new Error(`unknown mode ${JSON.stringify((event as { mode?: unknown }).mode)}: expected plan, chunk or assemble`);
+  }
+}
+
+/** The site's files under the work dir, downloaded once per execution environment. */
+async function fetchSite(render: RenderJob): Promise<string> {
+  const dir = path.join(WORK_ROOT, 'sites', render.site.siteId);
+  const done = path.join(dir, siteKeys.manifest(render.site.siteId).slice(render.site.prefix.length));
+  if (fs.existsSync(done)) return dir;
+  const keys = await listKeys(render.bucket, render.site.prefix);
+  if (!keys.includes(siteKeys.manifest(render.site.siteId))) throw new Error(`site ${render.site.siteId} is incomplete or missing in bucket ${render.bucket}`);
+  // The manifest last, so a half-downloaded site is fetched again.
+  const ordered = [...keys.filter((k) => k !== siteKeys.manifest(render.site.siteId)), siteKeys.manifest(render.site.siteId)];
+  for (const key of ordered) await download(render.bucket, key, path.join(dir, key.slice(render.site.prefix.length)));
+  return dir;
+}
+
+async function plan(render: RenderJob): Promise<{ totalFrames: number; chunks: ChunkSpec[] }> {
+  const composition = loadComposition(await fetchSite(render));
+  const fps = render.config.fps ?? composition.fps;
+  const totalFrames = framesOf(composition.durationSeconds, fps);
+  resolveOutputSize(composition, render.config.width, render.config.height);
+  const chunks = loadNative()
+    .planChunks({
+      totalFrames,
+      maxParallelChunks: render.config.maxParallelChunks,
+      chunkSize: render.config.chunkSize,
+      targetChunkFrames: render.config.targetChunkFrames,
+    })
+    .map(({ index, startFrame, endFrame }) => ({ index, startFrame, endFrame }));
+  await putJson(render.bucket, renderKeys.plan(render.renderId), { totalFrames, chunks: chunks.length } satisfies PlanRecord);
+  return { totalFrames, chunks };
+}
+
+async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
+  await injectedFault(render, range.index);
+  const composition = loadComposition(await fetchSite(render));
+  const variables = resolveVariables(composition, render.config.variables, false);
+  for (const w of variables.warnings) console.warn(`vidkit: warning: ${w}`);
+  const fps = render.config.fps ?? composition.fps;
+  const size = resolveOutputSize(composition, render.config.width, render.config.height);
+  const profile = await resolveProfile({ executablePath: findBrowser(), capture: 'auto', allowGpu: false });
+  const segmentFile = path.join(WORK_ROOT, 'renders', render.renderId, `chunk-${range.index}.mp4`);
+  fs.mkdirSync(path.dirname(segmentFile), { recursive: true });
+  const totalFrames = range.endFrame - range.startFrame;
+  const record = (frames: number, done: boolean) =>
+    putJson(render.bucket, renderKeys.progress(render.renderId, range.index), { index: range.index, frames, totalFrames, done } satisfies ChunkProgressRecord);
+  await record(0, false);
+
+  const server = await serveProject(composition.projectDir);
+  let session: CaptureSession | undefined;
+  try {
+    session = await CaptureSession.open({
+      profile,
+      url: new URL('index.html', server.url).href,
+      width: composition.width,
+      height: composition.height,
+      scale: size.scale,
+      boot: { variables: variables.values, fps, epochMs: render.epochMs },
+      format: render.encode.frameFormat,
+    });
+    const encoder = segmentEncoder(
+      { width: size.width, height: size.height, fps: fpsToRational(fps), crf: render.encode.crf, preset: render.encode.preset, frameFormat: render.encode.frameFormat },
+      segmentFile,
+    );
+    let frames = 0;
+    let lastReport = Date.now();
+    let reporting: Promise<void> = Promise.resolve();
+    const result = await renderChunk(session, range, encoder, () => {
+      frames += 1;
+      if (Date.now() - lastReport >= PROGRESS_INTERVAL_MS) {
+        lastReport = Date.now();
+        reporting = reporting.then(() => record(frames, false)).catch(() => undefined);
+      }
+    });
+    await reporting;
+    const segmentKey = renderKeys.segment(render.renderId, range.index);
+    await upload(render.bucket, segmentKey, segmentFile, 'video/mp4');
+    await record(result.frames, true);
+    return { index: range.index, frames: result.frames, segmentKey };
+  } finally {
+    await session?.close();
+    await server.close();
+    fs.rmSync(segmentFile, { force: true });
+  }
+}
+
+async function assemble(render: RenderJob, totalFrames: number, segments: ChunkResult[]): Promise<{ bucket: string; outputKey: string; frames: number; bytes: number }> {
+  const dir = path.join(WORK_ROOT, 'renders', render.renderId, 'assemble');
+  fs.mkdirSync(dir, { recursive: true });
+  const partial = path.join(dir, 'output.partial.mp4');
+  try {
+    const ordered = [...segments].sort((a, b) => a.index - b.index);
+    const files: string[] = [];
+    for (const s of ordered) {
+      const file = path.join(dir, `chunk-${s.index}.mp4`);
+      await download(render.bucket, s.segmentKey, file);
+      files.push(file);
+    }
+    const joined = await loadNative().concatSegments(files, partial, { faststart: true });
+    if (joined.frames !== totalFrames) throw new Error(`assembled ${joined.frames} frames, expected ${totalFrames}: not writing ${render.outputKey}`);
+    if (await exists(render.bucket, render.outputKey)) console.warn(`vidkit: warning: replacing s3://${render.bucket}/${render.outputKey}`);
+    await upload(render.bucket, render.outputKey, partial, 'video/mp4');
+    await deleteKeys(render.bucket, ordered.map((s) => s.segmentKey));
+    return { bucket: render.bucket, outputKey: render.outputKey, frames: joined.frames, bytes: joined.bytes };
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}

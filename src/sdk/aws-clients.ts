@@ -1,0 +1,34 @@
+import { CloudFormationClient } from '@aws-sdk/client-cloudformation';
+import { LambdaClient } from '@aws-sdk/client-lambda';
+import { S3Client } from '@aws-sdk/client-s3';
+import { SFNClient } from '@aws-sdk/client-sfn';
+
+/**
+ * The AWS SDK v3 clients, built once per process. Credentials, region and endpoint come from the
+ * SDK's usual sources (environment, shared config); `AWS_ENDPOINT_URL` points every client at a
+ * local emulator, where S3 needs path-style addressing because bucket host names do not resolve.
+ */
+export interface AwsClients {
+  s3: S3Client;
+  sfn: SFNClient;
+  cfn: CloudFormationClient;
+  lambda: LambdaClient;
+}
+
+let cached: AwsClients | undefined;
+
+// vidkit supports Node >= 20.17 (package.json engines); the SDK's multi-line notice about its own
+// future Node 22 requirement would otherwise open every cloudfn command's stderr.
+process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
+
+export function awsClients(): AwsClients {
+  if (cached) return cached;
+  const forcePathStyle = Boolean(process.env.AWS_ENDPOINT_URL);
+  cached = {
+    s3: new S3Client({ forcePathStyle }),
+    sfn: new SFNClient({}),
+    cfn: new CloudFormationClient({}),
+    lambda: new LambdaClient({}),
+  };
+  return cached;
+}

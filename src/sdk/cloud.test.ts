@@ -1,0 +1,303 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { CloudFormationClient, DescribeStackResourcesCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import {
+  CreateFunctionCommand,
+  DeleteFunctionCommand,
+  GetFunctionCommand,
+  LambdaClient,
+  PutFunctionConcurrencyCommand,
+} from '@aws-sdk/client-lambda';
+import { GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
+import { DescribeStateMachineCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { AwsEmulator, TEST_CREDENTIALS, startAwsEmulator } from '../test-support/aws-emulator';
+import { CliRun, FIXTURES, REPO_ROOT, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
+import { decodeGray, ffprobe, psnrPerFrame, readBits } from '../test-support/media';
+import { stackTemplate } from './deploy';
+
+// The whole cloud path against MiniStack on loopback: CloudFormation deploy, S3 sites, the Step
+// Functions render (plan, Map over chunks, assemble) invoking the real handler (src/lambda/handler.ts)
+// with real Chromium and the native encoder, and progress from the execution and the bucket.
+const IMAGE = '000000000000.dkr.ecr.us-east-1.amazonaws.com/vidkit:test';
+const FUNCTION = 'vidkit-render-render';
+const out = tempDir('vidkit-cloud-test-');
+
+let emu: AwsEmulator;
+let bucket = '';
+let stateMachineArn = '';
+/** The site of src/test-support/fixtures/frame-clock, as the sites test uploads it. */
+let frameClockSite = '';
+let aws: { s3: S3Client; sfn: SFNClient; cfn: CloudFormationClient; lambda: LambdaClient };
+
+const cli = (args: string[]): CliRun => vidkit(args, { env: renderEnv() });
+const cliAsync = (args: string[]): Promise<CliRun> => vidkitAsync(args, { env: renderEnv() });
+function renderEnv(): NodeJS.ProcessEnv {
+  return { ...emu.env, VIDKIT_BUCKET: bucket, VIDKIT_SFN_ARN: stateMachineArn, VIDKIT_POLL_MS: '300' };
+}
+
+function stdoutField(run: CliRun, name: string): string {
+  const line = run.stdout.split('\n').find((l) => l.startsWith(`${name}: `));
+  assert.ok(line, `stdout has "${name}: ": ${run.stdout}`);
+  return line!.slice(name.length + 2);
+}
+
+/**
+ * MiniStack runs container-image functions only through Docker, which this machine lacks. So after
+ * deploying the real template (image function), the test registers the same handler as a zip
+ * function under the same name and ARN: a provided.al2023 function whose bootstrap serves
+ * cloud/handler.js (the image's entry) over the Lambda Runtime API through
+ * src/test-support/lambda-runtime-client.js, the test's stand-in for the image's aws-lambda-ric.
+ * `env` adds variables to the function (the fault injection).
+ */
+async function useZipFunction(env: Record<string, string>): Promise<void> {
+  const current = (await aws.lambda.send(new GetFunctionCommand({ FunctionName: FUNCTION }))).Configuration!;
+  const zip = path.join(out, 'handler.zip');
+  const client = path.join(REPO_ROOT, 'src', 'test-support', 'lambda-runtime-client.js');
+  const bootstrap = `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(client)} ${JSON.stringify(path.join(REPO_ROOT, 'cloud', 'handler.js'))} handler\n`;
+  const script = 'import sys, zipfile\ninfo = zipfile.ZipInfo("bootstrap")\ninfo.external_attr = 0o100755 << 16\nwith zipfile.ZipFile(sys.argv[1], "w") as z: z.writestr(info, sys.argv[2])';
+  execFileSync(path.join(REPO_ROOT, '.venv', 'bin', 'python'), ['-c', script, zip, bootstrap]);
+  await aws.lambda.send(new DeleteFunctionCommand({ FunctionName: FUNCTION }));
+  await aws.lambda.send(
+    new CreateFunctionCommand({
+      FunctionName: FUNCTION,
+      Runtime: 'provided.al2023',
+      Handler: 'handler.handler',
+      Role: current.Role!,
+      Timeout: current.Timeout,
+      MemorySize: current.MemorySize,
+      Code: { ZipFile: fs.readFileSync(zip) },
+      Environment: { Variables: { VIDKIT_BUCKET: bucket, ...env } },
+    }),
+  );
+}
+
+async function download(key: string, file: string): Promise<void> {
+  const got = await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  fs.writeFileSync(file, await got.Body!.transformToByteArray());
+}
+
+async function keysUnder(prefix: string): Promise<string[]> {
+  const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
+  return (listed.Contents ?? []).map((o) => o.Key!);
+}
+
+const cloud = suite('cloudfn on the AWS emulator (MiniStack)');
+
+cloud.before(async () => {
+  emu = await startAwsEmulator();
+  const config = { endpoint: emu.endpoint, region: TEST_CREDENTIALS.AWS_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
+  aws = { s3: new S3Client({ ...config, forcePathStyle: true }), sfn: new SFNClient(config), cfn: new CloudFormationClient(config), lambda: new LambdaClient(config) };
+});
+
+cloud.after(async () => {
+  await emu?.stop();
+  fs.rmSync(out, { recursive: true, force: true });
+});
+
+cloud('deploy creates the stack and prints its outputs; again unchanged; --concurrency updates; --memory above 10240 is refused', async () => {
+  const first = vidkit(['cloudfn', 'deploy', '--image-uri', IMAGE], { env: emu.env });
+  assert.is(first.status, 0, first.stderr + emu.log());
+  assert.match(first.stderr, /stack vidkit-render created/);
+  bucket = stdoutField(first, 'RenderBucketName');
+  stateMachineArn = stdoutField(first, 'RenderStateMachineArn');
+  assert.match(stateMachineArn, /^arn:aws:states:us-east-1:\d{12}:stateMachine:/);
+
+  const resources = await aws.cfn.send(new DescribeStackResourcesCommand({ StackName: 'vidkit-render' }));
+  assert.equal(
+    resources.StackResources!.map((r) => `${r.LogicalResourceId} ${r.ResourceType} ${r.ResourceStatus}`).sort(),
+    [
+      'RenderBucket AWS::S3::Bucket CREATE_COMPLETE',
+      'RenderFunction AWS::Lambda::Function CREATE_COMPLETE',
+      'RenderFunctionLogGroup AWS::Logs::LogGroup CREATE_COMPLETE',
+      'RenderFunctionRole AWS::IAM::Role CREATE_COMPLETE',
+      'RenderStateMachine AWS::StepFunctions::StateMachine CREATE_COMPLETE',
+      'StateMachineLogGroup AWS::Logs::LogGroup CREATE_COMPLETE',
+      'StateMachineRole AWS::IAM::Role CREATE_COMPLETE',
+    ],
+  );
+  await aws.s3.send(new HeadBucketCommand({ Bucket: bucket }));
+  const fn = (await aws.lambda.send(new GetFunctionCommand({ FunctionName: FUNCTION }))).Configuration!;
+  assert.equal([fn.PackageType, fn.MemorySize, fn.Timeout], ['Image', 10240, 900]);
+  const machine = await aws.sfn.send(new DescribeStateMachineCommand({ stateMachineArn }));
+  assert.is(machine.type, 'STANDARD');
+  const definition = JSON.parse(machine.definition!);
+  assert.equal(Object.keys(definition.States), ['Plan', 'RenderChunks', 'Assemble']);
+  assert.is(definition.States.RenderChunks.Type, 'Map');
+  assert.is(definition.States.RenderChunks.MaxConcurrencyPath, '$.render.config.maxParallelChunks');
+  assert.is(definition.States.Plan.Parameters.FunctionName, fn.FunctionArn);
+  assert.ok(definition.States.RenderChunks.ItemProcessor.States.RenderChunk.Retry[0].ErrorEquals.includes('TransientChunkError'));
+
+  const again = vidkit(['cloudfn', 'deploy'], { env: emu.env });
+  assert.is(again.status, 0, again.stderr);
+  assert.match(again.stderr, /stack vidkit-render is up to date: nothing changed/);
+  assert.is(again.stdout, first.stdout);
+
+  const reserved = vidkit(['cloudfn', 'deploy', '--concurrency=8'], { env: emu.env });
+  assert.is(reserved.status, 0, reserved.stderr);
+  assert.match(reserved.stderr, /stack vidkit-render updated/);
+  // MiniStack's CloudFormation ignores ReservedConcurrentExecutions, so the update is checked on the
+  // stack's parameters; the reserved-concurrency warning below is checked against the Lambda API.
+  const stack = (await aws.cfn.send(new DescribeStacksCommand({ StackName: 'vidkit-render' }))).Stacks![0];
+  assert.is(stack.StackStatus, 'UPDATE_COMPLETE');
+  assert.is(stack.Parameters!.find((p) => p.ParameterKey === 'ReservedConcurrency')!.ParameterValue, '8');
+
+  const tooBig = vidkit(['cloudfn', 'deploy', '--memory', '10241'], { env: emu.env });
+  assert.is(tooBig.status, 2, tooBig.stderr);
+  assert.equal(errorLines(tooBig.stderr), ['vidkit: error: --memory must be a whole number of MB from 2048 to 10240 (the function maximum, and the default), got 10241']);
+});
+
+cloud('asl-validator accepts the state machine and cfn-lint the template', () => {
+  const template = stackTemplate();
+  const validate = require('asl-validator') as (d: unknown) => { isValid: boolean; errors: unknown[] };
+  const result = validate(template.Resources.RenderStateMachine.Properties.Definition);
+  assert.equal(result.errors, []);
+  assert.ok(result.isValid);
+  const file = path.join(out, 'template.json');
+  fs.writeFileSync(file, JSON.stringify(template, null, 2));
+  const lint = execFileSync(path.join(REPO_ROOT, '.venv', 'bin', 'cfn-lint'), [file], { encoding: 'utf8' });
+  assert.is(lint, '');
+});
+
+cloud('sites create: a content-addressed id; the same bytes give the same id and upload nothing', async () => {
+  await useZipFunction({});
+  const project = path.join(out, 'site');
+  fs.cpSync(path.join(FIXTURES, 'frame-clock'), project, { recursive: true });
+  const first = cli(['cloudfn', 'sites', 'create', project]);
+  assert.is(first.status, 0, first.stderr);
+  const siteId = stdoutField(first, 'Site ID');
+  assert.match(siteId, /^[0-9a-f]{20}$/);
+  frameClockSite = siteId;
+  assert.match(first.stderr, /uploaded 2 files/);
+  const stamp = async () =>
+    Promise.all((await keysUnder(`sites/${siteId}/`)).map(async (Key) => `${Key} ${(await aws.s3.send(new HeadObjectCommand({ Bucket: bucket, Key }))).LastModified!.toISOString()}`));
+  const before = await stamp();
+  assert.is(before.length, 2);
+  await new Promise((r) => setTimeout(r, 1100));
+
+  const again = cli(['cloudfn', 'sites', 'create', project]);
+  assert.is(again.status, 0, again.stderr);
+  assert.is(stdoutField(again, 'Site ID'), siteId);
+  assert.match(again.stderr, /nothing uploaded/);
+  assert.equal(await stamp(), before, 'no object was written again');
+
+  fs.appendFileSync(path.join(project, 'index.html'), '\n');
+  const changed = cli(['cloudfn', 'sites', 'create', project]);
+  assert.is(changed.status, 0, changed.stderr);
+  assert.is.not(stdoutField(changed, 'Site ID'), siteId);
+});
+
+const CLOCK_20S = path.join(FIXTURES, 'frame-clock-20s');
+
+cloud('a 20 s render, --max-parallel-chunks 4 --wait: chunks render in the function, the output matches a local 1-worker render; progress while running and when done', async () => {
+  // At its native 640x360: scaled down, the clock's hard block edges fall between pixels and two
+  // x264 encodes cut at different frames differ by about 43 dB even locally (1 against 4 workers).
+  const local = path.join(out, 'local.mp4');
+  const localRun = vidkit(['render', CLOCK_20S, '--workers', '1', '--output', local]);
+  assert.is(localRun.status, 0, localRun.stderr);
+
+  const key = 'renders/clock-20s.mp4';
+  const running = cliAsync(['cloudfn', 'render', CLOCK_20S, '--max-parallel-chunks', '4', '--chunk-size', '150', '--output-key', key, '--wait']);
+  // While it runs: its execution, by render id (the execution's name) and by ARN.
+  let execution: { name?: string; executionArn?: string } | undefined;
+  for (let i = 0; i < 200 && !execution; i++) {
+    const listed = await aws.sfn.send(new ListExecutionsCommand({ stateMachineArn, statusFilter: 'RUNNING' }));
+    execution = listed.executions?.[0];
+    if (!execution) await new Promise((r) => setTimeout(r, 100));
+  }
+  assert.ok(execution, 'the render started an execution');
+  const midText = await cliAsync(['cloudfn', 'progress', execution!.name!]);
+  const midJson = await cliAsync(['cloudfn', 'progress', execution!.executionArn!, '--json']);
+  const run = await running;
+  assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+
+  assert.is(midText.status, 0, midText.stderr);
+  assert.match(midText.stdout, /^Status: (planning|rendering|assembling)$/m);
+  assert.is(stdoutField(midText, 'Render ID'), execution!.name);
+  const mid = JSON.parse(midJson.stdout);
+  assert.ok(['planning', 'rendering', 'assembling'].includes(mid.status), mid.status);
+  assert.ok(mid.percent < 100 && mid.output === undefined, midJson.stdout);
+  assert.is(mid.executionArn, execution!.executionArn);
+
+  assert.match(run.stderr, /600 frames in 4 chunks/);
+  assert.match(run.stderr, /vidkit: rendering: \d\/4 chunks/);
+  assert.is(run.stdout.trim(), `s3://${bucket}/${key}`);
+
+  const cloudFile = path.join(out, 'cloud.mp4');
+  await download(key, cloudFile);
+  const probe = ffprobe(cloudFile).streams[0];
+  assert.equal([probe.codec_name, probe.width, probe.height, probe.nb_read_frames], ['h264', 640, 360, '600']);
+  const wrong: string[] = [];
+  decodeGray(cloudFile, 640, 360).forEach((f, i) => {
+    const got = [readBits(f, 0), readBits(f, 1), readBits(f, 2)];
+    if (got.some((v) => v !== i)) wrong.push(`frame ${i}: ${got}`);
+  });
+  assert.equal(wrong, [], 'frame i shows time i across the seams at 150, 300, 450');
+  const psnr = psnrPerFrame(cloudFile, local);
+  assert.is(psnr.length, 600);
+  const low = psnr.map((db, i) => [i, db]).filter(([, db]) => db < 45);
+  assert.equal(low, [], 'PSNR against the local render is at least 45 dB on every frame');
+  assert.equal(await keysUnder(`renders/${execution!.name}/segments/`), [], 'segments are removed once joined');
+
+  const doneText = cli(['cloudfn', 'progress', execution!.name!]);
+  assert.is(doneText.status, 0, doneText.stderr);
+  assert.equal(
+    ['Status', 'Chunks', 'Frames', 'Progress', 'Output'].map((f) => stdoutField(doneText, f)),
+    ['done', '4/4 done', '600/600 rendered', '100%', `s3://${bucket}/${key}`],
+  );
+  const doneJson = cli(['cloudfn', 'progress', execution!.executionArn!, '--json']);
+  const done = JSON.parse(doneJson.stdout);
+  assert.equal([done.status, done.chunks, done.frames, done.percent, done.output.key, done.output.frames], ['done', { done: 4, total: 4 }, { rendered: 600, total: 600 }, 100, key, 600]);
+});
+
+cloud('a chunk that fails once is retried and the render succeeds (and --site-id renders an uploaded site)', async () => {
+  await useZipFunction({ VIDKIT_FAULT_CHUNK: '1:once' });
+  const key = 'renders/retried.mp4';
+  const args = ['--site-id', frameClockSite, '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '75', '--output-key', key, '--wait'];
+  const run = cli(['cloudfn', 'render', path.join(FIXTURES, 'frame-clock'), ...args]);
+  assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+  assert.not.match(run.stderr, /site [0-9a-f]+: (uploaded|already uploaded)/, 'no site upload with --site-id');
+  const renderId = /render ([0-9a-f]{16}) started/.exec(run.stderr)![1];
+  assert.equal(await keysUnder(`renders/${renderId}/faults/`), [`renders/${renderId}/faults/chunk-0001`], 'the injected failure happened');
+  const file = path.join(out, 'retried.mp4');
+  await download(key, file);
+  decodeGray(file, 320, 180).forEach((f, i) => assert.is(readBits(f, 0, 0.5), i, `frame ${i}`));
+  assert.is(ffprobe(file).streams[0].nb_read_frames, '150');
+});
+
+cloud('a chunk that always fails ends the execution: the error shows in progress and no output object exists', async () => {
+  await useZipFunction({ VIDKIT_FAULT_CHUNK: '0:always' });
+  const key = 'renders/failed.mp4';
+  const run = cli(['cloudfn', 'render', path.join(FIXTURES, 'frame-clock'), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '75', '--output-key', key, '--wait']);
+  assert.is(run.status, 1, run.stderr);
+  const renderId = /render ([0-9a-f]{16}) started/.exec(run.stderr)![1];
+  const errors = errorLines(run.stderr);
+  assert.is(errors.length, 1, run.stderr);
+  assert.match(errors[0], new RegExp(`^vidkit: error: render ${renderId} failed: TransientChunkError: injected fault: chunk 0 always fails`));
+
+  const progress = cli(['cloudfn', 'progress', renderId, '--json']);
+  assert.is(progress.status, 0, progress.stderr);
+  const p = JSON.parse(progress.stdout);
+  assert.is(p.status, 'failed');
+  assert.match(p.error, /^TransientChunkError: injected fault: chunk 0 always fails/);
+  assert.is(p.output, undefined);
+  assert.equal(await keysUnder('renders/failed'), [], 'nothing under the output key');
+});
+
+cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {
+  await useZipFunction({});
+  await aws.lambda.send(new PutFunctionConcurrencyCommand({ FunctionName: FUNCTION, ReservedConcurrentExecutions: 1 }));
+  const run = cli(['cloudfn', 'render', path.join(FIXTURES, 'frame-clock'), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '75', '--output-key', 'renders/throttled.mp4']);
+  assert.is(run.status, 0, run.stderr);
+  assert.match(
+    run.stderr,
+    /vidkit: warning: the render function's reserved concurrency is 1, below this render's fan-out of 2 chunks: a single render will be throttled; raise it with `vidkit cloudfn deploy --concurrency=2`/,
+  );
+  assert.ok(run.stderr.indexOf('warning: the render function') < run.stderr.indexOf('started'), 'warned before starting');
+  assert.match(stdoutField(run, 'Render ID'), /^[0-9a-f]{16}$/);
+  assert.match(stdoutField(run, 'Execution ARN'), /:execution:/);
+});
+
+cloud.run();

@@ -1,0 +1,13 @@
+// The vidkit cloud SDK (package entry `vidkit/cloud-sdk`): deploy the stack, upload sites, start
+// renders on AWS Lambda and read their progress. Every function reads VIDKIT_BUCKET and
+// VIDKIT_SFN_ARN when the bucket or state machine is not passed.
+export { deployStack, stackTemplate, MAX_MEMORY_MB, DEFAULT_STACK_NAME } from './deploy';
+export type { DeployOptions, DeployResult } from './deploy';
+export { deploySite, prepareSite, siteHandleFor } from './site';
+export type { SiteHandle, PreparedSite, SiteComposition } from './site';
+export { renderToLambda, validateConfig } from './render';
+export type { RenderToLambdaInput, RenderHandle } from './render';
+export { getRenderProgress } from './progress';
+export type { RenderProgress, RenderStatus } from './progress';
+export { EXECUTION_INPUT_LIMIT } from './validate-config';
+export type { RenderConfigInput } from './validate-config';

@@ -1,0 +1,81 @@
+/**
+ * What a render execution carries and where its objects live in the render bucket: the contract
+ * between the SDK (which starts executions and reads progress) and the render function (which
+ * plans, renders chunks and assembles). Both sides import it; nothing else defines these shapes.
+ */
+import type { FrameFormat } from '../render/capture-session';
+
+/** SPEC.md 2.6, with defaults applied where the interface fixes them. */
+export interface RenderConfig {
+  fps?: number;
+  width?: number;
+  height?: number;
+  /** `mp4` only: HDR is refused in distributed mode (SPEC.md 4.1 rule 6). */
+  format: 'mp4';
+  variables: Record<string, unknown>;
+  /** Frames per chunk; left unset, the plan uses 240 and honours targetChunkFrames. */
+  chunkSize?: number;
+  maxParallelChunks: number;
+  targetChunkFrames?: number;
+}
+
+export interface SiteRef {
+  siteId: string;
+  /** Key prefix of the site's files, ending in `/`. */
+  prefix: string;
+}
+
+/** The `render` field of the execution input, handed to every invocation of the render function. */
+export interface RenderJob {
+  renderId: string;
+  bucket: string;
+  site: SiteRef;
+  outputKey: string;
+  config: RenderConfig;
+  encode: { crf: number; preset: string; frameFormat: FrameFormat };
+  /** Wall-clock epoch the page's virtual Date starts at: one value for every chunk. */
+  epochMs: number;
+}
+
+export interface ExecutionInput {
+  render: RenderJob;
+}
+
+export interface ChunkSpec {
+  index: number;
+  startFrame: number;
+  endFrame: number;
+}
+
+/** Written by the plan step. */
+export interface PlanRecord {
+  totalFrames: number;
+  chunks: number;
+}
+
+/** Written by each chunk while it renders and when it is done. */
+export interface ChunkProgressRecord {
+  index: number;
+  frames: number;
+  totalFrames: number;
+  done: boolean;
+}
+
+export const renderKeys = {
+  prefix: (renderId: string) => `renders/${renderId}/`,
+  plan: (renderId: string) => `renders/${renderId}/plan.json`,
+  progressPrefix: (renderId: string) => `renders/${renderId}/progress/`,
+  progress: (renderId: string, index: number) => `renders/${renderId}/progress/chunk-${pad(index)}.json`,
+  segment: (renderId: string, index: number) => `renders/${renderId}/segments/chunk-${pad(index)}.mp4`,
+  fault: (renderId: string, index: number) => `renders/${renderId}/faults/chunk-${pad(index)}`,
+};
+
+export const siteKeys = {
+  prefix: (siteId: string) => `sites/${siteId}/`,
+  /** Written last: a site without it is incomplete and is uploaded again. */
+  manifest: (siteId: string) => `sites/${siteId}/.vidkit-site.json`,
+};
+
+function pad(index: number): string {
+  return String(index).padStart(4, '0');
+}

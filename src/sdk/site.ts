@@ -1,0 +1,122 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
+import { Composition, loadComposition } from '../composition/composition';
+import { badInput } from '../errors';
+import { awsClients } from './aws-clients';
+import { exists } from './bucket-files';
+import { siteKeys } from './render-input';
+
+/** What `deploySite` returns: enough to start renders of the site without reading the project again. */
+export interface SiteHandle {
+  siteId: string;
+  bucketName: string;
+  /** Key prefix of the site's files in the bucket. */
+  prefix: string;
+  /** The composition as parsed at upload: used to plan and to warn before starting a render. */
+  composition: SiteComposition;
+  /** Files uploaded by this call: 0 when the same bytes were already there. */
+  uploadedFiles: number;
+}
+
+export type SiteComposition = Pick<Composition, 'id' | 'width' | 'height' | 'durationSeconds' | 'fps'>;
+
+interface SiteManifest {
+  siteId: string;
+  composition: SiteComposition;
+  files: string[];
+}
+
+const SITE_ID_HEX = 20;
+
+/** Every regular file under `dir`, as sorted `/`-separated relative paths. Hidden files included: a page may load them. */
+function listFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (rel: string) => {
+    for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
+      const child = rel ? `${rel}/${entry.name}` : entry.name;
+      if (entry.isDirectory()) walk(child);
+      else if (entry.isFile()) out.push(child);
+    }
+  };
+  walk('');
+  return out.sort();
+}
+
+/** The content address of a project: every path and every byte, so same bytes give the same id. */
+export function siteIdOf(projectDir: string, files: string[]): string {
+  const hash = createHash('sha256');
+  for (const file of files) {
+    const content = fs.readFileSync(path.join(projectDir, file));
+    hash.update(`${file}\0${content.length}\0`);
+    hash.update(content);
+  }
+  return hash.digest('hex').slice(0, SITE_ID_HEX);
+}
+
+/** A project read and hashed locally: what a site will be, before any request. */
+export interface PreparedSite {
+  siteId: string;
+  prefix: string;
+  composition: SiteComposition;
+  projectDir: string;
+  files: string[];
+}
+
+export function prepareSite(projectDir: string): PreparedSite {
+  const composition = loadComposition(projectDir);
+  const dir = composition.projectDir;
+  const files = listFiles(dir);
+  const siteId = siteIdOf(dir, files);
+  const summary: SiteComposition = {
+    id: composition.id,
+    width: composition.width,
+    height: composition.height,
+    durationSeconds: composition.durationSeconds,
+    fps: composition.fps,
+  };
+  return { siteId, prefix: siteKeys.prefix(siteId), composition: summary, projectDir: dir, files };
+}
+
+/**
+ * Uploads the project under `sites/<siteId>/` once. The manifest goes last, so an interrupted
+ * upload is redone next time; when the manifest is already there nothing is uploaded.
+ */
+export async function deploySite(opts: { projectDir: string; bucketName?: string } | { prepared: PreparedSite; bucketName?: string }): Promise<SiteHandle> {
+  const bucketName = requireBucket(opts.bucketName);
+  const site = 'prepared' in opts ? opts.prepared : prepareSite(opts.projectDir);
+  const { siteId, prefix, composition, files } = site;
+  const { s3 } = awsClients();
+  if (await exists(bucketName, siteKeys.manifest(siteId))) {
+    return { siteId, bucketName, prefix, composition, uploadedFiles: 0 };
+  }
+  for (const file of files) {
+    await s3.send(new PutObjectCommand({ Bucket: bucketName, Key: prefix + file, Body: fs.readFileSync(path.join(site.projectDir, file)) }));
+  }
+  const manifest: SiteManifest = { siteId, composition, files };
+  await s3.send(new PutObjectCommand({ Bucket: bucketName, Key: siteKeys.manifest(siteId), Body: JSON.stringify(manifest), ContentType: 'application/json' }));
+  return { siteId, bucketName, prefix, composition, uploadedFiles: files.length + 1 };
+}
+
+/** A handle for a site uploaded earlier (`--site-id`), read from its manifest. */
+export async function siteHandleFor(siteId: string, bucketName?: string): Promise<SiteHandle> {
+  const bucket = requireBucket(bucketName);
+  if (!/^[0-9a-f]+$/.test(siteId)) throw badInput(`--site-id must be the hex id printed by \`vidkit cloudfn sites create\`, got "${siteId}"`);
+  const { s3 } = awsClients();
+  let manifest: SiteManifest;
+  try {
+    const got = await s3.send(new GetObjectCommand({ Bucket: bucket, Key: siteKeys.manifest(siteId) }));
+    manifest = JSON.parse(await got.Body!.transformToString());
+  } catch (err) {
+    if ((err as { name?: string }).name === 'NoSuchKey') throw badInput(`site ${siteId} is not in bucket ${bucket}: create it with \`vidkit cloudfn sites create <projectDir>\``);
+    throw err;
+  }
+  return { siteId, bucketName: bucket, prefix: siteKeys.prefix(siteId), composition: manifest.composition, uploadedFiles: 0 };
+}
+
+export function requireBucket(bucketName: string | undefined): string {
+  const bucket = bucketName ?? process.env.VIDKIT_BUCKET;
+  if (!bucket) throw badInput('no render bucket: pass bucketName (--bucket) or set VIDKIT_BUCKET to the RenderBucketName that `vidkit cloudfn deploy` printed');
+  return bucket;
+}

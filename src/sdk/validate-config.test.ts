@@ -1,0 +1,125 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { TEST_CREDENTIALS } from '../test-support/aws-emulator';
+import { FIXTURES, REPO_ROOT, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
+
+// Checks made before any AWS request. The "AWS endpoint" here is a loopback server that only counts
+// the requests it gets (and fails them): a check that ran after a request would show in the count.
+const SDK = path.join(REPO_ROOT, 'dist', 'sdk', 'index.js');
+const out = tempDir('vidkit-validate-test-');
+let server: http.Server;
+let requests = 0;
+let endpoint = '';
+
+interface Outcome {
+  error?: string;
+  warnings: string[];
+}
+
+/** renderToLambda in a fresh process (the SDK's clients read AWS_ENDPOINT_URL once), config from a file. */
+function renderToLambda(config: unknown, project = 'frame-clock'): Promise<Outcome> {
+  const file = path.join(out, `config-${Date.now()}-${Math.random()}.json`);
+  fs.writeFileSync(file, JSON.stringify(config));
+  const script = `
+    const sdk = require(${JSON.stringify(SDK)});
+    const warnings = [];
+    sdk.renderToLambda({
+      siteHandle: sdk.prepareSite(process.argv[1]),
+      bucketName: 'vidkit-test-bucket',
+      stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:vidkit-test',
+      outputKey: 'renders/out.mp4',
+      config: JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8')),
+      onWarning: (m) => warnings.push(m),
+    }).then(
+      () => console.log(JSON.stringify({ warnings })),
+      (e) => console.log(JSON.stringify({ error: e.message, warnings })),
+    );`;
+  return new Promise((resolve, reject) => {
+    const { execFile } = require('node:child_process') as typeof import('node:child_process');
+    execFile(process.execPath, ['-e', script, path.join(FIXTURES, project), file], { env: { ...process.env, ...TEST_CREDENTIALS, AWS_ENDPOINT_URL: endpoint, AWS_MAX_ATTEMPTS: '1' } }, (err, stdout) =>
+      err ? reject(err) : resolve(JSON.parse(stdout)),
+    );
+  });
+}
+
+const checks = suite('cloud checks before any request');
+
+checks.before(async () => {
+  server = http.createServer((req, res) => {
+    requests += 1;
+    req.resume();
+    res.statusCode = 500;
+    res.end('{"__type":"InternalFailure","message":"counting endpoint"}');
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', () => resolve()));
+  endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+});
+
+checks.after(async () => {
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  fs.rmSync(out, { recursive: true, force: true });
+});
+
+checks('an execution input over 262144 bytes is refused with [validateConfig] config:, the size, the limit and the advice; no request', async () => {
+  requests = 0;
+  const big = await renderToLambda({ variables: { fill: 'x'.repeat(300_000) } });
+  assert.is(requests, 0, 'no request reached the endpoint');
+  assert.ok(big.error?.startsWith('[validateConfig] config: the serialised execution input is '), big.error);
+  const bytes = Number(/is (\d+) bytes/.exec(big.error!)![1]);
+  assert.ok(bytes > 300_000 && bytes < 301_000, `stated size ${bytes}`);
+  assert.match(big.error!, /over the limit of 262144 bytes \(256 KiB\)/);
+  assert.match(big.error!, /pass media as URL references/);
+
+  // The same render under the limit passes the check and does reach the endpoint: the counter works.
+  const fits = await renderToLambda({ variables: { fill: 'x'.repeat(250_000) } });
+  assert.not.match(fits.error ?? '', /validateConfig/);
+  assert.ok(requests > 0, 'a valid render made requests');
+});
+
+checks('HDR output is refused in distributed mode before any request', async () => {
+  requests = 0;
+  const hdr = await renderToLambda({ format: 'mp4-hdr' });
+  assert.is(hdr.error, '[validateConfig] config.format: HDR mp4 ("mp4-hdr") is not supported in distributed mode; render it in-process with `vidkit render`');
+  assert.is(requests, 0);
+});
+
+checks('chunks likely to outrun the 15-minute cap are warned about with the options to use; small ones are not', async () => {
+  const slow = await renderToLambda({ width: 6400, maxParallelChunks: 1 });
+  assert.is(slow.warnings.length, 1, JSON.stringify(slow));
+  assert.match(slow.warnings[0], /^chunks of 150 frames at 6400x3600 may outrun the 15-minute function cap \(about \d+ min each by estimate\); use more, shorter chunks: raise --max-parallel-chunks, or set --target-chunk-frames$/);
+  const fast = await renderToLambda({});
+  assert.equal(fast.warnings, []);
+});
+
+checks('cloudfn render refuses --variables-file (local only) before any request', async () => {
+  requests = 0;
+  const run = await vidkitAsync(['cloudfn', 'render', path.join(FIXTURES, 'color-var'), '--variables-file', path.join(out, 'vars.json')], {
+    env: { ...TEST_CREDENTIALS, AWS_ENDPOINT_URL: endpoint, VIDKIT_BUCKET: 'b', VIDKIT_SFN_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:m' },
+  });
+  assert.is(run.status, 2, run.stderr);
+  assert.equal(errorLines(run.stderr), ['vidkit: error: --variables-file is for local renders only (`vidkit render`); pass the overrides inline with --variables']);
+  assert.is(requests, 0);
+});
+
+checks('--help of each cloudfn command lists its options', () => {
+  const help: Array<[string[], string[]]> = [
+    [['cloudfn', 'deploy'], ['--concurrency', '--memory', '--image-uri']],
+    [['cloudfn', 'sites', 'create'], ['<projectDir>', '--bucket']],
+    [
+      ['cloudfn', 'render'],
+      ['--site-id', '--width', '--height', '--variables', '--output-key', '--wait', '--max-parallel-chunks', '--target-chunk-frames', '--chunk-size'],
+    ],
+    [['cloudfn', 'progress'], ['--json', '--state-machine-arn']],
+  ];
+  for (const [command, flags] of help) {
+    const text = execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), ...command, '--help'], { encoding: 'utf8' });
+    for (const flag of flags) assert.ok(text.includes(flag), `${command.join(' ')} --help mentions ${flag}`);
+  }
+});
+
+checks.run();

@@ -1,0 +1,47 @@
+// Test stand-in for aws-lambda-ric, the runtime interface client the render image runs
+// (cloud/image/Dockerfile): it serves a handler module over the Lambda Runtime API
+// (AWS_LAMBDA_RUNTIME_API), reporting a thrown error's name as its errorType as the real client does.
+// Used as the `bootstrap` of a provided.al2023 zip function on the AWS emulator, where container
+// images cannot run. Usage: node lambda-runtime-client.js <handler module> <export name>
+'use strict';
+const http = require('node:http');
+
+const [modulePath, exportName] = process.argv.slice(2);
+const base = `http://${process.env.AWS_LAMBDA_RUNTIME_API}/2018-06-01/runtime`;
+
+function call(method, url, body, headers = {}) {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method, headers: { 'content-type': 'application/json', ...headers } }, (res) => {
+      let data = '';
+      res.setEncoding('utf8');
+      res.on('data', (d) => (data += d));
+      res.on('end', () => resolve({ headers: res.headers, body: data }));
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
+}
+
+const errorBody = (err) => JSON.stringify({ errorType: (err && err.name) || 'Error', errorMessage: (err && err.message) || String(err), trace: String((err && err.stack) || '').split('\n') });
+
+async function main() {
+  let handler;
+  try {
+    handler = require(modulePath)[exportName];
+  } catch (err) {
+    await call('POST', `${base}/init/error`, errorBody(err), { 'Lambda-Runtime-Function-Error-Type': 'Runtime.ImportModuleError' });
+    process.exit(1);
+  }
+  for (;;) {
+    const next = await call('GET', `${base}/invocation/next`);
+    const id = next.headers['lambda-runtime-aws-request-id'];
+    try {
+      const result = await handler(JSON.parse(next.body));
+      await call('POST', `${base}/invocation/${id}/response`, JSON.stringify(result ?? null));
+    } catch (err) {
+      await call('POST', `${base}/invocation/${id}/error`, errorBody(err), { 'Lambda-Runtime-Function-Error-Type': (err && err.name) || 'Error' });
+    }
+  }
+}
+
+main();
