@@ -3,6 +3,7 @@ import { Builtins, Cli } from 'clipanion';
 import { VERSION } from '../package-info';
 import { CloudfnDeployCommand } from './cloudfn-deploy-command';
 import { CloudfnProgressCommand } from './cloudfn-progress-command';
+import { CloudfnRenderBatchCommand } from './cloudfn-render-batch-command';
 import { CloudfnRenderCommand } from './cloudfn-render-command';
 import { CloudfnSitesCreateCommand } from './cloudfn-sites-command';
 import { RenderCommand } from './render-command';
@@ -14,6 +15,7 @@ cli.register(RenderCommand);
 cli.register(CloudfnDeployCommand);
 cli.register(CloudfnSitesCreateCommand);
 cli.register(CloudfnRenderCommand);
+cli.register(CloudfnRenderBatchCommand);
 cli.register(CloudfnProgressCommand);
 
 void cli.runExit(process.argv.slice(2), Cli.defaultContext);

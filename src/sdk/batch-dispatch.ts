@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors';
+import { mapWithLimit } from './map-limit';
 
 /** A manifest row's status (SPEC.md 3): started, would-invoke (dry run) or failed-to-start. */
 export type BatchRowStatus = 'started' | 'would-invoke' | 'failed-to-start';
@@ -64,15 +65,7 @@ export async function dispatchBatch<Prepared>(options: BatchDispatchOptions<Prep
     record(failedRow(problem.line, problem.outputKey ?? null, problem.reason));
   }
 
-  let next = 0;
-  const worker = async (): Promise<void> => {
-    while (next < options.entries.length && !options.signal?.aborted) {
-      const entry = options.entries[next++];
-      record(await dispatchOne(options, entry));
-    }
-  };
-  const lanes = Math.max(1, Math.min(options.maxConcurrent, options.entries.length));
-  await Promise.all(Array.from({ length: lanes }, worker));
+  await mapWithLimit(options.entries, options.maxConcurrent, async (entry) => record(await dispatchOne(options, entry)), options.signal);
   return rows.sort((a, b) => a.line - b.line);
 }
 

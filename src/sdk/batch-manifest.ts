@@ -53,7 +53,7 @@ export function readManifest(file: string): BatchManifestRow[] {
     } catch {
       throw badInput(`${where}: not a manifest row (invalid JSON)`);
     }
-    if (!isManifestRow(row)) throw badInput(`${where}: not a manifest row (needs line, outputKey, status)`);
+    if (!isManifestRow(row)) throw badInput(`${where}: not a manifest row (needs line, outputKey, status, and executionArn when started)`);
     rows.push(row);
   });
   return rows.sort((a, b) => a.line - b.line);
@@ -65,7 +65,8 @@ function isManifestRow(v: unknown): v is BatchManifestRow {
   return (
     Number.isInteger(row.line) &&
     (typeof row.outputKey === 'string' || row.outputKey === null) &&
-    STATUSES.includes(row.status as BatchRowStatus)
+    STATUSES.includes(row.status as BatchRowStatus) &&
+    (row.status !== 'started' || typeof row.executionArn === 'string')
   );
 }
 
@@ -88,14 +89,8 @@ export function formatManifestText(rows: readonly BatchManifestRow[]): string {
       ? `${counts.wouldInvoke} would-invoke, ${counts.failedToStart} failed-to-start (dry run: nothing started)`
       : `${counts.started} started, ${counts.failedToStart} failed-to-start`;
   const table = [
-    ['line', 'outputKey', 'status', 'executionArn', 'renderId'],
-    ...rows.map((r) => [
-      String(r.line),
-      r.outputKey ?? '-',
-      r.status === 'failed-to-start' ? `failed-to-start: ${r.error ?? ''}` : r.status,
-      r.executionArn ?? '-',
-      r.renderId ?? '-',
-    ]),
+    ['line', 'outputKey', 'status', 'executionArn', 'renderId', 'reason'],
+    ...rows.map((r) => [String(r.line), r.outputKey ?? '-', r.status, r.executionArn ?? '-', r.renderId ?? '-', r.error ?? '']),
   ];
   return [summary, ...formatColumns(table)].join('\n') + '\n';
 }

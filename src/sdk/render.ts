@@ -124,14 +124,14 @@ async function concurrencyWarning(stateMachineArn: string, fanOut: number): Prom
   );
 }
 
-/** Starts one Standard execution of the render state machine and returns at once. */
-export async function renderToLambda(input: RenderToLambdaInput): Promise<RenderHandle> {
-  const plan = validateConfig(input);
-  const stateMachineArn = requireStateMachine(input.stateMachineArn);
-  const slow = chunkTimeWarning(plan);
-  if (slow) input.onWarning?.(slow);
-  const throttled = await concurrencyWarning(stateMachineArn, plan.chunks);
-  if (throttled) input.onWarning?.(throttled);
+/** The warnings of SPEC.md 7 that apply before starting: the 15-minute chunk cap, reserved concurrency. */
+export async function preflightWarnings(plan: RenderPlan, stateMachineArn: string): Promise<string[]> {
+  const warnings = [chunkTimeWarning(plan), await concurrencyWarning(stateMachineArn, plan.chunks)];
+  return warnings.filter((w): w is string => w !== undefined);
+}
+
+/** Starts the Standard execution of a validated render and returns at once. */
+export async function startRender(plan: RenderPlan, stateMachineArn: string): Promise<RenderHandle> {
   const { renderId } = plan.input.render;
   const started = await awsClients().sfn.send(new StartExecutionCommand({ stateMachineArn, name: renderId, input: plan.body }));
   return {
@@ -142,4 +142,12 @@ export async function renderToLambda(input: RenderToLambdaInput): Promise<Render
     totalFrames: plan.totalFrames,
     chunks: plan.chunks,
   };
+}
+
+/** Starts one Standard execution of the render state machine and returns at once. */
+export async function renderToLambda(input: RenderToLambdaInput): Promise<RenderHandle> {
+  const plan = validateConfig(input);
+  const stateMachineArn = requireStateMachine(input.stateMachineArn);
+  for (const warning of await preflightWarnings(plan, stateMachineArn)) input.onWarning?.(warning);
+  return startRender(plan, stateMachineArn);
 }
