@@ -1,7 +1,7 @@
 import { Command, Option } from 'clipanion';
 import { badInput } from '../errors';
 import { getBatchProgress } from '../sdk/batch-progress';
-import { formatColumns, readManifest } from '../sdk/batch-manifest';
+import { columns, readManifest, writeLines } from '../sdk/batch-manifest';
 import { RenderProgress, getRenderProgress } from '../sdk/progress';
 import { VidkitCommand } from './base-command';
 import { STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
@@ -62,10 +62,15 @@ export class CloudfnProgressCommand extends VidkitCommand {
       return;
     }
     const summary = `${batch.total} renders: ${batch.done} done, ${batch.running} running, ${batch.failed} failed (${batch.percent}%)`;
-    const table = [
-      ['line', 'outputKey', 'state', 'percent', 'renderId', 'output or error'],
-      ...batch.rows.map((r) => [String(r.line), r.outputKey ?? '-', r.state, `${r.percent}%`, r.renderId ?? '-', r.output ?? r.error ?? '']),
-    ];
-    this.context.stdout.write(`${[summary, ...formatColumns(table)].join('\n')}\n`);
+    const table = columns(['line', 'outputKey', 'state', 'percent', 'renderId', 'output or error'], batch.rows, (r) => [
+      String(r.line),
+      r.outputKey ?? '-',
+      r.state,
+      `${r.percent}%`,
+      r.renderId ?? '-',
+      r.output ?? r.error ?? '',
+    ]);
+    this.context.stdout.write(`${summary}\n`);
+    writeLines(this.context.stdout, table);
   }
 }

@@ -1,7 +1,7 @@
 import { Command, Option } from 'clipanion';
-import { ExitCode, badInput, errorMessage } from '../errors';
-import { loadNative } from '../native';
-import { ManifestWriter, countRows, formatManifestText, manifestPathFor } from '../sdk/batch-manifest';
+import { ExitCode, badInput } from '../errors';
+import { readBatchFile } from '../sdk/batch-file';
+import { ManifestWriter, countRows, manifestJson, manifestPathFor, manifestText, writeLines } from '../sdk/batch-manifest';
 import { DEFAULT_MAX_CONCURRENT, RenderBatchInput, renderBatchToLambda } from '../sdk/render-batch';
 import { siteKeys } from '../sdk/render-input';
 import { PreparedSite, deploySite, prepareSite, siteHandleFor } from '../sdk/site';
@@ -55,13 +55,8 @@ export class CloudfnRenderBatchCommand extends VidkitCommand {
     const maxConcurrent = wholeNumber(this.maxConcurrent, '--max-concurrent');
     const config = { width: wholeNumber(this.width, '--width'), height: wholeNumber(this.height, '--height') };
     const prepared = prepareSite(this.projectDir);
-    let parsed;
-    try {
-      parsed = await loadNative().parseBatchFile(this.batch);
-    } catch (err) {
-      throw badInput(errorMessage(err));
-    }
-    if (parsed.entries.length + parsed.errors.length === 0) throw badInput(`${this.batch} has no entries: one {"outputKey", "variables"} object per line`);
+    const batch = await readBatchFile(this.batch);
+    if (batch.entries.length + batch.problems.length === 0) throw badInput(`${this.batch} has no entries: one {"outputKey", "variables"} object per line`);
 
     const siteHandle = await this.site(prepared);
 
@@ -80,7 +75,7 @@ export class CloudfnRenderBatchCommand extends VidkitCommand {
         bucketName: this.bucket,
         stateMachineArn: this.stateMachineArn,
         config,
-        batch: { entries: parsed.entries, problems: parsed.errors },
+        batch,
         declarations: prepared.variables,
         strictVariables: this.strictVariables,
         maxConcurrent,
@@ -93,7 +88,7 @@ export class CloudfnRenderBatchCommand extends VidkitCommand {
       process.off('SIGINT', onSigint);
       manifest.close();
     }
-    this.context.stdout.write(this.json ? `${JSON.stringify(rows)}\n` : formatManifestText(rows));
+    writeLines(this.context.stdout, this.json ? manifestJson(rows) : manifestText(rows));
     if (interrupt.signal.aborted) return ExitCode.Interrupted;
     return countRows(rows).failedToStart > 0 ? ExitCode.RenderFailed : ExitCode.Ok;
   }

@@ -1,5 +1,5 @@
 import { errorMessage } from '../errors';
-import { mapWithLimit } from './map-limit';
+import { Indexed, mapWithLimit } from './map-limit';
 
 /** A manifest row's status (SPEC.md 3): started, would-invoke (dry run) or failed-to-start. */
 export type BatchRowStatus = 'started' | 'would-invoke' | 'failed-to-start';
@@ -35,7 +35,7 @@ export interface StartedRender {
 }
 
 export interface BatchDispatchOptions<Prepared> {
-  entries: readonly BatchItem[];
+  entries: Indexed<BatchItem>;
   problems: readonly BatchLineProblem[];
   /** Most StartExecution calls in flight at once (SPEC.md 4.1 rule 1). */
   maxConcurrent: number;

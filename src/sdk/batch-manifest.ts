@@ -81,22 +81,49 @@ export function countRows(rows: readonly BatchManifestRow[]): ManifestCounts {
   return { started: count('started'), wouldInvoke: count('would-invoke'), failedToStart: count('failed-to-start') };
 }
 
-/** The text manifest of SPEC.md 2.4: a summary line, then one row per input line. */
-export function formatManifestText(rows: readonly BatchManifestRow[]): string {
+/** The text manifest of SPEC.md 2.4, line by line: a summary line, then one row per input line. */
+export function* manifestText(rows: readonly BatchManifestRow[]): Generator<string> {
   const counts = countRows(rows);
-  const summary =
-    counts.wouldInvoke > 0
-      ? `${counts.wouldInvoke} would-invoke, ${counts.failedToStart} failed-to-start (dry run: nothing started)`
-      : `${counts.started} started, ${counts.failedToStart} failed-to-start`;
-  const table = [
-    ['line', 'outputKey', 'status', 'executionArn', 'renderId', 'reason'],
-    ...rows.map((r) => [String(r.line), r.outputKey ?? '-', r.status, r.executionArn ?? '-', r.renderId ?? '-', r.error ?? '']),
-  ];
-  return [summary, ...formatColumns(table)].join('\n') + '\n';
+  yield counts.wouldInvoke > 0
+    ? `${counts.wouldInvoke} would-invoke, ${counts.failedToStart} failed-to-start (dry run: nothing started)`
+    : `${counts.started} started, ${counts.failedToStart} failed-to-start`;
+  yield* columns(['line', 'outputKey', 'status', 'executionArn', 'renderId', 'reason'], rows, (r) => [
+    String(r.line),
+    r.outputKey ?? '-',
+    r.status,
+    r.executionArn ?? '-',
+    r.renderId ?? '-',
+    r.error ?? '',
+  ]);
 }
 
-/** Left-aligned columns; the last column is not padded. */
-export function formatColumns(table: readonly string[][]): string[] {
-  const widths = table[0].map((_, col) => Math.max(...table.map((row) => row[col].length)));
-  return table.map((row) => row.map((cell, col) => (col === row.length - 1 ? cell : cell.padEnd(widths[col]))).join('  ').trimEnd());
+/** The `--json` manifest, line by line: a JSON array of row objects. */
+export function* manifestJson(rows: readonly BatchManifestRow[]): Generator<string> {
+  yield '[';
+  for (let i = 0; i < rows.length; i++) yield `${JSON.stringify(rows[i])}${i < rows.length - 1 ? ',' : ''}`;
+  yield ']';
+}
+
+/** Left-aligned columns, one line per item; the last column is not padded. */
+export function* columns<T>(header: readonly string[], items: readonly T[], cells: (item: T) => string[]): Generator<string> {
+  const widths = header.map((h) => h.length);
+  for (const item of items) cells(item).forEach((cell, col) => (widths[col] = Math.max(widths[col], cell.length)));
+  const line = (row: readonly string[]) => row.map((cell, col) => (col === row.length - 1 ? cell : cell.padEnd(widths[col]))).join('  ').trimEnd();
+  yield line(header);
+  for (const item of items) yield line(cells(item));
+}
+
+const LINES_PER_WRITE = 1000;
+
+/** Writes lines in blocks, so a 100,000-row manifest never becomes one string in memory. */
+export function writeLines(out: { write(text: string): unknown }, lines: Iterable<string>): void {
+  let block: string[] = [];
+  for (const l of lines) {
+    block.push(l);
+    if (block.length === LINES_PER_WRITE) {
+      out.write(`${block.join('\n')}\n`);
+      block = [];
+    }
+  }
+  if (block.length > 0) out.write(`${block.join('\n')}\n`);
 }

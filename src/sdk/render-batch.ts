@@ -1,6 +1,7 @@
 import { DeclarationSet, checkOverrides } from '../composition/variables';
 import { badInput } from '../errors';
-import { BatchItem, BatchLineProblem, BatchManifestRow, dispatchBatch } from './batch-dispatch';
+import { BatchItem, BatchManifestRow, dispatchBatch } from './batch-dispatch';
+import type { BatchFile } from './batch-file';
 import { RenderPlan, RenderToLambdaInput, preflightWarnings, requireStateMachine, startRender, validateConfig } from './render';
 import type { RenderConfigInput } from './validate-config';
 
@@ -13,8 +14,8 @@ export interface RenderBatchInput {
   stateMachineArn?: string;
   /** Applied to every entry; each entry brings its own `variables` and `outputKey`. */
   config?: Omit<RenderConfigInput, 'variables'>;
-  /** The parsed batch (native `parseBatchFile`): entries and the lines that cannot be rendered. */
-  batch: { entries: readonly BatchItem[]; problems: readonly BatchLineProblem[] };
+  /** The parsed batch (see batch-file.ts): entries and the lines that cannot be rendered. */
+  batch: BatchFile;
   /** The composition's declarations: a mismatch warns, or fails the entry under `strictVariables`. */
   declarations?: DeclarationSet;
   strictVariables?: boolean;
