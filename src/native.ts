@@ -26,14 +26,6 @@ export interface Chunk {
   frameCount: number;
 }
 
-export interface BatchEntry {
-  /** 1-based physical line number in the file. */
-  line: number;
-  outputKey: string;
-  /** The entry's `variables` object as compact JSON, keys in file order. */
-  variablesJson: string;
-}
-
 export interface BatchLineError {
   line: number;
   /** Present when the line had a usable outputKey. */
@@ -41,8 +33,14 @@ export interface BatchLineError {
   reason: string;
 }
 
-export interface BatchParse {
-  entries: BatchEntry[];
+/**
+ * A parsed batch, packed so that no JS object or string is made per entry: entry i is
+ * `spans[4i..4i+4] = [line, start, mid, end]`, its outputKey the UTF-8 bytes `text[start..mid]` and
+ * its variables JSON `text[mid..end]`. Decode entries with src/sdk/batch-file.ts.
+ */
+export interface PackedBatchParse {
+  spans: Uint32Array;
+  text: Buffer;
   errors: BatchLineError[];
 }
 
@@ -142,7 +140,7 @@ export interface NativeBinding {
   /** Throws with an actionable message when an option is 0 or not a whole number. */
   planChunks(options: PlanChunksOptions): Chunk[];
   /** Reads the file off the main thread; bad lines are reported in `errors`, never thrown. */
-  parseBatchFile(path: string): Promise<BatchParse>;
+  parseBatchFile(path: string): Promise<PackedBatchParse>;
   NativeEncoder: NativeEncoderConstructor;
   /** Joins encoder segments in order by stream copy; refuses segments with other codec parameters. */
   concatSegments(inputs: string[], output: string, options?: ConcatOptions): Promise<ConcatResult>;

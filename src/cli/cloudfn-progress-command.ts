@@ -1,4 +1,7 @@
 import { Command, Option } from 'clipanion';
+import { badInput } from '../errors';
+import { getBatchProgress } from '../sdk/batch-progress';
+import { columns, readManifest, writeLines } from '../sdk/batch-manifest';
 import { RenderProgress, getRenderProgress } from '../sdk/progress';
 import { CloudCommand } from './cloud-command';
 import { STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
@@ -22,11 +25,17 @@ export class CloudfnProgressCommand extends CloudCommand {
     `,
   });
 
-  id = Option.String({ required: true, name: 'renderId or executionArn' });
+  id = Option.String({ required: false, name: 'renderId or executionArn' });
+  batchManifest = Option.String('--batch-manifest', { description: 'Report every render of a batch, from the manifest render-batch wrote' });
   stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
   json = Option.Boolean('--json', false, { description: 'Print the progress as JSON' });
 
   protected async runCloud(): Promise<void> {
+    if (this.batchManifest !== undefined) {
+      if (this.id !== undefined) throw badInput('pass either a render id / execution ARN or --batch-manifest, not both');
+      return this.reportBatch(this.batchManifest);
+    }
+    if (this.id === undefined) throw badInput('pass a render id or execution ARN (or --batch-manifest <file>)');
     const arn = this.id.startsWith('arn:');
     const p = await getRenderProgress({ renderId: arn ? undefined : this.id, executionArn: arn ? this.id : undefined, stateMachineArn: this.stateMachineArn });
     if (this.json) {
@@ -44,5 +53,24 @@ export class CloudfnProgressCommand extends CloudCommand {
     if (p.output) lines.push(`Output: ${p.output.url}`);
     if (p.error) lines.push(`Error: ${p.error}`);
     this.context.stdout.write(`${lines.join('\n')}\n`);
+  }
+
+  private async reportBatch(file: string): Promise<void> {
+    const batch = await getBatchProgress(readManifest(file), this.stateMachineArn);
+    if (this.json) {
+      this.context.stdout.write(`${JSON.stringify(batch)}\n`);
+      return;
+    }
+    const summary = `${batch.total} renders: ${batch.done} done, ${batch.running} running, ${batch.failed} failed (${batch.percent}%)`;
+    const table = columns(['line', 'outputKey', 'state', 'percent', 'renderId', 'output or error'], batch.rows, (r) => [
+      String(r.line),
+      r.outputKey ?? '-',
+      r.state,
+      `${r.percent}%`,
+      r.renderId ?? '-',
+      r.output ?? r.error ?? '',
+    ]);
+    this.context.stdout.write(`${summary}\n`);
+    writeLines(this.context.stdout, table);
   }
 }

@@ -17,6 +17,13 @@ export interface AwsClients {
 
 let cached: AwsClients | undefined;
 
+/**
+ * Attempts per Step Functions call under the SDK's standard retry mode: a throttled or failing
+ * StartExecution (ThrottlingException, 5xx, a dropped connection) is retried with exponential backoff
+ * and jitter, then fails with its error; a batch row then becomes failed-to-start.
+ */
+export const SFN_MAX_ATTEMPTS = 5;
+
 // vidkit supports Node >= 20.17 (package.json engines); the SDK's multi-line notice about its own
 // future Node 22 requirement would otherwise open every cloudfn command's stderr.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -26,7 +33,7 @@ export function awsClients(): AwsClients {
   const forcePathStyle = Boolean(process.env.AWS_ENDPOINT_URL);
   cached = {
     s3: new S3Client({ forcePathStyle }),
-    sfn: new SFNClient({}),
+    sfn: new SFNClient({ maxAttempts: SFN_MAX_ATTEMPTS }),
     cfn: new CloudFormationClient({}),
     lambda: new LambdaClient({}),
   };

@@ -1,28 +1,21 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { CloudFormationClient, DescribeStackResourcesCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import {
-  CreateFunctionCommand,
-  DeleteFunctionCommand,
-  GetFunctionCommand,
-  LambdaClient,
-  PutFunctionConcurrencyCommand,
-} from '@aws-sdk/client-lambda';
-import { GetObjectCommand, HeadBucketCommand, HeadObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
-import { DescribeStateMachineCommand, ListExecutionsCommand, SFNClient } from '@aws-sdk/client-sfn';
+import { DescribeStackResourcesCommand, DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
+import { GetFunctionCommand, PutFunctionConcurrencyCommand } from '@aws-sdk/client-lambda';
+import { HeadBucketCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { DescribeStateMachineCommand, ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { AwsEmulator, TEST_CREDENTIALS, startAwsEmulator } from '../test-support/aws-emulator';
+import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
 import { CliRun, FIXTURES, REPO_ROOT, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
+import { RENDER_FUNCTION, TEST_IMAGE, TestAws, downloadObject, keysUnder as keysUnderPrefix, registerZipHandler, testAwsClients } from '../test-support/cloud-stack';
 import { decodeGray, ffprobe, psnrPerFrame, readBits } from '../test-support/media';
 import { stackTemplate } from './deploy';
 
 // The whole cloud path against MiniStack on loopback: CloudFormation deploy, S3 sites, the Step
 // Functions render (plan, Map over chunks, assemble) invoking the real handler (src/lambda/handler.ts)
 // with real Chromium and the native encoder, and progress from the execution and the bucket.
-const IMAGE = '000000000000.dkr.ecr.us-east-1.amazonaws.com/vidkit:test';
-const FUNCTION = 'vidkit-render-render';
 const out = tempDir('vidkit-cloud-test-');
 
 let emu: AwsEmulator;
@@ -30,7 +23,7 @@ let bucket = '';
 let stateMachineArn = '';
 /** The site of src/test-support/fixtures/frame-clock, as the sites test uploads it. */
 let frameClockSite = '';
-let aws: { s3: S3Client; sfn: SFNClient; cfn: CloudFormationClient; lambda: LambdaClient };
+let aws: TestAws;
 
 const cli = (args: string[]): CliRun => vidkit(args, { env: renderEnv() });
 const cliAsync = (args: string[]): Promise<CliRun> => vidkitAsync(args, { env: renderEnv() });
@@ -44,52 +37,15 @@ function stdoutField(run: CliRun, name: string): string {
   return line!.slice(name.length + 2);
 }
 
-/**
- * MiniStack runs container-image functions only through Docker, which this machine lacks. So after
- * deploying the real template (image function), the test registers the same handler as a zip
- * function under the same name and ARN: a provided.al2023 function whose bootstrap serves
- * cloud/handler.js (the image's entry) over the Lambda Runtime API through
- * src/test-support/lambda-runtime-client.js, the test's stand-in for the image's aws-lambda-ric.
- * `env` adds variables to the function (the fault injection).
- */
-async function useZipFunction(env: Record<string, string>): Promise<void> {
-  const current = (await aws.lambda.send(new GetFunctionCommand({ FunctionName: FUNCTION }))).Configuration!;
-  const zip = path.join(out, 'handler.zip');
-  const client = path.join(REPO_ROOT, 'src', 'test-support', 'lambda-runtime-client.js');
-  const bootstrap = `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(client)} ${JSON.stringify(path.join(REPO_ROOT, 'cloud', 'handler.js'))} handler\n`;
-  const script = 'import sys, zipfile\ninfo = zipfile.ZipInfo("bootstrap")\ninfo.external_attr = 0o100755 << 16\nwith zipfile.ZipFile(sys.argv[1], "w") as z: z.writestr(info, sys.argv[2])';
-  execFileSync(path.join(REPO_ROOT, '.venv', 'bin', 'python'), ['-c', script, zip, bootstrap]);
-  await aws.lambda.send(new DeleteFunctionCommand({ FunctionName: FUNCTION }));
-  await aws.lambda.send(
-    new CreateFunctionCommand({
-      FunctionName: FUNCTION,
-      Runtime: 'provided.al2023',
-      Handler: 'handler.handler',
-      Role: current.Role!,
-      Timeout: current.Timeout,
-      MemorySize: current.MemorySize,
-      Code: { ZipFile: fs.readFileSync(zip) },
-      Environment: { Variables: { VIDKIT_BUCKET: bucket, ...env } },
-    }),
-  );
-}
-
-async function download(key: string, file: string): Promise<void> {
-  const got = await aws.s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
-  fs.writeFileSync(file, await got.Body!.transformToByteArray());
-}
-
-async function keysUnder(prefix: string): Promise<string[]> {
-  const listed = await aws.s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix }));
-  return (listed.Contents ?? []).map((o) => o.Key!);
-}
+const useZipFunction = (env: Record<string, string>) => registerZipHandler(aws, { bucket, workDir: out, env });
+const download = (key: string, file: string) => downloadObject(aws, bucket, key, file);
+const keysUnder = (prefix: string) => keysUnderPrefix(aws, bucket, prefix);
 
 const cloud = suite('cloudfn on the AWS emulator (MiniStack)');
 
 cloud.before(async () => {
   emu = await startAwsEmulator();
-  const config = { endpoint: emu.endpoint, region: TEST_CREDENTIALS.AWS_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
-  aws = { s3: new S3Client({ ...config, forcePathStyle: true }), sfn: new SFNClient(config), cfn: new CloudFormationClient(config), lambda: new LambdaClient(config) };
+  aws = testAwsClients(emu);
 });
 
 cloud.after(async () => {
@@ -98,7 +54,7 @@ cloud.after(async () => {
 });
 
 cloud('deploy creates the stack and prints its outputs; again unchanged; --concurrency updates; --memory above 10240 is refused', async () => {
-  const first = vidkit(['cloudfn', 'deploy', '--image-uri', IMAGE], { env: emu.env });
+  const first = vidkit(['cloudfn', 'deploy', '--image-uri', TEST_IMAGE], { env: emu.env });
   assert.is(first.status, 0, first.stderr + emu.log());
   assert.match(first.stderr, /stack vidkit-render created/);
   bucket = stdoutField(first, 'RenderBucketName');
@@ -119,7 +75,7 @@ cloud('deploy creates the stack and prints its outputs; again unchanged; --concu
     ],
   );
   await aws.s3.send(new HeadBucketCommand({ Bucket: bucket }));
-  const fn = (await aws.lambda.send(new GetFunctionCommand({ FunctionName: FUNCTION }))).Configuration!;
+  const fn = (await aws.lambda.send(new GetFunctionCommand({ FunctionName: RENDER_FUNCTION }))).Configuration!;
   assert.equal([fn.PackageType, fn.MemorySize, fn.Timeout], ['Image', 10240, 900]);
   const machine = await aws.sfn.send(new DescribeStateMachineCommand({ stateMachineArn }));
   assert.is(machine.type, 'STANDARD');
@@ -292,7 +248,7 @@ cloud('a chunk that always fails ends the execution: the error shows in progress
 
 cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {
   await useZipFunction({});
-  await aws.lambda.send(new PutFunctionConcurrencyCommand({ FunctionName: FUNCTION, ReservedConcurrentExecutions: 1 }));
+  await aws.lambda.send(new PutFunctionConcurrencyCommand({ FunctionName: RENDER_FUNCTION, ReservedConcurrentExecutions: 1 }));
   const run = cli(['cloudfn', 'render', path.join(FIXTURES, 'frame-clock'), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '75', '--output-key', 'renders/throttled.mp4']);
   assert.is(run.status, 0, run.stderr);
   assert.match(

@@ -124,14 +124,16 @@ async function concurrencyWarning(stateMachineArn: string, fanOut: number): Prom
   );
 }
 
-/** Starts one Standard execution of the render state machine and returns at once. */
-export async function renderToLambda(input: RenderToLambdaInput): Promise<RenderHandle> {
-  const plan = validateConfig(input);
-  const stateMachineArn = requireStateMachine(input.stateMachineArn);
+/** The warnings of SPEC.md 7 that apply before starting: the 15-minute chunk cap (no request needed), then reserved concurrency. */
+export async function preflightWarnings(plan: RenderPlan, stateMachineArn: string, onWarning: (message: string) => void): Promise<void> {
   const slow = chunkTimeWarning(plan);
-  if (slow) input.onWarning?.(slow);
+  if (slow) onWarning(slow);
   const throttled = await concurrencyWarning(stateMachineArn, plan.chunks);
-  if (throttled) input.onWarning?.(throttled);
+  if (throttled) onWarning(throttled);
+}
+
+/** Starts the Standard execution of a validated render and returns at once. */
+export async function startRender(plan: RenderPlan, stateMachineArn: string): Promise<RenderHandle> {
   const { renderId } = plan.input.render;
   const started = await awsClients().sfn.send(new StartExecutionCommand({ stateMachineArn, name: renderId, input: plan.body }));
   return {
@@ -142,4 +144,12 @@ export async function renderToLambda(input: RenderToLambdaInput): Promise<Render
     totalFrames: plan.totalFrames,
     chunks: plan.chunks,
   };
+}
+
+/** Starts one Standard execution of the render state machine and returns at once. */
+export async function renderToLambda(input: RenderToLambdaInput): Promise<RenderHandle> {
+  const plan = validateConfig(input);
+  const stateMachineArn = requireStateMachine(input.stateMachineArn);
+  await preflightWarnings(plan, stateMachineArn, (message) => input.onWarning?.(message));
+  return startRender(plan, stateMachineArn);
 }

@@ -3,6 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Composition, loadComposition } from '../composition/composition';
+import type { DeclarationSet } from '../composition/variables';
 import { badInput } from '../errors';
 import { awsClients } from './aws-clients';
 import { exists } from './bucket-files';
@@ -62,6 +63,8 @@ export interface PreparedSite {
   composition: SiteComposition;
   projectDir: string;
   files: string[];
+  /** The variable declarations, to check overrides against before any request. */
+  variables: DeclarationSet;
 }
 
 export function prepareSite(projectDir: string): PreparedSite {
@@ -76,7 +79,7 @@ export function prepareSite(projectDir: string): PreparedSite {
     durationSeconds: composition.durationSeconds,
     fps: composition.fps,
   };
-  return { siteId, prefix: siteKeys.prefix(siteId), composition: summary, projectDir: dir, files };
+  return { siteId, prefix: siteKeys.prefix(siteId), composition: summary, projectDir: dir, files, variables: composition.variables };
 }
 
 /**

@@ -1,8 +1,11 @@
 //! Streaming parser for batch render files: one JSON object per line,
 //! `{"outputKey": "<non-empty string>", "variables": { ... }}`.
 //!
-//! The file is read one physical line at a time into a reused buffer, so memory is bounded by the
-//! longest line, not the file. A bad line is reported and never stops the others.
+//! The file is read one physical line at a time into a reused buffer, so working memory is bounded
+//! by the longest line, not the file. A line is parsed without building a JSON tree: `variables` is
+//! kept as the raw text the line gave. Every entry's outputKey and variables text are packed back to
+//! back into one string, so a batch of any size is three allocations, not two per line. A bad line
+//! is reported and never stops the others.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -10,16 +13,28 @@ use std::fs::File;
 use std::io::{self, BufRead, BufReader};
 use std::path::{Path, PathBuf};
 
-use serde_json::{Map, Value};
+use serde::{Deserialize, Deserializer};
+use serde_json::value::RawValue;
+use serde_json::Value;
 
-/// A line that can be rendered.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct BatchEntry {
+/// A line that can be rendered, borrowed from its [`BatchParse`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct BatchEntry<'a> {
     /// 1-based physical line number (blank lines count).
     pub line: u32,
-    pub output_key: String,
-    /// The `variables` object re-serialised compactly, keys in the order the file gave them.
-    pub variables_json: String,
+    pub output_key: &'a str,
+    /// The `variables` object's JSON text exactly as the line wrote it.
+    pub variables_json: &'a str,
+}
+
+/// Where an entry lies in [`BatchParse::text`]: its outputKey is `text[start..mid]` and its
+/// variables JSON `text[mid..end]`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct EntrySpan {
+    pub line: u32,
+    pub start: u32,
+    pub mid: u32,
+    pub end: u32,
 }
 
 /// A line that cannot be rendered, and why.
@@ -35,8 +50,25 @@ pub struct BatchLineError {
 /// Every entry and every line error of a batch file, in file order.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct BatchParse {
-    pub entries: Vec<BatchEntry>,
+    /// The entries' outputKeys and variables texts, back to back (see [`EntrySpan`]).
+    pub text: String,
+    pub spans: Vec<EntrySpan>,
     pub errors: Vec<BatchLineError>,
+}
+
+impl BatchParse {
+    pub fn entry(&self, span: &EntrySpan) -> BatchEntry<'_> {
+        let (start, mid, end) = (span.start as usize, span.mid as usize, span.end as usize);
+        BatchEntry {
+            line: span.line,
+            output_key: &self.text[start..mid],
+            variables_json: &self.text[mid..end],
+        }
+    }
+
+    pub fn entries(&self) -> impl Iterator<Item = BatchEntry<'_>> {
+        self.spans.iter().map(|span| self.entry(span))
+    }
 }
 
 /// The batch file itself could not be read (as opposed to a line in it being wrong).
@@ -68,12 +100,21 @@ pub fn parse_batch_file(path: &Path) -> Result<BatchParse, BatchReadError> {
         source,
     };
     let file = File::open(path).map_err(with_path)?;
-    parse_batch_reader(BufReader::new(file)).map_err(|e| with_path(e.source))
+    // The packed text is at most the file's size: sized once, it is never copied while growing.
+    let size = file.metadata().map_or(0, |m| m.len() as usize);
+    parse_lines(BufReader::with_capacity(1 << 20, file), size).map_err(|e| with_path(e.source))
 }
 
 /// Parses JSONL from any buffered reader. Only I/O failures are errors; bad lines are collected.
-pub fn parse_batch_reader<R: BufRead>(mut reader: R) -> Result<BatchParse, BatchReadError> {
-    let mut parse = BatchParse::default();
+pub fn parse_batch_reader<R: BufRead>(reader: R) -> Result<BatchParse, BatchReadError> {
+    parse_lines(reader, 0)
+}
+
+fn parse_lines<R: BufRead>(mut reader: R, text_capacity: usize) -> Result<BatchParse, BatchReadError> {
+    let mut parse = BatchParse {
+        text: String::with_capacity(text_capacity),
+        ..BatchParse::default()
+    };
     // outputKey -> line of its first occurrence, to name it in duplicate errors.
     let mut first_seen: HashMap<String, u32> = HashMap::new();
     let mut buf = Vec::new();
@@ -91,22 +132,60 @@ pub fn parse_batch_reader<R: BufRead>(mut reader: R) -> Result<BatchParse, Batch
             continue;
         }
         match parse_line(&buf, line, &mut first_seen) {
-            Ok(entry) => parse.entries.push(entry),
+            Ok((output_key, variables_json)) => {
+                let start = parse.text.len();
+                parse.text.push_str(&output_key);
+                let mid = parse.text.len();
+                parse.text.push_str(variables_json);
+                parse.spans.push(EntrySpan {
+                    line,
+                    start: offset(start)?,
+                    mid: offset(mid)?,
+                    end: offset(parse.text.len())?,
+                });
+            }
             Err(error) => parse.errors.push(error),
         }
     }
     Ok(parse)
 }
 
-fn parse_line(bytes: &[u8], line: u32, first_seen: &mut HashMap<String, u32>) -> Result<BatchEntry, BatchLineError> {
+/// Spans are u32 to halve their size; a batch over 4 GiB of keys and variables is refused.
+fn offset(n: usize) -> Result<u32, BatchReadError> {
+    u32::try_from(n).map_err(|_| BatchReadError {
+        path: None,
+        source: io::Error::new(io::ErrorKind::InvalidData, "batch file too large: over 4 GiB of entries"),
+    })
+}
+
+/// The two fields a line must have, borrowed unparsed; any other field is ignored. `None` is a
+/// missing field; a `null` one is present (and refused for its type).
+#[derive(Deserialize)]
+struct RawLine<'a> {
+    #[serde(rename = "outputKey", borrow, default, deserialize_with = "present")]
+    output_key: Option<&'a RawValue>,
+    #[serde(borrow, default, deserialize_with = "present")]
+    variables: Option<&'a RawValue>,
+}
+
+fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de RawValue>, D::Error> {
+    <&RawValue>::deserialize(deserializer).map(Some)
+}
+
+fn parse_line<'a>(
+    bytes: &'a [u8],
+    line: u32,
+    first_seen: &mut HashMap<String, u32>,
+) -> Result<(String, &'a str), BatchLineError> {
     let fail = |output_key: Option<&str>, reason: String| BatchLineError {
         line,
         output_key: output_key.map(str::to_owned),
         reason,
     };
 
-    let value: Value = serde_json::from_slice(bytes).map_err(|e| fail(None, format!("invalid JSON: {e}")))?;
-    let Value::Object(mut object) = value else {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        // Not an object: parse it whole only to say what it is.
+        let value: Value = serde_json::from_slice(bytes).map_err(|e| fail(None, format!("invalid JSON: {e}")))?;
         return Err(fail(
             None,
             format!(
@@ -114,8 +193,9 @@ fn parse_line(bytes: &[u8], line: u32, first_seen: &mut HashMap<String, u32>) ->
                 kind(&value)
             ),
         ));
-    };
-    let output_key = take_output_key(&mut object).map_err(|reason| fail(None, reason))?;
+    }
+    let raw: RawLine<'a> = serde_json::from_slice(bytes).map_err(|e| fail(None, format!("invalid JSON: {e}")))?;
+    let output_key = output_key(raw.output_key).map_err(|reason| fail(None, reason))?;
 
     // A key is claimed by the first line that names it, even if that line is otherwise bad:
     // two lines with one outputKey would write the same output, whichever of them is valid.
@@ -127,41 +207,43 @@ fn parse_line(bytes: &[u8], line: u32, first_seen: &mut HashMap<String, u32>) ->
     }
     first_seen.insert(output_key.clone(), line);
 
-    let variables = match object.remove("variables") {
-        None => {
-            return Err(fail(
-                Some(&output_key),
-                "missing \"variables\": add an object of variable values, {} for none".into(),
-            ))
-        }
-        Some(Value::Object(variables)) => variables,
-        Some(other) => {
-            return Err(fail(
-                Some(&output_key),
-                format!("\"variables\" must be an object, got {}", kind(&other)),
-            ))
-        }
-    };
-    // Serialising a Map of Values cannot fail: keys are strings and numbers are finite.
-    let variables_json = serde_json::to_string(&variables).expect("a JSON object always serialises");
-    Ok(BatchEntry {
-        line,
-        output_key,
-        variables_json,
-    })
+    match raw.variables {
+        None => Err(fail(
+            Some(&output_key),
+            "missing \"variables\": add an object of variable values, {} for none".into(),
+        )),
+        Some(variables) if variables.get().starts_with('{') => Ok((output_key, variables.get())),
+        Some(other) => Err(fail(
+            Some(&output_key),
+            format!("\"variables\" must be an object, got {}", raw_kind(other)),
+        )),
+    }
 }
 
-fn take_output_key(object: &mut Map<String, Value>) -> Result<String, String> {
-    match object.remove("outputKey") {
-        None => Err("missing \"outputKey\": add a non-empty string naming this render's output".into()),
-        Some(Value::String(key)) if key.is_empty() => {
-            Err("\"outputKey\" is empty: give a non-empty string naming this render's output".into())
-        }
-        Some(Value::String(key)) => Ok(key),
-        Some(other) => Err(format!(
-            "\"outputKey\" must be a non-empty string, got {}",
-            kind(&other)
-        )),
+fn output_key(raw: Option<&RawValue>) -> Result<String, String> {
+    let Some(raw) = raw else {
+        return Err("missing \"outputKey\": add a non-empty string naming this render's output".into());
+    };
+    if !raw.get().starts_with('"') {
+        return Err(format!("\"outputKey\" must be a non-empty string, got {}", raw_kind(raw)));
+    }
+    // A RawValue is valid JSON, so a string in it always decodes.
+    let key: String = serde_json::from_str(raw.get()).expect("a raw JSON string decodes");
+    if key.is_empty() {
+        return Err("\"outputKey\" is empty: give a non-empty string naming this render's output".into());
+    }
+    Ok(key)
+}
+
+/// What kind of JSON value a raw value is, from its first character (it is valid JSON).
+fn raw_kind(raw: &RawValue) -> &'static str {
+    match raw.get().as_bytes()[0] {
+        b'n' => "null",
+        b't' | b'f' => "a boolean",
+        b'"' => "a string",
+        b'[' => "an array",
+        b'{' => "an object",
+        _ => "a number",
     }
 }
 
@@ -187,30 +269,30 @@ mod tests {
 
     fn only_error(text: &str) -> BatchLineError {
         let parsed = parse(text);
-        assert!(parsed.entries.is_empty(), "{parsed:?}");
+        assert!(parsed.spans.is_empty(), "{parsed:?}");
         assert_eq!(parsed.errors.len(), 1, "{parsed:?}");
         parsed.errors.into_iter().next().unwrap()
     }
 
     #[test]
-    fn valid_lines_become_entries_with_compact_variables_in_file_order() {
+    fn valid_lines_become_entries_with_their_variables_text_in_file_order() {
         let parsed = parse(concat!(
             "{\"outputKey\": \"a.mp4\", \"variables\": { \"title\": \"Hi\", \"n\": 3, \"nested\": {\"z\": 1, \"a\": [1, 2]} }}\n",
             "{\"variables\": {}, \"outputKey\": \"b.mp4\"}\n",
         ));
         assert!(parsed.errors.is_empty());
         assert_eq!(
-            parsed.entries,
+            parsed.entries().collect::<Vec<_>>(),
             vec![
                 BatchEntry {
                     line: 1,
-                    output_key: "a.mp4".into(),
-                    variables_json: r#"{"title":"Hi","n":3,"nested":{"z":1,"a":[1,2]}}"#.into()
+                    output_key: "a.mp4",
+                    variables_json: r#"{ "title": "Hi", "n": 3, "nested": {"z": 1, "a": [1, 2]} }"#
                 },
                 BatchEntry {
                     line: 2,
-                    output_key: "b.mp4".into(),
-                    variables_json: "{}".into()
+                    output_key: "b.mp4",
+                    variables_json: "{}"
                 },
             ]
         );
@@ -221,7 +303,7 @@ mod tests {
         let parsed =
             parse("\n   \t\n{\"outputKey\":\"a\",\"variables\":{}}\r\n\r\n{\"outputKey\":\"b\",\"variables\":{}}");
         assert!(parsed.errors.is_empty());
-        let lines: Vec<u32> = parsed.entries.iter().map(|e| e.line).collect();
+        let lines: Vec<u32> = parsed.spans.iter().map(|e| e.line).collect();
         assert_eq!(lines, vec![3, 5]);
     }
 
@@ -308,7 +390,7 @@ mod tests {
             "{\"outputKey\": \"b\", \"variables\": {}}\n",
             "{\"outputKey\": \"a\", \"variables\": {\"x\": 1}}\n",
         ));
-        assert_eq!(parsed.entries.iter().map(|e| e.line).collect::<Vec<_>>(), vec![1, 3]);
+        assert_eq!(parsed.spans.iter().map(|e| e.line).collect::<Vec<_>>(), vec![1, 3]);
         assert_eq!(
             parsed.errors,
             vec![BatchLineError {
@@ -322,7 +404,7 @@ mod tests {
     #[test]
     fn a_bad_line_claims_its_output_key() {
         let parsed = parse("{\"outputKey\": \"a\"}\n{\"outputKey\": \"a\", \"variables\": {}}\n");
-        assert!(parsed.entries.is_empty());
+        assert!(parsed.spans.is_empty());
         assert_eq!(parsed.errors.len(), 2);
         assert_eq!(
             parsed.errors[1].reason,
@@ -340,7 +422,7 @@ mod tests {
             "{\"outputKey\": \"\", \"variables\": {}}\n",
         ));
         assert_eq!(
-            parsed.entries.iter().map(|e| e.output_key.as_str()).collect::<Vec<_>>(),
+            parsed.entries().map(|e| e.output_key).collect::<Vec<_>>(),
             vec!["ok1", "ok2"]
         );
         assert_eq!(parsed.errors.iter().map(|e| e.line).collect::<Vec<_>>(), vec![1, 3, 5]);
@@ -356,10 +438,11 @@ mod tests {
         }
         let parsed = parse(&text);
         assert!(parsed.errors.is_empty());
-        assert_eq!(parsed.entries.len(), 100_000);
-        assert_eq!(parsed.entries[99_999].line, 100_000);
+        assert_eq!(parsed.spans.len(), 100_000);
+        let last = parsed.entry(&parsed.spans[99_999]);
+        assert_eq!(last.line, 100_000);
         assert_eq!(
-            parsed.entries[99_999].variables_json,
+            last.variables_json,
             r#"{"title":"Video 99999","n":99999}"#
         );
     }
@@ -370,7 +453,7 @@ mod tests {
         std::fs::create_dir_all(&dir).unwrap();
         let path = dir.join("batch.jsonl");
         std::fs::write(&path, "{\"outputKey\": \"a\", \"variables\": {}}\n").unwrap();
-        assert_eq!(parse_batch_file(&path).unwrap().entries.len(), 1);
+        assert_eq!(parse_batch_file(&path).unwrap().spans.len(), 1);
 
         let missing = dir.join("missing.jsonl");
         let message = parse_batch_file(&missing).unwrap_err().to_string();

@@ -4,5 +4,5 @@
 pub mod batch;
 pub mod plan;
 
-pub use batch::{parse_batch_file, parse_batch_reader, BatchEntry, BatchLineError, BatchParse, BatchReadError};
+pub use batch::{parse_batch_file, parse_batch_reader, BatchEntry, BatchLineError, BatchParse, BatchReadError, EntrySpan};
 pub use plan::{plan_chunks, Chunk, PlanError, PlanOptions, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS};

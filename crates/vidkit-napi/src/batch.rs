@@ -2,21 +2,12 @@
 
 use std::path::PathBuf;
 
-use napi::bindgen_prelude::AsyncTask;
+use napi::bindgen_prelude::{AsyncTask, Buffer, Uint32Array};
 use napi::{Env, Task};
 use napi_derive::napi;
 use vidkit_core::{parse_batch_file as parse, BatchParse};
 
 use crate::js::failure;
-
-#[napi(object, js_name = "BatchEntry")]
-pub struct JsBatchEntry {
-    /// 1-based line number in the file.
-    pub line: u32,
-    pub output_key: String,
-    /// The entry's `variables` object as compact JSON.
-    pub variables_json: String,
-}
 
 #[napi(object, js_name = "BatchLineError")]
 pub struct JsBatchLineError {
@@ -25,9 +16,14 @@ pub struct JsBatchLineError {
     pub reason: String,
 }
 
-#[napi(object, js_name = "BatchParse")]
+/// A parsed batch, packed: no JS object or string per entry is made here. Entry `i` is
+/// `spans[4i..4i+4] = [line, start, mid, end]`: its outputKey is `text[start..mid]` and its
+/// variables JSON `text[mid..end]` (UTF-8 byte offsets), so 100,000 lines cross the boundary as
+/// three buffers and the JS side decodes an entry only when it dispatches it.
+#[napi(object, js_name = "PackedBatchParse")]
 pub struct JsBatchParse {
-    pub entries: Vec<JsBatchEntry>,
+    pub spans: Uint32Array,
+    pub text: Buffer,
     pub errors: Vec<JsBatchLineError>,
 }
 
@@ -44,16 +40,14 @@ impl Task for ParseBatch {
     }
 
     fn resolve(&mut self, _env: Env, parsed: BatchParse) -> napi::Result<JsBatchParse> {
+        let spans = parsed
+            .spans
+            .iter()
+            .flat_map(|s| [s.line, s.start, s.mid, s.end])
+            .collect::<Vec<u32>>();
         Ok(JsBatchParse {
-            entries: parsed
-                .entries
-                .into_iter()
-                .map(|e| JsBatchEntry {
-                    line: e.line,
-                    output_key: e.output_key,
-                    variables_json: e.variables_json,
-                })
-                .collect(),
+            spans: Uint32Array::new(spans),
+            text: Buffer::from(parsed.text.into_bytes()),
             errors: parsed
                 .errors
                 .into_iter()
@@ -68,7 +62,7 @@ impl Task for ParseBatch {
 }
 
 /// Parses a JSONL batch file; bad lines are reported in `errors`, never thrown.
-#[napi(ts_return_type = "Promise<BatchParse>")]
+#[napi(ts_return_type = "Promise<PackedBatchParse>")]
 pub fn parse_batch_file(path: String) -> AsyncTask<ParseBatch> {
     AsyncTask::new(ParseBatch { path: path.into() })
 }

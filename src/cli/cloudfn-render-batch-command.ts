@@ -1,0 +1,104 @@
+import { Command, Option } from 'clipanion';
+import { ExitCode, badInput } from '../errors';
+import { readBatchFile } from '../sdk/batch-file';
+import { ManifestWriter, countRows, manifestJson, manifestPathFor, manifestText, writeLines } from '../sdk/batch-manifest';
+import { DEFAULT_MAX_CONCURRENT, RenderBatchInput, renderBatchToLambda } from '../sdk/render-batch';
+import { siteKeys } from '../sdk/render-input';
+import { PreparedSite, deploySite, prepareSite, siteHandleFor } from '../sdk/site';
+import { CloudCommand } from './cloud-command';
+import { BUCKET_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
+
+export class CloudfnRenderBatchCommand extends CloudCommand {
+  static paths = [['cloudfn', 'render-batch']];
+
+  static usage = Command.Usage({
+    category: 'Cloud',
+    description: 'Start one cloud render per line of a JSONL batch file and print the manifest',
+    details: `
+      Each line of the batch is {"outputKey": "<key>", "variables": {...}}; blank lines are skipped.
+      The site is uploaded once (skipped with --site-id). Every entry is checked before any request:
+      its variables against the composition's declarations (a mismatch warns; with
+      --strict-variables it fails the entry) and its execution input against the 256 KiB limit. A
+      malformed line or a refused entry becomes a failed-to-start row naming the line and the reason;
+      the other entries go on. At most --max-concurrent executions are being started at once
+      (default 50); a throttled start is retried with backoff before its row fails.
+
+      The manifest (a summary line, then one row per line: line, outputKey, status, executionArn,
+      renderId) is printed, and also written row by row to <batch>.manifest.jsonl next to the batch,
+      so an interrupted run leaves a record of what it started. --dry-run validates everything,
+      starts nothing and uploads nothing: every good row is would-invoke.
+
+      Exit code 1 when any entry failed to start, 130 when interrupted.
+    `,
+    examples: [['Dry run, then the real thing', '$0 cloudfn render-batch my-video --batch viewers.jsonl --dry-run']],
+  });
+
+  projectDir = Option.String({ required: true, name: 'projectDir' });
+  batch = Option.String('--batch', { required: true, description: 'JSONL file: one {"outputKey", "variables"} object per line' });
+  width = Option.String('--width', { description: 'Output width in pixels (keeps the aspect ratio)' });
+  height = Option.String('--height', { description: 'Output height in pixels (keeps the aspect ratio)' });
+  maxConcurrent = Option.String('--max-concurrent', { description: `Executions being started at once (default ${DEFAULT_MAX_CONCURRENT})` });
+  siteId = Option.String('--site-id', { description: 'A site uploaded before by `cloudfn sites create`: not uploaded again' });
+  strictVariables = Option.Boolean('--strict-variables', false, { description: 'Fail an entry whose variables do not match the declarations' });
+  json = Option.Boolean('--json', false, { description: 'Print the manifest as a JSON array of rows' });
+  dryRun = Option.Boolean('--dry-run', false, { description: 'Validate every entry; start nothing (rows are would-invoke)' });
+  bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
+  stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
+  variablesFile = Option.String('--variables-file', { hidden: true });
+  variables = Option.String('--variables', { hidden: true });
+
+  protected async runCloud(): Promise<number> {
+    if (this.variablesFile !== undefined || this.variables !== undefined) {
+      const flag = this.variablesFile !== undefined ? '--variables-file' : '--variables';
+      throw badInput(`${flag} does not apply to render-batch: each JSONL line carries its own "variables" object`);
+    }
+    const maxConcurrent = wholeNumber(this.maxConcurrent, '--max-concurrent');
+    const config = { width: wholeNumber(this.width, '--width'), height: wholeNumber(this.height, '--height') };
+    const prepared = prepareSite(this.projectDir);
+    const batch = await readBatchFile(this.batch);
+    if (batch.entries.length + batch.problems.length === 0) throw badInput(`${this.batch} has no entries: one {"outputKey", "variables"} object per line`);
+
+    const siteHandle = await this.site(prepared);
+
+    const manifest = new ManifestWriter(manifestPathFor(this.batch));
+    this.log(`manifest: ${manifest.file}`);
+    const interrupt = new AbortController();
+    const onSigint = () => {
+      this.log('interrupted: starting nothing more; waiting for the starts in flight');
+      interrupt.abort();
+    };
+    process.once('SIGINT', onSigint);
+    let rows;
+    try {
+      rows = await renderBatchToLambda({
+        siteHandle,
+        bucketName: this.bucket,
+        stateMachineArn: this.stateMachineArn,
+        config,
+        batch,
+        declarations: prepared.variables,
+        strictVariables: this.strictVariables,
+        maxConcurrent,
+        dryRun: this.dryRun,
+        onRow: (row) => manifest.append(row),
+        onWarning: (message) => this.warn(message),
+        signal: interrupt.signal,
+      });
+    } finally {
+      process.off('SIGINT', onSigint);
+      manifest.close();
+    }
+    writeLines(this.context.stdout, this.json ? manifestJson(rows) : manifestText(rows));
+    if (interrupt.signal.aborted) return ExitCode.Interrupted;
+    return countRows(rows).failedToStart > 0 ? ExitCode.RenderFailed : ExitCode.Ok;
+  }
+
+  /** The site to render: uploaded once, named by --site-id, or (dry run) only hashed locally. */
+  private async site(prepared: PreparedSite): Promise<RenderBatchInput['siteHandle']> {
+    if (this.dryRun) return this.siteId ? { ...prepared, siteId: this.siteId, prefix: siteKeys.prefix(this.siteId) } : prepared;
+    if (this.siteId) return siteHandleFor(this.siteId, this.bucket);
+    const site = await deploySite({ prepared, bucketName: this.bucket });
+    this.log(site.uploadedFiles === 0 ? `site ${site.siteId}: already uploaded` : `site ${site.siteId}: uploaded ${site.uploadedFiles} files`);
+    return site;
+  }
+}

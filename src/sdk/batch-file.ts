@@ -1,0 +1,38 @@
+import { badInput, errorMessage } from '../errors';
+import { PackedBatchParse, loadNative } from '../native';
+import type { BatchItem, BatchLineProblem } from './batch-dispatch';
+import type { Indexed } from './map-limit';
+
+/** A JSONL batch file (SPEC.md 2.3), parsed natively; entries are decoded when they are read. */
+export interface BatchFile {
+  entries: Indexed<BatchItem>;
+  /** Lines that cannot be rendered, with the native parser's reason. */
+  problems: BatchLineProblem[];
+}
+
+/** The entries of a packed native parse, each decoded only when asked for. */
+class PackedEntries implements Indexed<BatchItem> {
+  readonly length: number;
+
+  constructor(private readonly packed: PackedBatchParse) {
+    this.length = packed.spans.length / 4;
+  }
+
+  at(index: number): BatchItem | undefined {
+    if (index < 0 || index >= this.length) return undefined;
+    const [line, start, mid, end] = this.packed.spans.subarray(index * 4, index * 4 + 4);
+    const { text } = this.packed;
+    return { line, outputKey: text.toString('utf8', start, mid), variablesJson: text.toString('utf8', mid, end) };
+  }
+}
+
+/** Reads a batch file off the main thread; an unreadable file is an error naming it. */
+export async function readBatchFile(file: string): Promise<BatchFile> {
+  let packed: PackedBatchParse;
+  try {
+    packed = await loadNative().parseBatchFile(file);
+  } catch (err) {
+    throw badInput(errorMessage(err));
+  }
+  return { entries: new PackedEntries(packed), problems: packed.errors };
+}
