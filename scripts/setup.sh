@@ -58,7 +58,8 @@ npm run --silent build:native >&2
 log "building the TypeScript"
 npm run --silent build:ts >&2
 
-# The web templates (templates/*): each app's own dependencies, and the player copied in.
+# The web templates (templates/*): each app's own dependencies, and what each serves from vidkit
+# (the player and the bundled composition) installed.
 npm_install_in() {
   if [ ! -d "$1/node_modules" ] || [ "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]; then
     log "installing npm dependencies of $1"
@@ -68,8 +69,8 @@ npm_install_in() {
 for app in templates/sandbox-platform templates/edge-container templates/edge-container/container; do
   npm_install_in "$app"
 done
-(cd templates/sandbox-platform && node scripts/copy-player.mjs)
-(cd templates/edge-container && node scripts/copy-player.mjs)
+(cd templates/sandbox-platform && npm run --silent assets)
+(cd templates/edge-container && npm run --silent assets)
 venv=templates/serverless-container/.venv
 if [ ! -x "$venv/bin/python" ] || [ templates/serverless-container/requirements.txt -nt "$venv/.installed" ]; then
   log "installing the serverless-container template's Python requirements"
@@ -77,6 +78,6 @@ if [ ! -x "$venv/bin/python" ] || [ templates/serverless-container/requirements.
   "$venv/bin/pip" install --quiet --disable-pip-version-check -r templates/serverless-container/requirements.txt >&2
   touch "$venv/.installed"
 fi
-"$venv/bin/python" templates/serverless-container/scripts/copy_player.py
+node dist/template-assets.js templates/serverless-container/static/vidkit-player.js templates/serverless-container/compositions
 
 log "ready: node dist/cli/main.js render <projectDir>"

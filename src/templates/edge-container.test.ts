@@ -29,7 +29,7 @@ let container: RunningServer;
 let worker: RunningServer;
 
 test.before(async () => {
-  const copy = spawnSync('npm', ['run', '--silent', 'copy-player'], { cwd: APP, encoding: 'utf8' });
+  const copy = spawnSync('npm', ['run', '--silent', 'assets'], { cwd: APP, encoding: 'utf8' });
   assert.is(copy.status, 0, copy.stderr);
   const containerPort = await freePort();
   container = await startServer(process.execPath, ['server.mjs'], {

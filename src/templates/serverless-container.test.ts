@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempDir } from '../test-support/cli';
+import { REPO_ROOT, tempDir } from '../test-support/cli';
 import {
   ACCENT_VARIABLES,
   LOCAL_VIDKIT_CLI,
@@ -32,7 +32,7 @@ async function startApp(env: Record<string, string>): Promise<RunningServer> {
 }
 
 test.before(async () => {
-  const copy = spawnSync(PYTHON, ['scripts/copy_player.py'], { cwd: APP, encoding: 'utf8' });
+  const copy = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'template-assets.js'), 'static/vidkit-player.js', 'compositions'], { cwd: APP, encoding: 'utf8' });
   assert.is(copy.status, 0, copy.stderr);
   server = await startApp({ VIDKIT_LOCAL_STORE_DIR: volume, VIDKIT_CLI: LOCAL_VIDKIT_CLI, ...SMALL_RENDER });
 });

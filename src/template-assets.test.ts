@@ -1,0 +1,32 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { REPO_ROOT, tempDir } from './test-support/cli';
+import { installTemplateAssets } from './template-assets';
+
+const files = (dir: string): string[] => fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
+
+test('installTemplateAssets copies the built player and examples/ui-3d-reveal, replacing a stale copy', () => {
+  const app = tempDir('vidkit-template-assets-');
+  try {
+    const stale = path.join(app, 'public', 'compositions', 'ui-3d-reveal');
+    fs.mkdirSync(stale, { recursive: true });
+    fs.writeFileSync(path.join(stale, 'old.html'), 'stale');
+    const other = path.join(app, 'public', 'compositions', 'mine');
+    fs.mkdirSync(other);
+    fs.writeFileSync(path.join(other, 'index.html'), 'a user composition');
+
+    installTemplateAssets({ playerFile: path.join(app, 'public', 'vidkit-player.js'), compositionsDir: path.join(app, 'public', 'compositions') });
+
+    assert.ok(fs.readFileSync(path.join(app, 'public', 'vidkit-player.js')).equals(fs.readFileSync(path.join(REPO_ROOT, 'dist', 'player', 'vidkit-player.js'))));
+    const example = path.join(REPO_ROOT, 'examples', 'ui-3d-reveal');
+    assert.equal(files(stale), files(example));
+    for (const f of files(example)) assert.ok(fs.readFileSync(path.join(stale, f)).equals(fs.readFileSync(path.join(example, f))), f);
+    assert.is(fs.readFileSync(path.join(other, 'index.html'), 'utf8'), 'a user composition', 'other compositions are left alone');
+  } finally {
+    fs.rmSync(app, { recursive: true, force: true });
+  }
+});
+
+test.run();
