@@ -3,7 +3,8 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { TEST_CREDENTIALS, freePort } from '../test-support/aws-emulator';
+import { TEST_CREDENTIALS } from '../test-support/aws-emulator';
+import { freePort } from '../test-support/ports';
 import { FIXTURES, errorLines, vidkitAsync } from '../test-support/cli';
 
 // AWS failures a user can fix end a cloudfn command with one error line and the exit code of

@@ -145,11 +145,19 @@ cloud('sites create: a content-addressed id; the same bytes give the same id and
   assert.is.not(stdoutField(changed, 'Site ID'), siteId);
 });
 
-const CLOCK_20S = path.join(FIXTURES, 'frame-clock-20s');
+/** The frame-clock fixture lengthened to 20 s (600 frames): long enough for several chunks. */
+function clock20s(): string {
+  const dir = path.join(out, 'frame-clock-20s');
+  fs.mkdirSync(dir, { recursive: true });
+  const html = fs.readFileSync(path.join(FIXTURES, 'frame-clock', 'index.html'), 'utf8');
+  fs.writeFileSync(path.join(dir, 'index.html'), html.replace('data-duration="5"', 'data-duration="20"'));
+  return dir;
+}
 
 cloud('a 20 s render, --max-parallel-chunks 4 --wait: chunks render in the function, the output matches a local 1-worker render; progress while running and when done', async () => {
   // At its native 640x360: scaled down, the clock's hard block edges fall between pixels and two
   // x264 encodes cut at different frames differ by about 43 dB even locally (1 against 4 workers).
+  const CLOCK_20S = clock20s();
   const local = path.join(out, 'local.mp4');
   const localRun = vidkit(['render', CLOCK_20S, '--workers', '1', '--output', local]);
   assert.is(localRun.status, 0, localRun.stderr);

@@ -12,11 +12,11 @@ import {
   TEMPLATES,
   assertRejectsMalformedBodies,
   assertSmallAccentRender,
-  freePort,
   postJson,
   previewFrameSpread,
   startServer,
 } from '../test-support/templates';
+import { freePort } from '../test-support/ports';
 
 // The edge-container template: the real Worker in `wrangler dev` (workerd + miniflare's local R2
 // bucket), containers disabled; the container's own server runs as a local process behind it.

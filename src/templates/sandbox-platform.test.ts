@@ -12,11 +12,11 @@ import {
   TEMPLATES,
   assertRejectsMalformedBodies,
   assertSmallAccentRender,
-  freePort,
   postJson,
   previewFrameSpread,
   startServer,
 } from '../test-support/templates';
+import { freePort } from '../test-support/ports';
 
 // The sandbox-platform template (Next.js) with its local adapters: the sandbox is a local vidkit
 // process, the blob store a directory. The platform clients (sandbox, blob) cannot run here.

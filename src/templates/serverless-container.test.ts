@@ -12,11 +12,11 @@ import {
   TEMPLATES,
   assertRejectsMalformedBodies,
   assertSmallAccentRender,
-  freePort,
   postJson,
   previewFrameSpread,
   startServer,
 } from '../test-support/templates';
+import { freePort } from '../test-support/ports';
 
 // The serverless-container template: its real ASGI app under uvicorn with the local adapters (the
 // spawned function is a thread-pool job running the vidkit CLI, the volume a directory).

@@ -1,7 +1,7 @@
 import { ChildProcess, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
+import { freePort } from './ports';
 import { REPO_ROOT, tempDir } from './cli';
 
 /**
@@ -19,17 +19,6 @@ export interface AwsEmulator {
 }
 
 const MINISTACK = path.join(REPO_ROOT, '.venv', 'bin', 'ministack');
-
-export async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export const TEST_CREDENTIALS = { AWS_REGION: 'us-east-1', AWS_ACCESS_KEY_ID: 'test', AWS_SECRET_ACCESS_KEY: 'test' };
 

@@ -1,7 +1,7 @@
 import { ChildProcess, execFileSync, spawn } from 'node:child_process';
 import * as fs from 'node:fs';
-import * as net from 'node:net';
 import * as path from 'node:path';
+import { freePort } from './ports';
 import * as assert from 'uvu/assert';
 import { findBrowser, launchBrowser } from '../render/browser';
 import { REPO_ROOT, tempDir } from './cli';
@@ -19,17 +19,6 @@ export const SMALL_RENDER = { RENDER_WIDTH: '320', RENDER_HEIGHT: '180', RENDER_
 export const SMALL_FRAMES = 30;
 /** Overrides the accent; ui-3d-reveal fills its panel with it from 0.9 s on. */
 export const ACCENT_VARIABLES = { variables: { accent: '#ff3366', headline: 'Rendered by a template' } };
-
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = net.createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as net.AddressInfo;
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 export interface RunningServer {
   url: string;
