@@ -16,12 +16,15 @@ export class CloudfnProgressCommand extends CloudCommand {
 
   static usage = Command.Usage({
     category: 'Cloud',
-    description: 'Report the progress of a cloud render, by render id or execution ARN',
+    description: 'Report the progress of a cloud render (by render id or execution ARN) or of a whole batch',
     details: `
       Status is planning, rendering, assembling, done, failed, timed-out or aborted. Also: chunks
       done of total, frames rendered of total, overall percent (100 only once the output exists),
       the output location when done and the error when the execution failed. A render id needs the
       state machine (--state-machine-arn or VIDKIT_SFN_ARN); an execution ARN does not.
+
+      With --batch-manifest <file> (the .manifest.jsonl that render-batch wrote), every render of
+      the batch: a summary line (done, running, failed, percent) and one row per batch line.
     `,
   });
 
