@@ -49,9 +49,14 @@ export interface BatchParse {
 /** How the pushed screenshots are encoded. */
 export type FrameInput = 'jpeg' | 'png';
 
+/** Output formats of the encoder and concat; see src/render/formats.ts. */
+export type NativeOutputFormat = 'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg';
+
 export interface NativeEncoderOptions {
-  /** MP4 file to create (replaced if it exists). */
+  /** File to create (replaced if it exists), in the format's container. */
   output: string;
+  /** Default mp4. */
+  format?: NativeOutputFormat;
   /** Even number of pixels. */
   width: number;
   /** Even number of pixels. */
@@ -95,6 +100,8 @@ export interface NativeEncoderConstructor {
 export interface ConcatOptions {
   /** Put the MP4 index first so playback can start while downloading. */
   faststart?: boolean;
+  /** The segments' format, which picks the container; default mp4. */
+  format?: NativeOutputFormat;
 }
 
 export interface ConcatResult {

@@ -18,6 +18,8 @@ export interface SessionOptions {
   scale?: number;
   boot: RuntimeBoot;
   format: FrameFormat;
+  /** Capture the page's transparency: where the page draws no background, alpha is 0. */
+  transparent?: boolean;
   /** Milliseconds the page may take to load and become ready. */
   loadTimeoutMs?: number;
 }
@@ -55,7 +57,9 @@ export class CaptureSession {
     this.page.on('pageerror', (err) => this.pageErrors.push(errorMessage(err)));
     this.client = await this.page.createCDPSession();
     await this.client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false });
-    await this.client.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 255, g: 255, b: 255, a: 1 } });
+    await this.client.send('Emulation.setDefaultBackgroundColorOverride', {
+      color: { r: 255, g: 255, b: 255, a: this.opts.transparent ? 0 : 1 },
+    });
     await this.page.evaluateOnNewDocument(bootScript(this.opts.boot));
     const timeout = this.opts.loadTimeoutMs ?? 60_000;
     let response;

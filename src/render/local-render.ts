@@ -9,6 +9,7 @@ import { loadNative } from '../native';
 import { CaptureMode, findBrowser, resolveProfile } from './browser';
 import { CaptureSession, FrameFormat } from './capture-session';
 import { ChunkRange, EncodeSettings, discardingSink, renderChunk, segmentEncoder } from './chunk-renderer';
+import { OutputFormat, assertOutputExtension, formatExtension, hasAlpha } from './formats';
 import { fpsToRational } from './fps';
 import { resolveOutputSize } from './output-size';
 import { serveProject } from './project-server';
@@ -16,8 +17,10 @@ import { WorkersOption, resolveWorkers } from './workers';
 
 export interface LocalRenderOptions {
   projectDir: string;
-  /** Defaults to `out/<composition id>.mp4` under the working directory. */
+  /** Defaults to `out/<composition id>.<format's extension>` under the working directory. */
   output?: string;
+  /** Default mp4. */
+  format?: OutputFormat;
   overrides: Overrides;
   strictVariables: boolean;
   workers: WorkersOption;
@@ -73,8 +76,13 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const totalFrames = framesOf(composition.durationSeconds, fpsValue);
   if (totalFrames < 1) throw badInput(`${composition.id}: data-duration ${composition.durationSeconds}s is shorter than one frame at ${fpsValue} fps`);
 
-  const output = path.resolve(opts.output ?? path.join('out', `${composition.id}.mp4`));
-  if (path.extname(output).toLowerCase() !== '.mp4') throw badInput(`--output must name an .mp4 file, got ${opts.output}`);
+  const format = opts.format ?? 'mp4';
+  const extension = formatExtension(format);
+  const output = path.resolve(opts.output ?? path.join('out', `${composition.id}${extension}`));
+  assertOutputExtension(opts.output ?? output, format);
+  // Transparency needs PNG frames: JPEG has no alpha.
+  const transparent = hasAlpha(format);
+  const frameFormat: FrameFormat = transparent ? { type: 'png' } : opts.frameFormat;
 
   const size = resolveOutputSize(composition, opts.width, opts.height);
   const workers = resolveWorkers(opts.workers, totalFrames);
@@ -88,16 +96,17 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   opts.onStart?.({ totalFrames, workers: chunks.length });
 
   const settings: EncodeSettings = {
+    format,
     width: size.width,
     height: size.height,
     fps,
     crf: opts.crf,
     preset: opts.preset,
-    frameFormat: opts.frameFormat,
+    frameFormat,
   };
   fs.mkdirSync(path.dirname(output), { recursive: true });
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-'));
-  const partial = path.join(path.dirname(output), `.${path.basename(output, '.mp4')}.${process.pid}.partial.mp4`);
+  const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.partial${extension}`);
   const server = await serveProject(composition.projectDir);
   const sessions = new Set<CaptureSession>();
   const closeAll = () => Promise.all([...sessions].map((s) => s.close()));
@@ -122,12 +131,13 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
           height: composition.height,
           scale: size.scale,
           boot,
-          format: opts.frameFormat,
+          format: frameFormat,
+          transparent,
         });
         sessions.add(session);
         try {
           throwIfAborted(opts.signal);
-          const segment = path.join(tmpDir, `chunk-${String(chunk.index).padStart(4, '0')}.mp4`);
+          const segment = path.join(tmpDir, `chunk-${String(chunk.index).padStart(4, '0')}${extension}`);
           const sink = opts.sink === 'discard' ? discardingSink() : segmentEncoder(settings, segment);
           await renderChunk(session, chunk, sink, onFrame);
           return segment;
@@ -146,7 +156,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     });
     let joined = { frames: totalFrames, bytes: 0 };
     if (opts.sink !== 'discard') {
-      joined = await native.concatSegments(segments, partial, { faststart: true });
+      joined = await native.concatSegments(segments, partial, { faststart: true, format });
       fs.renameSync(partial, output);
     }
     return {

@@ -55,3 +55,13 @@ export function leftEdge(frame: Buffer, y: number): number {
   for (let x = 0; x < 640; x++) if (frame[y * 640 + x] > 128) return x;
   return -1;
 }
+
+/** Every frame as packed RGBA, width×height×4 bytes each; `decoder` picks e.g. libvpx-vp9, which keeps VP9's alpha. */
+export function decodeRgba(file: string, width: number, height: number, decoder?: string): Buffer[] {
+  const args = [...(decoder ? ['-c:v', decoder] : []), '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgba', '-'];
+  const raw = execFileSync('ffmpeg', ['-v', 'error', ...args], { maxBuffer: 1024 * 1024 * 1024 });
+  const size = width * height * 4;
+  const frames: Buffer[] = [];
+  for (let off = 0; off + size <= raw.length; off += size) frames.push(raw.subarray(off, off + size));
+  return frames;
+}

@@ -8,11 +8,13 @@ mod colour;
 mod concat;
 mod encoder;
 mod error;
+mod format;
 mod libav;
 mod probe;
 
-pub use concat::{concat_segments, ConcatStats};
+pub use concat::{concat_segments, ConcatOptions, ConcatStats};
 pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
 pub use error::MediaError;
+pub use format::OutputFormat;
 pub use libav::{libav_versions, LibavVersions};
 pub use probe::{probe, ProbeResult, StreamInfo};

@@ -5,14 +5,20 @@ use std::path::PathBuf;
 use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Task};
 use napi_derive::napi;
-use vidkit_media::{concat_segments as concat, probe as probe_file, ConcatStats, ProbeResult};
+use vidkit_media::{
+    concat_segments as concat, probe as probe_file, ConcatOptions as Joining, ConcatStats, ProbeResult,
+};
 
+use crate::encoder::output_format;
 use crate::js::failure;
 
 #[napi(object)]
 pub struct ConcatOptions {
     /// Put the MP4 index first so playback can start while downloading.
     pub faststart: Option<bool>,
+    /// The segments' format: mp4 (default), webm, mov, hdr-pq or hdr-hlg.
+    #[napi(ts_type = "'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg'")]
+    pub format: Option<String>,
 }
 
 #[napi(object)]
@@ -24,7 +30,7 @@ pub struct ConcatResult {
 pub struct Concat {
     inputs: Vec<PathBuf>,
     output: PathBuf,
-    faststart: bool,
+    options: napi::Result<Joining>,
 }
 
 impl Task for Concat {
@@ -32,7 +38,8 @@ impl Task for Concat {
     type JsValue = ConcatResult;
 
     fn compute(&mut self) -> napi::Result<ConcatStats> {
-        concat(&self.inputs, &self.output, self.faststart).map_err(failure)
+        let options = std::mem::replace(&mut self.options, Ok(Joining::default()))?;
+        concat(&self.inputs, &self.output, &options).map_err(failure)
     }
 
     fn resolve(&mut self, _env: Env, stats: ConcatStats) -> napi::Result<ConcatResult> {
@@ -43,14 +50,21 @@ impl Task for Concat {
     }
 }
 
-/// Joins encoder segments, in order, by stream copy into one MP4.
+/// Joins encoder segments, in order, by stream copy into one file of their format.
 #[napi(ts_return_type = "Promise<ConcatResult>")]
 pub fn concat_segments(inputs: Vec<String>, output: String, options: Option<ConcatOptions>) -> AsyncTask<Concat> {
-    let faststart = options.and_then(|o| o.faststart).unwrap_or(false);
+    let options = options.unwrap_or(ConcatOptions {
+        faststart: None,
+        format: None,
+    });
+    let joining = output_format(options.format.as_deref()).map(|format| Joining {
+        format,
+        faststart: options.faststart.unwrap_or(false),
+    });
     AsyncTask::new(Concat {
         inputs: inputs.into_iter().map(PathBuf::from).collect(),
         output: output.into(),
-        faststart,
+        options: joining,
     })
 }
 
