@@ -102,6 +102,28 @@ export interface ConcatOptions {
   faststart?: boolean;
   /** The segments' format, which picks the container; default mp4. */
   format?: NativeOutputFormat;
+  /** Mixed (48 kHz) and encoded once (AAC; Opus in WebM), muxed beside the video. No tracks: no audio stream. */
+  audio?: SoundtrackOptions;
+}
+
+/** One media element on the timeline; times in seconds. */
+export interface SoundtrackTrack {
+  /** A local media file; one without an audio stream adds nothing. */
+  source: string;
+  /** Composition time at which it starts playing. */
+  start: number;
+  /** Its own time at `start`. */
+  offset: number;
+  /** Applied by resampling: the pitch follows the rate. */
+  playbackRate: number;
+  looped: boolean;
+  /** 0 to 1. */
+  volume: number;
+}
+
+export interface SoundtrackOptions {
+  tracks: SoundtrackTrack[];
+  durationSeconds: number;
 }
 
 export interface ConcatResult {

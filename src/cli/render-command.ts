@@ -55,6 +55,9 @@ export class RenderCommand extends VidkitCommand {
   fps = Option.String('--fps', { description: "Frames per second; default the composition's data-fps, else 30" });
   quality = Option.String('--quality', { description: 'draft, standard (default) or high' });
   crf = Option.String('--crf', { description: 'x264 CRF 0-51, overriding --quality (lower is better)' });
+  allowMissingMedia = Option.Boolean('--allow-missing-media', false, {
+    description: 'A remote image or media file that cannot be fetched is a warning and a transparent placeholder instead of an error',
+  });
   capture = Option.String('--capture', 'auto', { description: 'auto, beginframe (headless shell) or screenshot' });
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
@@ -87,6 +90,7 @@ export class RenderCommand extends VidkitCommand {
         ...quality,
         allowGpu: this.browserGpu,
         capture: this.capture as CaptureMode | 'auto',
+        allowMissingMedia: this.allowMissingMedia,
         signal: controller.signal,
         onWarning: (m) => this.warn(m),
         onInfo: (m) => this.log(m),
@@ -112,6 +116,7 @@ export class RenderCommand extends VidkitCommand {
     const pass: string[] = ['--workers', this.workers, '--capture', this.capture, '--variables', JSON.stringify(overrides)];
     if (this.strictVariables) pass.push('--strict-variables');
     if (!this.browserGpu) pass.push('--no-browser-gpu');
+    if (this.allowMissingMedia) pass.push('--allow-missing-media');
     if (this.fps !== undefined) pass.push('--fps', this.fps);
     if (this.width !== undefined) pass.push('--width', this.width);
     if (this.height !== undefined) pass.push('--height', this.height);

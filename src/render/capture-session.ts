@@ -2,10 +2,25 @@ import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { VidkitError, errorMessage } from '../errors';
 import { RuntimeBoot, bootScript } from '../runtime/runtime';
 import { BrowserProfile, launchBrowser, openControlledPage } from './browser';
+import { REMOTE_PREFIX } from './project-server';
+import type { RemoteAssets } from './remote-assets';
 
 const DRAW_ATTEMPTS = 3;
 
 export type FrameFormat = { type: 'jpeg'; quality: number } | { type: 'png' };
+
+/** A media element on the composition's timeline, as the page runtime reports it (seconds). */
+export interface MediaElementTiming {
+  kind: 'audio' | 'video';
+  /** The resolved URL of what it plays. */
+  src: string;
+  start: number;
+  offset: number;
+  playbackRate: number;
+  loop: boolean;
+  volume: number;
+  muted: boolean;
+}
 
 export interface SessionOptions {
   profile: BrowserProfile;
@@ -20,6 +35,8 @@ export interface SessionOptions {
   format: FrameFormat;
   /** Capture the page's transparency: where the page draws no background, alpha is 0. */
   transparent?: boolean;
+  /** Remote (http/https) requests are answered from these, fetched once per render. */
+  remoteAssets?: RemoteAssets;
   /** Milliseconds the page may take to load and become ready. */
   loadTimeoutMs?: number;
 }
@@ -35,6 +52,7 @@ export class CaptureSession {
   private frameTicks = 0;
   private drewFrame = false;
   private readonly pageErrors: string[] = [];
+  private readonly assetErrors: string[] = [];
 
   private constructor(private readonly opts: SessionOptions) {}
 
@@ -55,6 +73,7 @@ export class CaptureSession {
     this.browser = await launchBrowser(profile, scale);
     this.page = await this.createPage(this.browser);
     this.page.on('pageerror', (err) => this.pageErrors.push(errorMessage(err)));
+    if (this.opts.remoteAssets) await this.serveRemoteFromCache(this.page, this.opts.remoteAssets);
     this.client = await this.page.createCDPSession();
     await this.client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false });
     await this.client.send('Emulation.setDefaultBackgroundColorOverride', {
@@ -74,14 +93,43 @@ export class CaptureSession {
     try {
       await this.page.evaluate('window.__vidkit.__ready()');
     } catch (err) {
+      this.throwIfAssetFailed();
       this.throwIfPageFailed();
       throw new VidkitError(`the composition did not become ready: ${firstLine(errorMessage(err))}`);
     }
+    this.throwIfAssetFailed();
     this.throwIfPageFailed();
     if (profile.capture === 'beginframe') {
       // The first controlled frame after load draws nothing; prime the compositor once.
       await this.beginFrame(false);
     }
+  }
+
+  /**
+   * Sends each remote request to the render's local copy of it: the URL is fetched once per
+   * render, not once per worker, and media elements get range requests answered.
+   */
+  private async serveRemoteFromCache(page: Page, assets: RemoteAssets): Promise<void> {
+    const local = new URL(this.opts.url).origin;
+    await page.setRequestInterception(true);
+    page.on('request', (request) => {
+      const url = request.url();
+      if (!/^https?:/i.test(url) || new URL(url).origin === local) {
+        void request.continue();
+        return;
+      }
+      assets.file(url).then(
+        () => request.continue({ url: `${local}${REMOTE_PREFIX}${assets.nameOf(url)}` }),
+        (err) => {
+          this.assetErrors.push(errorMessage(err));
+          return request.abort('failed');
+        },
+      );
+    });
+  }
+
+  private throwIfAssetFailed(): void {
+    if (this.assetErrors.length > 0) throw new VidkitError(this.assetErrors[0]);
   }
 
   private async createPage(browser: Browser): Promise<Page> {
@@ -113,11 +161,17 @@ export class CaptureSession {
    */
   async capture(frame: number): Promise<Buffer | null> {
     const client = this.client!;
-    const seek = await client.send('Runtime.evaluate', { expression: `window.__vidkit.__seekFrame(${frame})`, returnByValue: true });
+    // Resolves at once, or once every video on the page shows its frame for this time.
+    const seek = await client.send('Runtime.evaluate', {
+      expression: `window.__vidkit.__seekFrame(${frame})`,
+      returnByValue: true,
+      awaitPromise: true,
+    });
     if (seek.exceptionDetails) {
       const detail = seek.exceptionDetails.exception?.description ?? seek.exceptionDetails.text;
       throw new VidkitError(`a script in the composition threw at frame ${frame}: ${firstLine(detail)}`);
     }
+    this.throwIfAssetFailed();
     this.throwIfPageFailed();
     if (seek.result.value === false && this.drewFrame) return null;
     this.drewFrame = true;
@@ -138,6 +192,12 @@ export class CaptureSession {
       clip: { x: 0, y: 0, width: this.opts.width, height: this.opts.height, scale: 1 },
     });
     return Buffer.from(shot.data, 'base64');
+  }
+
+  /** Every `<audio>`/`<video>` the page has shown so far, as placed on the timeline. */
+  async mediaTimeline(): Promise<MediaElementTiming[]> {
+    const result = await this.client!.send('Runtime.evaluate', { expression: 'window.__vidkit.__mediaTimeline()', returnByValue: true });
+    return result.result.value as MediaElementTiming[];
   }
 
   async close(): Promise<void> {

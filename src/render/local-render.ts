@@ -7,12 +7,14 @@ import type { Overrides } from '../composition/variables';
 import { ExitCode, VidkitError, badInput } from '../errors';
 import { loadNative } from '../native';
 import { CaptureMode, findBrowser, resolveProfile } from './browser';
-import { CaptureSession, FrameFormat } from './capture-session';
+import { CaptureSession, FrameFormat, MediaElementTiming } from './capture-session';
 import { ChunkRange, EncodeSettings, discardingSink, renderChunk, segmentEncoder } from './chunk-renderer';
 import { OutputFormat, assertOutputExtension, formatExtension, hasAlpha } from './formats';
 import { fpsToRational } from './fps';
 import { resolveOutputSize } from './output-size';
 import { serveProject } from './project-server';
+import { RemoteAssets } from './remote-assets';
+import { soundtrackOf } from './soundtrack';
 import { WorkersOption, resolveWorkers } from './workers';
 
 export interface LocalRenderOptions {
@@ -34,6 +36,8 @@ export interface LocalRenderOptions {
   frameFormat: FrameFormat;
   allowGpu: boolean;
   capture: CaptureMode | 'auto';
+  /** A remote asset that cannot be fetched is a warning and a transparent placeholder, not an error. */
+  allowMissingMedia?: boolean;
   /** `discard` captures every frame and drops it, writing nothing: the benchmarks' capture-only limit. */
   sink?: 'encode' | 'discard';
   signal?: AbortSignal;
@@ -107,7 +111,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   fs.mkdirSync(path.dirname(output), { recursive: true });
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-'));
   const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.partial${extension}`);
-  const server = await serveProject(composition.projectDir);
+  const remoteAssets = new RemoteAssets({ dir: path.join(tmpDir, 'remote'), allowMissing: opts.allowMissingMedia ?? false, onWarning: opts.onWarning });
+  const server = await serveProject(composition.projectDir, path.join(tmpDir, 'remote'));
   const sessions = new Set<CaptureSession>();
   const closeAll = () => Promise.all([...sessions].map((s) => s.close()));
   const onAbort = () => void closeAll();
@@ -121,6 +126,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       opts.onFrame?.();
     };
     const url = new URL('index.html', server.url).href;
+    let timeline: MediaElementTiming[] = [];
     const segments = await Promise.all(
       chunks.map(async (chunk) => {
         throwIfAborted(opts.signal);
@@ -133,6 +139,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
           boot,
           format: frameFormat,
           transparent,
+          remoteAssets,
         });
         sessions.add(session);
         try {
@@ -140,6 +147,9 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
           const segment = path.join(tmpDir, `chunk-${String(chunk.index).padStart(4, '0')}${extension}`);
           const sink = opts.sink === 'discard' ? discardingSink() : segmentEncoder(settings, segment);
           await renderChunk(session, chunk, sink, onFrame);
+          // Each worker steps its page through every earlier frame, so the last one has seen
+          // every media element of the timeline.
+          if (chunk.endFrame === totalFrames) timeline = await session.mediaTimeline();
           return segment;
         } catch (err) {
           // One failed chunk fails the render: stop the other workers now rather than at the end.
@@ -156,7 +166,13 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     });
     let joined = { frames: totalFrames, bytes: 0 };
     if (opts.sink !== 'discard') {
-      joined = await native.concatSegments(segments, partial, { faststart: true, format });
+      const audio = await soundtrackOf(timeline, {
+        projectDir: composition.projectDir,
+        serverUrl: server.url,
+        remoteAssets,
+        durationSeconds: (totalFrames * fps.den) / fps.num,
+      });
+      joined = await native.concatSegments(segments, partial, { faststart: true, format, audio });
       fs.renameSync(partial, output);
     }
     return {

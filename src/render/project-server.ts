@@ -8,18 +8,28 @@ export interface ProjectServer {
   close(): Promise<void>;
 }
 
+/** Where {@link serveProject} serves the render's fetched remote media (see remote-assets.ts). */
+export const REMOTE_PREFIX = '/__vidkit-remote/';
+
 /**
- * Serves the project directory on 127.0.0.1 so relative assets resolve as they do in preview.
- * sirv resolves paths inside the directory only, so a request cannot escape it.
+ * Serves the project directory on 127.0.0.1 so relative assets resolve as they do in preview,
+ * and, under {@link REMOTE_PREFIX}, `remoteDir`. sirv resolves paths inside its directory only, so
+ * a request cannot escape it, and it answers the range requests that media elements make.
  */
-export async function serveProject(projectDir: string): Promise<ProjectServer> {
+export async function serveProject(projectDir: string, remoteDir?: string): Promise<ProjectServer> {
   const serve = sirv(projectDir, { dev: true, dotfiles: false, etag: false });
-  const server = http.createServer((req, res) =>
-    serve(req, res, () => {
-      res.statusCode = 404;
-      res.end('not found');
-    }),
-  );
+  const serveRemote = remoteDir === undefined ? undefined : sirv(remoteDir, { dev: true, dotfiles: false, etag: false });
+  const notFound = (res: http.ServerResponse) => {
+    res.statusCode = 404;
+    res.end('not found');
+  };
+  const server = http.createServer((req, res) => {
+    if (serveRemote && req.url?.startsWith(REMOTE_PREFIX)) {
+      req.url = req.url.slice(REMOTE_PREFIX.length - 1);
+      return serveRemote(req, res, () => notFound(res));
+    }
+    return serve(req, res, () => notFound(res));
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(0, '127.0.0.1', () => resolve());

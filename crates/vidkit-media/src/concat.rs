@@ -1,17 +1,20 @@
-//! Joins segments made by the [`crate::Encoder`] into one file by stream copy.
+//! Joins segments made by the [`crate::Encoder`] into one file by stream copy, and muxes the
+//! render's soundtrack ([`AudioMix`]), mixed and encoded once for the whole timeline, beside it.
 //!
 //! Each segment starts at pts 0 (its first packet is a closed-GOP IDR); its packets are shifted
 //! by the summed durations of the segments before it. With B-frames a segment's dts starts below
 //! its pts (negative in a lone segment), and because every segment has the same reorder delay the
 //! shifted dts still continue exactly where the previous segment's left off.
 
+use std::collections::VecDeque;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use ffmpeg::format::context::{Input, Output};
-use ffmpeg::{codec, encoder, media, Dictionary, Rational, Rescale};
+use ffmpeg::{codec, encoder, format, media, Dictionary, Packet, Rational, Rescale};
 use ffmpeg_next as ffmpeg;
 
+use crate::audio::{self, AudioMix};
 use crate::libav::{self, pixel_format_name};
 use crate::{MediaError, OutputFormat};
 
@@ -21,6 +24,8 @@ pub struct ConcatOptions {
     pub format: OutputFormat,
     /// Put the index (moov) before the media data (MP4 and MOV).
     pub faststart: bool,
+    /// The soundtrack; `None` (or no audible track) writes no audio stream.
+    pub audio: Option<AudioMix>,
 }
 
 impl Default for ConcatOptions {
@@ -28,6 +33,7 @@ impl Default for ConcatOptions {
         ConcatOptions {
             format: OutputFormat::Mp4,
             faststart: false,
+            audio: None,
         }
     }
 }
@@ -95,6 +101,19 @@ fn write_joined(segments: &mut [Segment], output: &Path, options: &ConcatOptions
     stream.set_time_base(first.time_base);
     stream.set_avg_frame_rate(first.frame_rate);
 
+    let global_header = joined.format().flags().contains(format::Flags::GLOBAL_HEADER);
+    let mut soundtrack = match &options.audio {
+        Some(mix) if !mix.tracks.is_empty() => Some(audio::encode(&audio::mix(mix)?, options.format, global_header)?),
+        _ => None,
+    };
+    if let Some(encoded) = &soundtrack {
+        let mut stream = joined
+            .add_stream(encoder::find(codec::Id::None))
+            .map_err(|e| MediaError::libav("adding the audio stream", e))?;
+        stream.set_parameters(&encoded.encoder);
+        stream.set_time_base(encoded.time_base);
+    }
+
     let mut muxer_options = Dictionary::new();
     if options.faststart && container != "webm" {
         muxer_options.set("movflags", "+faststart");
@@ -103,6 +122,14 @@ fn write_joined(segments: &mut [Segment], output: &Path, options: &ConcatOptions
         .write_header_with(muxer_options)
         .map_err(|e| writing("the header", e))?;
     let time_base = joined.stream(0).expect("the stream was just added").time_base();
+    let mut audio = AudioQueue {
+        packets: soundtrack
+            .as_mut()
+            .map(|a| std::mem::take(&mut a.packets).into())
+            .unwrap_or_default(),
+        time_base: soundtrack.as_ref().map_or(Rational::new(1, 1), |a| a.time_base),
+        stream_time_base: joined.stream(1).map_or(Rational::new(1, 1), |s| s.time_base()),
+    };
 
     let mut cursor = Cursor {
         time_base,
@@ -111,8 +138,9 @@ fn write_joined(segments: &mut [Segment], output: &Path, options: &ConcatOptions
         frames: 0,
     };
     for segment in segments.iter_mut() {
-        segment.copy_into(&mut joined, &mut cursor, output)?;
+        segment.copy_into(&mut joined, &mut cursor, &mut audio, output)?;
     }
+    audio.write_until(None, &mut joined, output)?;
     joined.write_trailer().map_err(|e| writing("the trailer", e))?;
     drop(joined);
 
@@ -128,6 +156,41 @@ fn write_joined(segments: &mut [Segment], output: &Path, options: &ConcatOptions
 /// Whether two paths name one existing file (a missing output cannot be an input).
 fn same_file(a: &Path, b: &Path) -> bool {
     matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
+}
+
+/// Encoded audio waiting to be interleaved with the video, in presentation order.
+struct AudioQueue {
+    packets: VecDeque<Packet>,
+    time_base: Rational,
+    stream_time_base: Rational,
+}
+
+impl AudioQueue {
+    /// Writes the audio up to `until` (a time in `video_time_base`), or all of it with `None`, so
+    /// the muxer's interleaving queue stays short.
+    fn write_until(
+        &mut self,
+        until: Option<(i64, Rational)>,
+        joined: &mut Output,
+        output: &Path,
+    ) -> Result<(), MediaError> {
+        while let Some(packet) = self.packets.front() {
+            let dts = packet.dts().unwrap_or(0);
+            if let Some((time, time_base)) = until {
+                if dts.rescale(self.time_base, time_base) > time {
+                    return Ok(());
+                }
+            }
+            let mut packet = self.packets.pop_front().expect("front exists");
+            packet.rescale_ts(self.time_base, self.stream_time_base);
+            packet.set_stream(1);
+            packet.set_position(-1);
+            packet
+                .write_interleaved(joined)
+                .map_err(|e| MediaError::io(output, format!("cannot write an audio packet: {e}")))?;
+        }
+        Ok(())
+    }
 }
 
 /// Where the next segment goes, in the output stream's time base.
@@ -205,7 +268,13 @@ impl Segment {
         Ok(())
     }
 
-    fn copy_into(&mut self, joined: &mut Output, cursor: &mut Cursor, output: &Path) -> Result<(), MediaError> {
+    fn copy_into(
+        &mut self,
+        joined: &mut Output,
+        cursor: &mut Cursor,
+        audio: &mut AudioQueue,
+        output: &Path,
+    ) -> Result<(), MediaError> {
         let (index, path) = (self.index, self.path.clone());
         let fail = |message: String| MediaError::Segment {
             index,
@@ -236,6 +305,7 @@ impl Segment {
             packet.set_duration(duration);
             packet.set_position(-1);
             packet.set_stream(0);
+            audio.write_until(Some((dts, cursor.time_base)), joined, output)?;
             packet
                 .write_interleaved(joined)
                 .map_err(|e| MediaError::io(output, format!("cannot write a video packet: {e}")))?;

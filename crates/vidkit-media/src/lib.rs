@@ -4,6 +4,7 @@
 //! Everything goes through `ffmpeg-next` against the system's libav; the few calls it does not
 //! wrap go through `ffmpeg_sys_next` in the module that needs them.
 
+mod audio;
 mod colour;
 mod concat;
 mod encoder;
@@ -12,6 +13,7 @@ mod format;
 mod libav;
 mod probe;
 
+pub use audio::{AudioMix, AudioTrack, SAMPLE_RATE};
 pub use concat::{concat_segments, ConcatOptions, ConcatStats};
 pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
 pub use error::MediaError;

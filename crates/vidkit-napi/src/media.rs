@@ -6,7 +6,8 @@ use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Task};
 use napi_derive::napi;
 use vidkit_media::{
-    concat_segments as concat, probe as probe_file, ConcatOptions as Joining, ConcatStats, ProbeResult,
+    concat_segments as concat, probe as probe_file, AudioMix, AudioTrack, ConcatOptions as Joining, ConcatStats,
+    ProbeResult,
 };
 
 use crate::encoder::output_format;
@@ -19,6 +20,26 @@ pub struct ConcatOptions {
     /// The segments' format: mp4 (default), webm, mov, hdr-pq or hdr-hlg.
     #[napi(ts_type = "'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg'")]
     pub format: Option<String>,
+    /// The render's soundtrack, mixed and encoded once and muxed beside the video.
+    pub audio: Option<SoundtrackOptions>,
+}
+
+/// One media element on the timeline (times in seconds).
+#[napi(object)]
+pub struct SoundtrackTrack {
+    /// A local media file; one without an audio stream adds nothing.
+    pub source: String,
+    pub start: f64,
+    pub offset: f64,
+    pub playback_rate: f64,
+    pub looped: bool,
+    pub volume: f64,
+}
+
+#[napi(object)]
+pub struct SoundtrackOptions {
+    pub tracks: Vec<SoundtrackTrack>,
+    pub duration_seconds: f64,
 }
 
 #[napi(object)]
@@ -56,10 +77,27 @@ pub fn concat_segments(inputs: Vec<String>, output: String, options: Option<Conc
     let options = options.unwrap_or(ConcatOptions {
         faststart: None,
         format: None,
+        audio: None,
+    });
+    let audio = options.audio.map(|a| AudioMix {
+        duration_seconds: a.duration_seconds,
+        tracks: a
+            .tracks
+            .into_iter()
+            .map(|t| AudioTrack {
+                source: t.source.into(),
+                start_seconds: t.start,
+                offset_seconds: t.offset,
+                playback_rate: t.playback_rate,
+                looped: t.looped,
+                volume: t.volume,
+            })
+            .collect(),
     });
     let joining = output_format(options.format.as_deref()).map(|format| Joining {
         format,
         faststart: options.faststart.unwrap_or(false),
+        audio,
     });
     AsyncTask::new(Concat {
         inputs: inputs.into_iter().map(PathBuf::from).collect(),
