@@ -18,7 +18,12 @@ export const REMOTE_PREFIX = '/__vidkit-remote/';
  */
 export async function serveProject(projectDir: string, remoteDir?: string): Promise<ProjectServer> {
   const serve = sirv(projectDir, { dev: true, dotfiles: false, etag: false });
-  const serveRemote = remoteDir === undefined ? undefined : sirv(remoteDir, { dev: true, dotfiles: false, etag: false });
+  // The page asked the remote origin, so its CORS check (fonts, crossorigin media) applies to
+  // this answer; the remote copy is this render's own, on loopback.
+  const serveRemote =
+    remoteDir === undefined
+      ? undefined
+      : sirv(remoteDir, { dev: true, dotfiles: false, etag: false, setHeaders: (res) => res.setHeader('access-control-allow-origin', '*') });
   const notFound = (res: http.ServerResponse) => {
     res.statusCode = 404;
     res.end('not found');

@@ -211,9 +211,12 @@
     registerMedia();
     var waits = [];
     media.forEach(function (m, el) {
-      if (el.readyState >= 1) return;
+      // A video's first picture must be in before the first seek, or its late arrival can
+      // replace the picture of that seek on screen.
+      var video = el.tagName === 'VIDEO';
+      if (el.readyState >= (video ? 2 : 1)) return;
       waits.push(new Promise(function (resolve, reject) {
-        el.addEventListener('loadedmetadata', function () { resolve(); }, { once: true });
+        el.addEventListener(video ? 'loadeddata' : 'loadedmetadata', function () { resolve(); }, { once: true });
         el.addEventListener('error', function () { reject(new Error('media failed to load: ' + mediaSource(el))); }, { once: true });
         el.load();
       }));
