@@ -176,6 +176,8 @@ export interface NativeBinding {
   /** Joins encoder segments in order by stream copy; refuses segments with other codec parameters. */
   concatSegments(inputs: string[], output: string, options?: ConcatOptions): Promise<ConcatResult>;
   probe(path: string): Promise<ProbeResult>;
+  /** An all-intra H.264 copy of a file's video with its timestamps; null (nothing written) when it has no video or has alpha. */
+  makeIntraProxy(input: string, output: string): Promise<{ frames: number } | null>;
   nativeInfo(): NativeInfo;
 }
 

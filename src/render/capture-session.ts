@@ -2,8 +2,7 @@ import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { VidkitError, errorMessage } from '../errors';
 import { RuntimeBoot, bootScript } from '../runtime/runtime';
 import { BrowserProfile, launchBrowser, openControlledPage } from './browser';
-import { REMOTE_PREFIX } from './project-server';
-import type { RemoteAssets } from './remote-assets';
+import type { AssetRouter } from './asset-router';
 
 const DRAW_ATTEMPTS = 3;
 
@@ -35,8 +34,8 @@ export interface SessionOptions {
   format: FrameFormat;
   /** Capture the page's transparency: where the page draws no background, alpha is 0. */
   transparent?: boolean;
-  /** Remote (http/https) requests are answered from these, fetched once per render. */
-  remoteAssets?: RemoteAssets;
+  /** Answers remote requests from the render's fetched copies and video requests from proxies. */
+  assets?: AssetRouter;
   /** Milliseconds the page may take to load and become ready. */
   loadTimeoutMs?: number;
 }
@@ -73,7 +72,7 @@ export class CaptureSession {
     this.browser = await launchBrowser(profile, scale);
     this.page = await this.createPage(this.browser);
     this.page.on('pageerror', (err) => this.pageErrors.push(errorMessage(err)));
-    if (this.opts.remoteAssets) await this.serveRemoteFromCache(this.page, this.opts.remoteAssets);
+    if (this.opts.assets) await this.routeAssets(this.page, this.opts.assets);
     this.client = await this.page.createCDPSession();
     await this.client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false });
     await this.client.send('Emulation.setDefaultBackgroundColorOverride', {
@@ -106,20 +105,14 @@ export class CaptureSession {
   }
 
   /**
-   * Sends each remote request to the render's local copy of it: the URL is fetched once per
-   * render, not once per worker, and media elements get range requests answered.
+   * Sends each remote request to the render's local copy of it (fetched once per render, not once
+   * per worker) and each video to its all-intra proxy. The page still sees the URL it asked for.
    */
-  private async serveRemoteFromCache(page: Page, assets: RemoteAssets): Promise<void> {
-    const local = new URL(this.opts.url).origin;
+  private async routeAssets(page: Page, assets: AssetRouter): Promise<void> {
     await page.setRequestInterception(true);
     page.on('request', (request) => {
-      const url = request.url();
-      if (!/^https?:/i.test(url) || new URL(url).origin === local) {
-        void request.continue();
-        return;
-      }
-      assets.file(url).then(
-        () => request.continue({ url: `${local}${REMOTE_PREFIX}${assets.nameOf(url)}` }),
+      assets.route(request.url(), request.resourceType()).then(
+        (url) => request.continue(url === undefined ? undefined : { url }),
         (err) => {
           this.assetErrors.push(errorMessage(err));
           return request.abort('failed');

@@ -6,6 +6,7 @@ import { resolveVariables } from '../composition/resolve';
 import type { Overrides } from '../composition/variables';
 import { ExitCode, VidkitError, badInput } from '../errors';
 import { loadNative } from '../native';
+import { AssetRouter } from './asset-router';
 import { CaptureMode, findBrowser, resolveProfile } from './browser';
 import { CaptureSession, FrameFormat, MediaElementTiming } from './capture-session';
 import { ChunkRange, EncodeSettings, discardingSink, renderChunk, segmentEncoder } from './chunk-renderer';
@@ -15,6 +16,7 @@ import { resolveOutputSize } from './output-size';
 import { serveProject } from './project-server';
 import { RemoteAssets } from './remote-assets';
 import { soundtrackOf } from './soundtrack';
+import { VideoProxies } from './video-proxies';
 import { WorkersOption, resolveWorkers } from './workers';
 
 export interface LocalRenderOptions {
@@ -111,8 +113,10 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   fs.mkdirSync(path.dirname(output), { recursive: true });
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-'));
   const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.partial${extension}`);
-  const remoteAssets = new RemoteAssets({ dir: path.join(tmpDir, 'remote'), allowMissing: opts.allowMissingMedia ?? false, onWarning: opts.onWarning });
-  const server = await serveProject(composition.projectDir, path.join(tmpDir, 'remote'));
+  const assetDir = path.join(tmpDir, 'assets');
+  const remote = new RemoteAssets({ dir: assetDir, allowMissing: opts.allowMissingMedia ?? false, onWarning: opts.onWarning });
+  const server = await serveProject(composition.projectDir, assetDir);
+  const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new VideoProxies(assetDir) });
   const sessions = new Set<CaptureSession>();
   const closeAll = () => Promise.all([...sessions].map((s) => s.close()));
   const onAbort = () => void closeAll();
@@ -139,7 +143,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
           boot,
           format: frameFormat,
           transparent,
-          remoteAssets,
+          assets,
         });
         sessions.add(session);
         try {
@@ -167,9 +171,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     let joined = { frames: totalFrames, bytes: 0 };
     if (opts.sink !== 'discard') {
       const audio = await soundtrackOf(timeline, {
-        projectDir: composition.projectDir,
-        serverUrl: server.url,
-        remoteAssets,
+        assets,
         durationSeconds: (totalFrames * fps.den) / fps.num,
       });
       joined = await native.concatSegments(segments, partial, { faststart: true, format, audio });

@@ -203,7 +203,9 @@
       if (m.shown === t) return;
       m.shown = t;
       changed = true;
-      seeks.push(seekMedia(el, t + SEEK_BIAS_S));
+      // The end itself shows no frame in every container: aim just inside it.
+      var d = el.duration;
+      seeks.push(seekMedia(el, isFinite(d) && d > 0 ? Math.min(t + SEEK_BIAS_S, d - SEEK_BIAS_S) : t + SEEK_BIAS_S));
     });
     return seeks.length > 0 ? Promise.all(seeks) : null;
   }

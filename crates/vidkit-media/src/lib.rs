@@ -12,6 +12,7 @@ mod error;
 mod format;
 mod libav;
 mod probe;
+mod proxy;
 
 pub use audio::{AudioMix, AudioTrack, SAMPLE_RATE};
 pub use concat::{concat_segments, ConcatOptions, ConcatStats};
@@ -20,3 +21,4 @@ pub use error::MediaError;
 pub use format::OutputFormat;
 pub use libav::{libav_versions, LibavVersions};
 pub use probe::{probe, ProbeResult, StreamInfo};
+pub use proxy::{intra_proxy, ProxyStats};
