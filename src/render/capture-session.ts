@@ -5,6 +5,8 @@ import { BrowserProfile, launchBrowser, openControlledPage } from './browser';
 import type { AssetRouter } from './asset-router';
 
 const DRAW_ATTEMPTS = 3;
+/** Draws without a capture that a seeked video may take to present its new picture. */
+const PRESENT_ATTEMPTS = 10;
 
 export type FrameFormat = { type: 'jpeg'; quality: number } | { type: 'png' };
 
@@ -169,12 +171,8 @@ export class CaptureSession {
     if (seek.result.value === false && this.drewFrame) return null;
     this.drewFrame = true;
     if (this.opts.profile.capture === 'beginframe') {
-      // The compositor now and then answers a begin-frame without an image; asking again draws it.
-      for (let attempt = 0; attempt < DRAW_ATTEMPTS; attempt++) {
-        const result = await this.beginFrame(true);
-        if (result.screenshotData) return Buffer.from(result.screenshotData, 'base64');
-      }
-      throw new VidkitError(`the browser drew nothing for frame ${frame} after ${DRAW_ATTEMPTS} attempts`);
+      if (seek.result.value === 'video') await this.presentVideos();
+      return this.drawFrame(frame);
     }
     await client.send('Runtime.evaluate', { expression: 'window.__vidkit.__afterPaint()', awaitPromise: true });
     const fmt = this.opts.format;
@@ -191,6 +189,32 @@ export class CaptureSession {
   async mediaTimeline(): Promise<MediaElementTiming[]> {
     const result = await this.client!.send('Runtime.evaluate', { expression: 'window.__vidkit.__mediaTimeline()', returnByValue: true });
     return result.result.value as MediaElementTiming[];
+  }
+
+  /** One begin-frame with a screenshot. */
+  private async drawFrame(frame: number): Promise<Buffer> {
+    // The compositor now and then answers a begin-frame without an image; asking again draws it.
+    for (let attempt = 0; attempt < DRAW_ATTEMPTS; attempt++) {
+      const result = await this.beginFrame(true);
+      if (result.screenshotData) return Buffer.from(result.screenshotData, 'base64');
+    }
+    throw new VidkitError(`the browser drew nothing for frame ${frame} after ${DRAW_ATTEMPTS} attempts`);
+  }
+
+  /**
+   * A seeked video hands its new picture to the compositor asynchronously, after `seeked`. Draw
+   * without capturing until every seeked video reports it presented (requestVideoFrameCallback);
+   * the capture is the draw after. This narrows a race without closing it: begin-frame captures
+   * still showed a video one seek late now and then, which is why `auto` capture of a page with a
+   * `<video>` takes screenshots (local-render.ts). Bounded: a video that is not drawn at all
+   * (display: none) never presents.
+   */
+  private async presentVideos(): Promise<void> {
+    for (let attempt = 0; attempt < PRESENT_ATTEMPTS; attempt++) {
+      await this.beginFrame(false);
+      const presented = await this.client!.send('Runtime.evaluate', { expression: 'window.__vidkit.__videosPresented()', returnByValue: true });
+      if (presented.result.value === true) return;
+    }
   }
 
   async close(): Promise<void> {

@@ -187,13 +187,17 @@
         el.removeEventListener('error', onError);
         if (ok) resolve(); else reject(new Error('media failed to load: ' + mediaSource(el)));
       }
-      function onSeeked() { settle(true); }
+      // A 'seeked' still queued from an earlier seek (the page's own currentTime, a load) arrives
+      // while this one is under way; taking it would pair every later seek with the one before.
+      function onSeeked() { if (!el.seeking) settle(true); }
       function onError() { settle(false); }
       el.addEventListener('seeked', onSeeked);
       el.addEventListener('error', onError);
       el.currentTime = t;
     });
   }
+  // Videos whose new picture the compositor has not presented yet (requestVideoFrameCallback).
+  var unpresented = new Set();
   // Seeks each video whose own time moved; null when none did, else a promise of all seeks.
   function syncVideos() {
     var seeks = [];
@@ -203,9 +207,14 @@
       if (m.shown === t) return;
       m.shown = t;
       changed = true;
+      if (typeof el.requestVideoFrameCallback === 'function') {
+        unpresented.add(el);
+        el.requestVideoFrameCallback(function () { unpresented.delete(el); });
+      }
       // The end itself shows no frame in every container: aim just inside it.
       var d = el.duration;
-      seeks.push(seekMedia(el, isFinite(d) && d > 0 ? Math.min(t + SEEK_BIAS_S, d - SEEK_BIAS_S) : t + SEEK_BIAS_S));
+      var target = isFinite(d) && d > 0 ? Math.min(t + SEEK_BIAS_S, d - SEEK_BIAS_S) : t + SEEK_BIAS_S;
+      seeks.push(seekMedia(el, target));
     });
     return seeks.length > 0 ? Promise.all(seeks) : null;
   }
@@ -220,7 +229,8 @@
       waits.push(new Promise(function (resolve, reject) {
         el.addEventListener(video ? 'loadeddata' : 'loadedmetadata', function () { resolve(); }, { once: true });
         el.addEventListener('error', function () { reject(new Error('media failed to load: ' + mediaSource(el))); }, { once: true });
-        el.load();
+        // Elements the page set to preload nothing have not started loading.
+        if (el.networkState === el.NETWORK_EMPTY || el.networkState === el.NETWORK_IDLE) el.load();
       }));
     });
     // A script may set currentTime before the metadata arrives; it counts once it has.
@@ -264,7 +274,8 @@
     if (mutations.takeRecords().length > 0 || hasUncontrolledMotion()) changed = true;
     var result = changed;
     changed = false;
-    return seeking === null ? result : seeking.then(function () { return result; });
+    // 'video': changed, and a video's new picture must reach the compositor before the capture.
+    return seeking === null ? result : seeking.then(function () { return 'video'; });
   }
 
   var changed = true;
@@ -317,10 +328,21 @@
       .then(function () { registerAnimations(); });
   }
 
-  // Two real animation frames: what the screenshot path waits for before it captures.
+  // What the screenshot path waits for before it captures: two real animation frames, and more
+  // (a bounded number) while a seeked video's picture is not presented yet.
+  var MAX_PRESENT_WAIT_FRAMES = 30;
   function afterPaint() {
-    return new Promise(function (resolve) { real.requestAnimationFrame(function () { real.requestAnimationFrame(function () { resolve(); }); }); });
+    return new Promise(function (resolve) {
+      var frames = 0;
+      function tick() {
+        frames += 1;
+        if (frames >= 2 && (unpresented.size === 0 || frames >= MAX_PRESENT_WAIT_FRAMES)) resolve();
+        else real.requestAnimationFrame(tick);
+      }
+      real.requestAnimationFrame(tick);
+    });
   }
+  function videosPresented() { return unpresented.size === 0; }
 
   window.__vidkit = Object.freeze({
     getVariables: function () { return JSON.parse(JSON.stringify(variables)); },
@@ -332,6 +354,7 @@
     __seekFrame: seekFrame,
     __ready: ready,
     __afterPaint: afterPaint,
+    __videosPresented: videosPresented,
     __mediaTimeline: mediaTimeline,
   });
 })();
