@@ -58,7 +58,7 @@ export class RenderCommand extends VidkitCommand {
   allowMissingMedia = Option.Boolean('--allow-missing-media', false, {
     description: 'A remote image or media file that cannot be fetched is a warning and a transparent placeholder instead of an error',
   });
-  capture = Option.String('--capture', 'auto', { description: 'auto, beginframe (headless shell) or screenshot' });
+  capture = Option.String('--capture', 'auto', { description: 'auto (a probe; screenshot for a page with <video>), beginframe (headless shell) or screenshot' });
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
   protected async run(): Promise<number> {
