@@ -115,7 +115,7 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
       format: render.encode.frameFormat,
     });
     const encoder = segmentEncoder(
-      { width: size.width, height: size.height, fps: fpsToRational(fps), crf: render.encode.crf, preset: render.encode.preset, frameFormat: render.encode.frameFormat },
+      { width: size.width, height: size.height, fps: fpsToRational(fps), crf: render.encode.crf, preset: render.encode.preset, frameFormat: render.encode.frameFormat, format: render.config.format },
       segmentFile,
     );
     let frames = 0;

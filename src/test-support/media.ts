@@ -104,3 +104,13 @@ export function imageAsVideoRgb(file: string): Buffer {
   const vf = 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p,scale=in_color_matrix=bt709:in_range=tv,format=rgb24';
   return execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-vf', vf, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 256 * 1024 * 1024 });
 }
+
+/** Every frame as packed RGBA, width×height×4 bytes each; `decoder` picks e.g. libvpx-vp9, which keeps VP9's alpha. */
+export function decodeRgba(file: string, width: number, height: number, decoder?: string): Buffer[] {
+  const args = [...(decoder ? ['-c:v', decoder] : []), '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgba', '-'];
+  const raw = execFileSync('ffmpeg', ['-v', 'error', ...args], { maxBuffer: 1024 * 1024 * 1024 });
+  const size = width * height * 4;
+  const frames: Buffer[] = [];
+  for (let off = 0; off + size <= raw.length; off += size) frames.push(raw.subarray(off, off + size));
+  return frames;
+}
