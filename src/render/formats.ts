@@ -15,6 +15,7 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 export const DISTRIBUTED_FORMATS: readonly OutputFormat[] = ['mp4', 'webm', 'mov'];
 
 const EXTENSIONS: Record<OutputFormat, string> = { mp4: '.mp4', webm: '.webm', mov: '.mov', 'hdr-pq': '.mp4', 'hdr-hlg': '.mp4' };
+const CONTENT_TYPES: Record<OutputFormat, string> = { mp4: 'video/mp4', webm: 'video/webm', mov: 'video/quicktime', 'hdr-pq': 'video/mp4', 'hdr-hlg': 'video/mp4' };
 
 export function parseOutputFormat(value: string | undefined, option = '--format'): OutputFormat {
   const name = value ?? 'mp4';
@@ -26,6 +27,11 @@ export function parseOutputFormat(value: string | undefined, option = '--format'
 
 export function formatExtension(format: OutputFormat): string {
   return EXTENSIONS[format];
+}
+
+/** The media type an uploaded file of the format is stored with. */
+export function formatContentType(format: OutputFormat): string {
+  return CONTENT_TYPES[format];
 }
 
 /** Whether the page is captured with its transparency (PNG frames, no default background). */

@@ -207,7 +207,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
  * chunk one frame behind in about 1 render in 10 of the frame-index test composition, on a loaded
  * 2-core machine; none in 10 with screenshots, at about twice the time).
  */
-function captureFor(entryFile: string, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
+export function captureFor(entryFile: string, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
   if (capture !== 'auto') return capture;
   return /<video[\s>]/i.test(fs.readFileSync(entryFile, 'utf8')) ? 'screenshot' : 'auto';
 }
