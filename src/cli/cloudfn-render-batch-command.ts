@@ -29,7 +29,7 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
       so an interrupted run leaves a record of what it started. --dry-run validates everything,
       starts nothing and uploads nothing: every good row is would-invoke.
 
-      --format applies to every entry, whose outputKey must carry the format's extension.
+      The --format applies to every entry, whose outputKey must carry the format's extension.
 
       Exit code 1 when any entry failed to start, 130 when interrupted.
     `,

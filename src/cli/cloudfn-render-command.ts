@@ -28,9 +28,11 @@ export class CloudfnRenderCommand extends CloudCommand {
       Chunks: without --target-chunk-frames, --max-parallel-chunks chunks (default 16), never more
       than one per --chunk-size frames (default 240). --target-chunk-frames sets the frames per chunk
       instead, within 1..--max-parallel-chunks chunks, and is ignored when --chunk-size is given.
-      --variables-file is local only. --format names the formats of \`vidkit render\` that join by
-      stream copy (mp4, webm, mov); the output key must carry the format's extension. The
-      soundtrack of the page's <audio> and <video> elements is mixed in as in a local render.
+      --variables-file is local only.
+
+      Formats: the names of vidkit render --format whose segments join by stream copy, mp4, webm
+      and mov (HDR is refused before any request); the output key must carry the format's
+      extension. The sound of the page's audio and video elements is mixed in as in a local render.
     `,
     examples: [['Render and wait', `$0 cloudfn render my-video --variables '{"title":"Hi"}' --output-key renders/hi.mp4 --wait`]],
   });
