@@ -12,7 +12,7 @@ const SITE_ORIGIN = 'http://site.vidkit.invalid/';
 /** How an invocation's page reaches the site's media: project files, fetched remote URLs, video proxies. */
 export function siteAssets(siteDir: string, assetDir: string, serverUrl: string): AssetRouter {
   // The cloud path has no --allow-missing-media: a remote asset that cannot be fetched fails the render.
-  const remote = new RemoteAssets({ dir: assetDir, allowMissing: false, onWarning: (m) => console.warn(`vidkit: warning: ${m}`) });
+  const remote = new RemoteAssets({ dir: assetDir, allowMissing: false });
   return new AssetRouter({ projectDir: siteDir, serverUrl, remote, proxies: new VideoProxies(assetDir) });
 }
 
