@@ -47,9 +47,14 @@ export interface PackedBatchParse {
 /** How the pushed screenshots are encoded. */
 export type FrameInput = 'jpeg' | 'png';
 
+/** Output formats of the encoder and concat; see src/render/formats.ts. */
+export type NativeOutputFormat = 'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg';
+
 export interface NativeEncoderOptions {
-  /** MP4 file to create (replaced if it exists). */
+  /** File to create (replaced if it exists), in the format's container. */
   output: string;
+  /** Default mp4. */
+  format?: NativeOutputFormat;
   /** Even number of pixels. */
   width: number;
   /** Even number of pixels. */
@@ -93,6 +98,30 @@ export interface NativeEncoderConstructor {
 export interface ConcatOptions {
   /** Put the MP4 index first so playback can start while downloading. */
   faststart?: boolean;
+  /** The segments' format, which picks the container; default mp4. */
+  format?: NativeOutputFormat;
+  /** Mixed (48 kHz) and encoded once (AAC; Opus in WebM), muxed beside the video. No tracks: no audio stream. */
+  audio?: SoundtrackOptions;
+}
+
+/** One media element on the timeline; times in seconds. */
+export interface SoundtrackTrack {
+  /** A local media file; one without an audio stream adds nothing. */
+  source: string;
+  /** Composition time at which it starts playing. */
+  start: number;
+  /** Its own time at `start`. */
+  offset: number;
+  /** Applied by resampling: the pitch follows the rate. */
+  playbackRate: number;
+  looped: boolean;
+  /** 0 to 1. */
+  volume: number;
+}
+
+export interface SoundtrackOptions {
+  tracks: SoundtrackTrack[];
+  durationSeconds: number;
 }
 
 export interface ConcatResult {
@@ -145,6 +174,8 @@ export interface NativeBinding {
   /** Joins encoder segments in order by stream copy; refuses segments with other codec parameters. */
   concatSegments(inputs: string[], output: string, options?: ConcatOptions): Promise<ConcatResult>;
   probe(path: string): Promise<ProbeResult>;
+  /** An all-intra H.264 copy of a file's video with its timestamps; null (nothing written) when it has no video or has alpha. */
+  makeIntraProxy(input: string, output: string): Promise<{ frames: number } | null>;
   nativeInfo(): NativeInfo;
 }
 

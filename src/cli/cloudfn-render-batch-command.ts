@@ -6,7 +6,8 @@ import { DEFAULT_MAX_CONCURRENT, RenderBatchInput, renderBatchToLambda } from '.
 import { siteKeys } from '../sdk/render-input';
 import { PreparedSite, deploySite, prepareSite, siteHandleFor } from '../sdk/site';
 import { CloudCommand } from './cloud-command';
-import { BUCKET_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
+import { resolveFormat } from '../sdk/validate-config';
+import { BUCKET_DESCRIPTION, FORMAT_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
 
 export class CloudfnRenderBatchCommand extends CloudCommand {
   static paths = [['cloudfn', 'render-batch']];
@@ -28,6 +29,8 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
       so an interrupted run leaves a record of what it started. --dry-run validates everything,
       starts nothing and uploads nothing: every good row is would-invoke.
 
+      The --format applies to every entry, whose outputKey must carry the format's extension.
+
       Exit code 1 when any entry failed to start, 130 when interrupted.
     `,
     examples: [['Dry run, then the real thing', '$0 cloudfn render-batch my-video --batch viewers.jsonl --dry-run']],
@@ -37,6 +40,7 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
   batch = Option.String('--batch', { required: true, description: 'JSONL file: one {"outputKey", "variables"} object per line' });
   width = Option.String('--width', { description: 'Output width in pixels (keeps the aspect ratio)' });
   height = Option.String('--height', { description: 'Output height in pixels (keeps the aspect ratio)' });
+  format = Option.String('--format', { description: FORMAT_DESCRIPTION });
   maxConcurrent = Option.String('--max-concurrent', { description: `Executions being started at once (default ${DEFAULT_MAX_CONCURRENT})` });
   siteId = Option.String('--site-id', { description: 'A site uploaded before by `cloudfn sites create`: not uploaded again' });
   strictVariables = Option.Boolean('--strict-variables', false, { description: 'Fail an entry whose variables do not match the declarations' });
@@ -53,7 +57,8 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
       throw badInput(`${flag} does not apply to render-batch: each JSONL line carries its own "variables" object`);
     }
     const maxConcurrent = wholeNumber(this.maxConcurrent, '--max-concurrent');
-    const config = { width: wholeNumber(this.width, '--width'), height: wholeNumber(this.height, '--height') };
+    // Refused here, before the site upload, rather than as a failed row for every entry.
+    const config = { format: resolveFormat(this.format), width: wholeNumber(this.width, '--width'), height: wholeNumber(this.height, '--height') };
     const prepared = prepareSite(this.projectDir);
     const batch = await readBatchFile(this.batch);
     if (batch.entries.length + batch.problems.length === 0) throw badInput(`${this.batch} has no entries: one {"outputKey", "variables"} object per line`);

@@ -5,7 +5,9 @@ import { RenderProgress, getRenderProgress } from '../sdk/progress';
 import { renderToLambda, requireStateMachine, validateConfig } from '../sdk/render';
 import { deploySite, prepareSite, siteHandleFor } from '../sdk/site';
 import { CloudCommand } from './cloud-command';
-import { BUCKET_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
+import { formatExtension } from '../render/formats';
+import { resolveFormat } from '../sdk/validate-config';
+import { BUCKET_DESCRIPTION, FORMAT_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
 import { progressLine } from './cloudfn-progress-command';
 
 /** How often `--wait` polls; VIDKIT_POLL_MS overrides (the tests poll faster). */
@@ -27,6 +29,10 @@ export class CloudfnRenderCommand extends CloudCommand {
       than one per --chunk-size frames (default 240). --target-chunk-frames sets the frames per chunk
       instead, within 1..--max-parallel-chunks chunks, and is ignored when --chunk-size is given.
       --variables-file is local only.
+
+      Formats: the names of vidkit render --format whose segments join by stream copy, mp4, webm
+      and mov (HDR is refused before any request); the output key must carry the format's
+      extension. The sound of the page's audio and video elements is mixed in as in a local render.
     `,
     examples: [['Render and wait', `$0 cloudfn render my-video --variables '{"title":"Hi"}' --output-key renders/hi.mp4 --wait`]],
   });
@@ -37,7 +43,8 @@ export class CloudfnRenderCommand extends CloudCommand {
   height = Option.String('--height', { description: 'Output height in pixels (keeps the aspect ratio)' });
   variables = Option.String('--variables', { description: 'JSON object of variable overrides' });
   variablesFile = Option.String('--variables-file', { hidden: true });
-  outputKey = Option.String('--output-key', { description: 'Object key of the output (default renders/<composition id>-<time>.mp4)' });
+  format = Option.String('--format', { description: FORMAT_DESCRIPTION });
+  outputKey = Option.String('--output-key', { description: "Object key of the output (default renders/<composition id>-<time> with the format's extension)" });
   wait = Option.Boolean('--wait', false, { description: 'Stream progress until the output exists, then print its location' });
   maxParallelChunks = Option.String('--max-parallel-chunks', { description: 'Chunks rendered at once (default 16)' });
   targetChunkFrames = Option.String('--target-chunk-frames', { description: 'Ceiling on frames per chunk (ignored with --chunk-size)' });
@@ -51,6 +58,7 @@ export class CloudfnRenderCommand extends CloudCommand {
       throw badInput('--variables-file is for local renders only (`vidkit render`); pass the overrides inline with --variables');
     }
     const overrides = parseOverrides({ json: this.variables }, () => '');
+    const format = resolveFormat(this.format);
     const prepared = prepareSite(this.projectDir);
     const siteId = this.siteId ?? prepared.siteId;
     const siteHandle = { ...prepared, siteId, prefix: `sites/${siteId}/` };
@@ -58,8 +66,9 @@ export class CloudfnRenderCommand extends CloudCommand {
       siteHandle,
       bucketName: this.bucket,
       stateMachineArn: this.stateMachineArn,
-      outputKey: this.outputKey ?? `renders/${prepared.composition.id}-${new Date().toISOString().replace(/[:.]/g, '-')}.mp4`,
+      outputKey: this.outputKey ?? `renders/${prepared.composition.id}-${new Date().toISOString().replace(/[:.]/g, '-')}${formatExtension(format)}`,
       config: {
+        format,
         width: wholeNumber(this.width, '--width'),
         height: wholeNumber(this.height, '--height'),
         variables: overrides,

@@ -4,6 +4,7 @@ import { Command, Option } from 'clipanion';
 import { parseOverrides } from '../composition/variables';
 import { ExitCode, badInput } from '../errors';
 import type { CaptureMode } from '../render/browser';
+import { OUTPUT_FORMATS, formatExtension, parseOutputFormat } from '../render/formats';
 import { renderLocal } from '../render/local-render';
 import { qualitySettings } from '../render/quality';
 import { parseWorkers } from '../render/workers';
@@ -17,10 +18,15 @@ export class RenderCommand extends VidkitCommand {
   static paths = [['render']];
 
   static usage = Command.Usage({
-    description: 'Render a composition to an MP4 on this machine',
+    description: 'Render a composition to a video file on this machine',
     details: `
       Renders \`<projectDir>/index.html\` in headless Chromium, one browser per worker, and encodes
-      H.264 (yuv420p, BT.709) through the native core. The output file appears only when complete.
+      it through the native core. The output file appears only when complete.
+
+      Formats (\`--format\`): mp4 (H.264 yuv420p BT.709, default), webm (VP9 with alpha), mov
+      (ProRes 4444 with alpha), hdr-pq and hdr-hlg (10-bit HEVC BT.2020 in MP4, SDR white at the
+      HDR reference white). With webm and mov, the page is transparent where it draws no
+      background. The \`--output\` extension must match: .mp4, .webm, .mov, .mp4, .mp4.
 
       Variables override the composition's declared defaults. A value of the wrong type is a
       warning, or an error with \`--strict-variables\`.
@@ -36,7 +42,8 @@ export class RenderCommand extends VidkitCommand {
   });
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
-  output = Option.String('--output,-o', { description: 'Output file (.mp4); default out/<composition id>.mp4' });
+  output = Option.String('--output,-o', { description: 'Output file, with the extension of --format; default out/<composition id>.<ext>' });
+  format = Option.String('--format', { description: `Output format: ${OUTPUT_FORMATS.join(', ')} (default mp4)` });
   workers = Option.String('--workers', 'auto', { description: 'Parallel browser sessions: a number or "auto" (cores, memory, frames)' });
   variables = Option.String('--variables', { description: 'JSON object of variable overrides' });
   variablesFile = Option.String('--variables-file', { description: 'File holding a JSON object of variable overrides' });
@@ -48,11 +55,15 @@ export class RenderCommand extends VidkitCommand {
   fps = Option.String('--fps', { description: "Frames per second; default the composition's data-fps, else 30" });
   quality = Option.String('--quality', { description: 'draft, standard (default) or high' });
   crf = Option.String('--crf', { description: 'x264 CRF 0-51, overriding --quality (lower is better)' });
-  capture = Option.String('--capture', 'auto', { description: 'auto, beginframe (headless shell) or screenshot' });
+  allowMissingMedia = Option.Boolean('--allow-missing-media', false, {
+    description: 'A remote image or media file that cannot be fetched is a warning and a transparent placeholder instead of an error',
+  });
+  capture = Option.String('--capture', 'auto', { description: 'auto (a probe; screenshot for a page with <video>), beginframe (headless shell) or screenshot' });
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
   protected async run(): Promise<number> {
     const quality = qualitySettings(this.quality, this.crf);
+    const format = parseOutputFormat(this.format);
     const workers = parseWorkers(this.workers);
     const fps = this.fps === undefined ? undefined : Number(this.fps);
     if (fps !== undefined && !(fps > 0 && fps <= 240)) throw badInput(`--fps must be a number above 0 and at most 240, got "${this.fps}"`);
@@ -69,6 +80,7 @@ export class RenderCommand extends VidkitCommand {
       const result = await renderLocal({
         projectDir: this.projectDir,
         output: this.output,
+        format,
         overrides,
         strictVariables: this.strictVariables,
         workers,
@@ -78,6 +90,7 @@ export class RenderCommand extends VidkitCommand {
         ...quality,
         allowGpu: this.browserGpu,
         capture: this.capture as CaptureMode | 'auto',
+        allowMissingMedia: this.allowMissingMedia,
         signal: controller.signal,
         onWarning: (m) => this.warn(m),
         onInfo: (m) => this.log(m),
@@ -103,13 +116,16 @@ export class RenderCommand extends VidkitCommand {
     const pass: string[] = ['--workers', this.workers, '--capture', this.capture, '--variables', JSON.stringify(overrides)];
     if (this.strictVariables) pass.push('--strict-variables');
     if (!this.browserGpu) pass.push('--no-browser-gpu');
+    if (this.allowMissingMedia) pass.push('--allow-missing-media');
     if (this.fps !== undefined) pass.push('--fps', this.fps);
     if (this.width !== undefined) pass.push('--width', this.width);
     if (this.height !== undefined) pass.push('--height', this.height);
     if (this.quality !== undefined) pass.push('--quality', this.quality);
     if (this.crf !== undefined) pass.push('--crf', this.crf);
     if (this.json) pass.push('--json');
-    const output = this.output ?? path.join('out', `${path.basename(path.resolve(this.projectDir))}.mp4`);
+    const format = parseOutputFormat(this.format);
+    pass.push('--format', format);
+    const output = this.output ?? path.join('out', `${path.basename(path.resolve(this.projectDir))}${formatExtension(format)}`);
     return renderInDocker(this.projectDir, output, pass);
   }
 }

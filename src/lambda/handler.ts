@@ -4,21 +4,27 @@ import { loadComposition, totalFrames as framesOf } from '../composition/composi
 import { resolveVariables } from '../composition/resolve';
 import { loadNative } from '../native';
 import { findBrowser, resolveProfile } from '../render/browser';
-import { CaptureSession } from '../render/capture-session';
+import { CaptureSession, FrameFormat, MediaElementTiming } from '../render/capture-session';
 import { renderChunk, segmentEncoder } from '../render/chunk-renderer';
+import { formatContentType, formatExtension, hasAlpha } from '../render/formats';
 import { fpsToRational } from '../render/fps';
+import { captureFor } from '../render/local-render';
 import { resolveOutputSize } from '../render/output-size';
 import { serveProject } from '../render/project-server';
-import { deleteKeys, download, exists, listKeys, putJson, upload } from '../sdk/bucket-files';
+import { soundtrackOf } from '../render/soundtrack';
+import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
 import { ChunkProgressRecord, ChunkSpec, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
 import { injectedFault } from './fault-injection';
+import { portableTimeline, siteAssets, timelineAssets } from './site-media';
 
 /**
  * The render function (cloud/handler.js is its entry). One function, three modes, each a step of
  * the state machine in cloud/state-machine.asl.json:
  *   plan      read the site, plan the chunks (the native planner local renders use)
- *   chunk     render one frame range exactly as a local worker does, upload the segment
- *   assemble  join the segments (native concat, stream copy) and write the output key once complete
+ *   chunk     render one frame range exactly as a local worker does, upload the segment; the chunk
+ *             with the last frame also writes the page's media timeline
+ *   assemble  join the segments (native concat, stream copy), mix the soundtrack from that
+ *             timeline, and write the output key once complete
  */
 export type RenderEvent =
   | { mode: 'plan'; render: RenderJob }
@@ -89,20 +95,27 @@ async function plan(render: RenderJob): Promise<{ totalFrames: number; chunks: C
 
 async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
   await injectedFault(render, range.index);
-  const composition = loadComposition(await fetchSite(render));
+  const siteDir = await fetchSite(render);
+  const composition = loadComposition(siteDir);
   const variables = resolveVariables(composition, render.config.variables, false);
   for (const w of variables.warnings) console.warn(`vidkit: warning: ${w}`);
   const fps = render.config.fps ?? composition.fps;
   const size = resolveOutputSize(composition, render.config.width, render.config.height);
-  const profile = await resolveProfile({ executablePath: findBrowser(), capture: 'auto', allowGpu: false });
-  const segmentFile = path.join(WORK_ROOT, 'renders', render.renderId, `chunk-${range.index}.mp4`);
-  fs.mkdirSync(path.dirname(segmentFile), { recursive: true });
+  const { format } = render.config;
+  // As in a local render: transparency needs PNG frames, JPEG has no alpha.
+  const transparent = hasAlpha(format);
+  const frameFormat: FrameFormat = transparent ? { type: 'png' } : render.encode.frameFormat;
+  const profile = await resolveProfile({ executablePath: findBrowser(), capture: captureFor(composition.entryFile, 'auto'), allowGpu: false });
+  const workDir = path.join(WORK_ROOT, 'renders', render.renderId, `chunk-${range.index}`);
+  const segmentFile = path.join(workDir, `segment${formatExtension(format)}`);
+  const assetDir = path.join(workDir, 'assets');
+  fs.mkdirSync(workDir, { recursive: true });
   const totalFrames = range.endFrame - range.startFrame;
   const record = (frames: number, done: boolean) =>
     putJson(render.bucket, renderKeys.progress(render.renderId, range.index), { index: range.index, frames, totalFrames, done } satisfies ChunkProgressRecord);
   await record(0, false);
 
-  const server = await serveProject(composition.projectDir);
+  const server = await serveProject(composition.projectDir, { remoteDir: assetDir });
   let session: CaptureSession | undefined;
   try {
     session = await CaptureSession.open({
@@ -112,10 +125,12 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
       height: composition.height,
       scale: size.scale,
       boot: { variables: variables.values, fps, epochMs: render.epochMs },
-      format: render.encode.frameFormat,
+      format: frameFormat,
+      transparent,
+      assets: siteAssets(siteDir, assetDir, server.url),
     });
     const encoder = segmentEncoder(
-      { width: size.width, height: size.height, fps: fpsToRational(fps), crf: render.encode.crf, preset: render.encode.preset, frameFormat: render.encode.frameFormat },
+      { width: size.width, height: size.height, fps: fpsToRational(fps), crf: render.encode.crf, preset: render.encode.preset, frameFormat, format },
       segmentFile,
     );
     let frames = 0;
@@ -129,34 +144,48 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
       }
     });
     await reporting;
-    const segmentKey = renderKeys.segment(render.renderId, range.index);
-    await upload(render.bucket, segmentKey, segmentFile, 'video/mp4');
+    // The page stepped through every earlier frame, so the last chunk's page has seen every media element.
+    if (range.endFrame === framesOf(composition.durationSeconds, fps)) {
+      await putJson(render.bucket, renderKeys.mediaTimeline(render.renderId), portableTimeline(await session.mediaTimeline(), server.url));
+    }
+    const segmentKey = renderKeys.segment(render.renderId, range.index, formatExtension(format));
+    await upload(render.bucket, segmentKey, segmentFile, formatContentType(format));
     await record(result.frames, true);
     return { index: range.index, frames: result.frames, segmentKey };
   } finally {
     await session?.close();
     await server.close();
-    fs.rmSync(segmentFile, { force: true });
+    fs.rmSync(workDir, { recursive: true, force: true });
   }
 }
 
 async function assemble(render: RenderJob, totalFrames: number, segments: ChunkResult[]): Promise<{ bucket: string; outputKey: string; frames: number; bytes: number }> {
+  const { format } = render.config;
+  const extension = formatExtension(format);
   const dir = path.join(WORK_ROOT, 'renders', render.renderId, 'assemble');
   fs.mkdirSync(dir, { recursive: true });
-  const partial = path.join(dir, 'output.partial.mp4');
+  const partial = path.join(dir, `output.partial${extension}`);
   try {
     const ordered = [...segments].sort((a, b) => a.index - b.index);
     const files: string[] = [];
     for (const s of ordered) {
-      const file = path.join(dir, `chunk-${s.index}.mp4`);
+      const file = path.join(dir, `chunk-${s.index}${extension}`);
       await download(render.bucket, s.segmentKey, file);
       files.push(file);
     }
-    const joined = await loadNative().concatSegments(files, partial, { faststart: true });
+    const timelineKey = renderKeys.mediaTimeline(render.renderId);
+    const timeline = (await getJson(render.bucket, timelineKey)) as MediaElementTiming[];
+    const siteDir = await fetchSite(render);
+    const fps = fpsToRational(render.config.fps ?? loadComposition(siteDir).fps);
+    const audio = await soundtrackOf(timeline, {
+      assets: timelineAssets(siteDir, path.join(dir, 'assets')),
+      durationSeconds: (totalFrames * fps.den) / fps.num,
+    });
+    const joined = await loadNative().concatSegments(files, partial, { faststart: true, format, audio });
     if (joined.frames !== totalFrames) throw new Error(`assembled ${joined.frames} frames, expected ${totalFrames}: not writing ${render.outputKey}`);
     if (await exists(render.bucket, render.outputKey)) console.warn(`vidkit: warning: replacing s3://${render.bucket}/${render.outputKey}`);
-    await upload(render.bucket, render.outputKey, partial, 'video/mp4');
-    await deleteKeys(render.bucket, ordered.map((s) => s.segmentKey));
+    await upload(render.bucket, render.outputKey, partial, formatContentType(format));
+    await deleteKeys(render.bucket, [...ordered.map((s) => s.segmentKey), timelineKey]);
     return { bucket: render.bucket, outputKey: render.outputKey, frames: joined.frames, bytes: joined.bytes };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -1,9 +1,11 @@
 import { loadNative } from '../native';
 import type { CaptureSession, FrameFormat } from './capture-session';
+import type { OutputFormat } from './formats';
 import type { Rational } from './fps';
 
 /** Encoder settings shared by every chunk of a render, so segments join by stream copy. */
 export interface EncodeSettings {
+  format: OutputFormat;
   width: number;
   height: number;
   fps: Rational;
@@ -28,11 +30,12 @@ export interface FrameSink {
   abort(): void;
 }
 
-/** A native encoder writing one closed-GOP H.264 segment on its own threads. */
+/** A native encoder writing one closed-GOP segment of the output format on its own threads. */
 export function segmentEncoder(settings: EncodeSettings, segmentPath: string): FrameSink {
   const { NativeEncoder } = loadNative();
   return new NativeEncoder({
     output: segmentPath,
+    format: settings.format,
     width: settings.width,
     height: settings.height,
     fpsNum: settings.fps.num,

@@ -65,8 +65,9 @@
       if (next.interval) next.due += next.interval; else timers.delete(nextId);
       next.fn.apply(window, next.args);
       changed = true;
-      // A callback may start animations: they began at this timer's time.
+      // A callback may start animations or add media: they began at this timer's time.
       registerAnimations();
+      registerMedia();
     }
   }
 
@@ -82,6 +83,7 @@
     if (due.size > 0) {
       changed = true;
       registerAnimations();
+      registerMedia();
     }
   }
 
@@ -146,6 +148,108 @@
     }
   }
 
+  // --- <video> and <audio> ---------------------------------------------------------------------------
+  // Media elements play on the virtual timeline: from `data-start` seconds (default: the virtual
+  // time at which they appear in the document), from the currentTime they have then, at their
+  // playbackRate, looping with `loop`. The runtime keeps them paused and seeks every video to its
+  // own time for each frame; the soundtrack is mixed natively from what `__mediaTimeline()` reports.
+  var media = new Map();
+  // Seek a hair past the exact time: containers round timestamps (WebM to 1 ms), and a frame whose
+  // stored time is a fraction of a millisecond late must still count as showing.
+  var SEEK_BIAS_S = 0.001;
+  function registerMedia() {
+    var els = document.querySelectorAll('video, audio');
+    for (var i = 0; i < els.length; i++) {
+      var el = els[i];
+      if (media.has(el)) continue;
+      var attr = el.getAttribute('data-start');
+      var start = attr === null ? nowMs : Number(attr) * 1000;
+      if (attr !== null && (attr.trim() === '' || !isFinite(start) || start < 0)) {
+        throw new Error('vidkit: data-start="' + attr + '" of ' + mediaSource(el) + ' must be a number of seconds, 0 or more');
+      }
+      media.set(el, { start: start, offset: el.currentTime || 0, rate: el.playbackRate || 1, shown: null });
+      el.autoplay = false;
+      el.preload = 'auto';
+      el.pause();
+    }
+  }
+  function mediaSource(el) { return el.currentSrc || el.src || (el.querySelector('source') || {}).src || '<' + el.tagName.toLowerCase() + '>'; }
+  function mediaTimeAt(el, m) {
+    var t = m.offset + (Math.max(0, nowMs - m.start) / 1000) * m.rate;
+    var d = el.duration;
+    if (isFinite(d) && d > 0) t = el.loop ? t % d : Math.min(t, d);
+    return t;
+  }
+  function seekMedia(el, t) {
+    return new Promise(function (resolve, reject) {
+      function settle(ok) {
+        el.removeEventListener('seeked', onSeeked);
+        el.removeEventListener('error', onError);
+        if (ok) resolve(); else reject(new Error('media failed to load: ' + mediaSource(el)));
+      }
+      // A 'seeked' still queued from an earlier seek (the page's own currentTime, a load) arrives
+      // while this one is under way; taking it would pair every later seek with the one before.
+      function onSeeked() { if (!el.seeking) settle(true); }
+      function onError() { settle(false); }
+      el.addEventListener('seeked', onSeeked);
+      el.addEventListener('error', onError);
+      el.currentTime = t;
+    });
+  }
+  // Videos whose new picture the compositor has not presented yet (requestVideoFrameCallback).
+  var unpresented = new Set();
+  // Seeks each video whose own time moved; null when none did, else a promise of all seeks.
+  function syncVideos() {
+    var seeks = [];
+    media.forEach(function (m, el) {
+      if (el.tagName !== 'VIDEO' || !el.isConnected) return;
+      var t = mediaTimeAt(el, m);
+      if (m.shown === t) return;
+      m.shown = t;
+      changed = true;
+      if (typeof el.requestVideoFrameCallback === 'function') {
+        unpresented.add(el);
+        el.requestVideoFrameCallback(function () { unpresented.delete(el); });
+      }
+      // The end itself shows no frame in every container: aim just inside it.
+      var d = el.duration;
+      var target = isFinite(d) && d > 0 ? Math.min(t + SEEK_BIAS_S, d - SEEK_BIAS_S) : t + SEEK_BIAS_S;
+      seeks.push(seekMedia(el, target));
+    });
+    return seeks.length > 0 ? Promise.all(seeks) : null;
+  }
+  function mediaReady() {
+    registerMedia();
+    var waits = [];
+    media.forEach(function (m, el) {
+      // A video's first picture must be in before the first seek, or its late arrival can
+      // replace the picture of that seek on screen.
+      var video = el.tagName === 'VIDEO';
+      if (el.readyState >= (video ? 2 : 1)) return;
+      waits.push(new Promise(function (resolve, reject) {
+        el.addEventListener(video ? 'loadeddata' : 'loadedmetadata', function () { resolve(); }, { once: true });
+        el.addEventListener('error', function () { reject(new Error('media failed to load: ' + mediaSource(el))); }, { once: true });
+        // Elements the page set to preload nothing have not started loading.
+        if (el.networkState === el.NETWORK_EMPTY || el.networkState === el.NETWORK_IDLE) el.load();
+      }));
+    });
+    // A script may set currentTime before the metadata arrives; it counts once it has.
+    return Promise.all(waits).then(function () {
+      media.forEach(function (m, el) { if (m.shown === null) m.offset = el.currentTime || 0; });
+    });
+  }
+  // What the renderer mixes: every media element seen so far, in seconds.
+  function mediaTimeline() {
+    var list = [];
+    media.forEach(function (m, el) {
+      list.push({
+        kind: el.tagName.toLowerCase(), src: mediaSource(el), start: m.start / 1000, offset: m.offset,
+        playbackRate: m.rate, loop: el.loop, volume: el.volume, muted: el.muted,
+      });
+    });
+    return list;
+  }
+
   // --- seeking --------------------------------------------------------------------------------------
   // Moving forward steps through every frame in between (timers, then animation frames), so state a
   // page builds up frame by frame, and the start of every animation a callback creates, are the
@@ -153,6 +257,7 @@
   // Returns whether anything on the page may look different from the previous frame: a callback
   // ran, an animation or timeline moved, or the DOM changed. When not, the renderer repeats the
   // previous image without asking the browser to draw (a begin-frame screenshot always redraws).
+  // While videos seek, the answer comes as a promise that settles once each shows its frame.
   function seekFrame(target) {
     if (target < frame) throw new Error('vidkit: cannot seek backwards from frame ' + frame + ' to ' + target);
     while (frame < target) {
@@ -164,18 +269,21 @@
     }
     syncAnimations();
     syncTimelines();
+    registerMedia();
+    var seeking = syncVideos();
     if (mutations.takeRecords().length > 0 || hasUncontrolledMotion()) changed = true;
     var result = changed;
     changed = false;
-    return result;
+    // 'video': changed, and a video's new picture must reach the compositor before the capture.
+    return seeking === null ? result : seeking.then(function () { return 'video'; });
   }
 
   var changed = true;
   var mutations = new MutationObserver(function () { changed = true; });
   mutations.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-  // Motion the clock does not drive (media playback, SVG animation, animated images) may change
-  // any frame: such pages never skip a draw.
-  var UNCONTROLLED = 'video, audio, animate, animateMotion, animateTransform, set, img[src*=".gif" i], img[src^="data:image/gif" i]';
+  // Motion the clock does not drive (SVG animation, animated images) may change any frame: such
+  // pages never skip a draw.
+  var UNCONTROLLED = 'animate, animateMotion, animateTransform, set, img[src*=".gif" i], img[src^="data:image/gif" i]';
   function hasUncontrolledMotion() { return document.querySelector(UNCONTROLLED) !== null; }
 
   // --- readiness --------------------------------------------------------------------------------------
@@ -193,20 +301,48 @@
       });
     }));
   }
+  // CSS background images: the load event does not wait for those of elements styled later.
+  function cssImagesReady() {
+    var urls = new Set();
+    var all = document.querySelectorAll('*');
+    for (var i = 0; i < all.length; i++) {
+      var bg = getComputedStyle(all[i]).backgroundImage;
+      if (!bg || bg === 'none') continue;
+      bg.replace(/url\(\s*(['"]?)(.*?)\1\s*\)/g, function (_, q, url) { urls.add(url); return ''; });
+    }
+    return Promise.all(Array.from(urls).map(function (url) {
+      var img = new Image();
+      img.src = url;
+      return img.decode().catch(function () { throw new Error('image failed to load: ' + url); });
+    }));
+  }
   function ready() {
     return whenLoaded()
       .then(function () { return document.fonts ? document.fonts.ready : null; })
       .then(imagesReady)
+      .then(cssImagesReady)
+      .then(mediaReady)
       .then(function () { return Promise.all(pending); })
       .then(function () { return document.fonts ? document.fonts.ready : null; })
       // Animations that exist once the page is ready started at virtual time 0.
       .then(function () { registerAnimations(); });
   }
 
-  // Two real animation frames: what the screenshot path waits for before it captures.
+  // What the screenshot path waits for before it captures: two real animation frames, and more
+  // (a bounded number) while a seeked video's picture is not presented yet.
+  var MAX_PRESENT_WAIT_FRAMES = 30;
   function afterPaint() {
-    return new Promise(function (resolve) { real.requestAnimationFrame(function () { real.requestAnimationFrame(function () { resolve(); }); }); });
+    return new Promise(function (resolve) {
+      var frames = 0;
+      function tick() {
+        frames += 1;
+        if (frames >= 2 && (unpresented.size === 0 || frames >= MAX_PRESENT_WAIT_FRAMES)) resolve();
+        else real.requestAnimationFrame(tick);
+      }
+      real.requestAnimationFrame(tick);
+    });
   }
+  function videosPresented() { return unpresented.size === 0; }
 
   window.__vidkit = Object.freeze({
     getVariables: function () { return JSON.parse(JSON.stringify(variables)); },
@@ -218,5 +354,7 @@
     __seekFrame: seekFrame,
     __ready: ready,
     __afterPaint: afterPaint,
+    __videosPresented: videosPresented,
+    __mediaTimeline: mediaTimeline,
   });
 })();

@@ -34,6 +34,11 @@ export async function putJson(bucket: string, key: string, value: unknown): Prom
   await awsClients().s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: JSON.stringify(value), ContentType: 'application/json' }));
 }
 
+export async function getJson(bucket: string, key: string): Promise<unknown> {
+  const got = await awsClients().s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+  return JSON.parse(await got.Body!.transformToString());
+}
+
 export async function exists(bucket: string, key: string): Promise<boolean> {
   try {
     await awsClients().s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));

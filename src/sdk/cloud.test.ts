@@ -10,7 +10,20 @@ import * as assert from 'uvu/assert';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
 import { CliRun, FIXTURES, REPO_ROOT, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
 import { RENDER_FUNCTION, TEST_IMAGE, TestAws, downloadObject, keysUnder as keysUnderPrefix, registerZipHandler, testAwsClients } from '../test-support/cloud-stack';
-import { decodeGray, ffprobe, psnrPerFrame, readBits } from '../test-support/media';
+import {
+  SQUARE,
+  TONE,
+  decodeGray,
+  decodePcm,
+  decodeRgba,
+  ffprobe,
+  measureTone,
+  psnrPerFrame,
+  readBits,
+  toneProblems,
+  transparentSquareProblems,
+  writeToneProject,
+} from '../test-support/media';
 import { stackTemplate } from './deploy';
 
 // The whole cloud path against MiniStack on loopback: CloudFormation deploy, S3 sites, the Step
@@ -252,6 +265,43 @@ cloud('a chunk that always fails ends the execution: the error shows in progress
   const unknown = cli(['cloudfn', 'progress', '0123456789abcdef']);
   assert.is(unknown.status, 2, unknown.stderr);
   assert.equal(errorLines(unknown.stderr), ['vidkit: error: no render 0123456789abcdef: the execution does not exist']);
+});
+
+cloud('--format webm: 2 chunks join by stream copy into VP9 whose decoded alpha is 0 where the page is transparent', async () => {
+  await useZipFunction({});
+  const key = 'renders/square.webm';
+  const run = cli(['cloudfn', 'render', path.join(FIXTURES, 'transparent-square'), '--format', 'webm', '--max-parallel-chunks', '2', '--chunk-size', '8', '--output-key', key, '--wait']);
+  assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+  assert.match(run.stderr, /15 frames in 2 chunks/);
+  const file = path.join(out, 'square.webm');
+  await download(key, file);
+  const v = ffprobe(file).streams[0];
+  assert.equal([v.codec_name, v.width, v.height, v.nb_read_frames], ['vp9', SQUARE.width, SQUARE.height, '15']);
+  const frames = decodeRgba(file, SQUARE.width, SQUARE.height, 'libvpx-vp9');
+  assert.is(frames.length, 15);
+  assert.equal([0, 7, 8, 14].flatMap((i) => transparentSquareProblems(frames[i], i)), [], 'frames on both sides of the seam at 8');
+  const head = await aws.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: key }));
+  assert.is(head.ContentType, 'video/webm');
+});
+
+cloud('a 1 kHz tone across 3 chunks: the cloud output has the soundtrack, with no gap or step at the seams and the right duration', async () => {
+  const project = path.join(out, 'tone');
+  writeToneProject(project);
+  const key = 'renders/tone.mp4';
+  const run = cli(['cloudfn', 'render', project, '--max-parallel-chunks', '3', '--chunk-size', '15', '--output-key', key, '--wait']);
+  assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+  assert.match(run.stderr, /45 frames in 3 chunks/);
+  const renderId = /render ([0-9a-f]{16}) started/.exec(run.stderr)![1];
+  const file = path.join(out, 'tone.mp4');
+  await download(key, file);
+  const streams = ffprobe(file).streams as unknown as Record<string, string>[];
+  const a = streams.find((s) => s.codec_type === 'audio');
+  assert.ok(a, 'the output has an audio stream');
+  assert.equal([a!.codec_name, a!.sample_rate], ['aac', '48000']);
+  assert.ok(Math.abs(Number(a!.duration) - TONE.seconds) < 0.001, `audio stream duration ${a!.duration}`);
+  assert.equal(streams.find((s) => s.codec_type === 'video')!.nb_read_frames, '45');
+  assert.equal(toneProblems(measureTone(decodePcm(file))), []);
+  assert.equal(await keysUnder(`renders/${renderId}/`), [`renders/${renderId}/plan.json`, ...[0, 1, 2].map((i) => `renders/${renderId}/progress/chunk-000${i}.json`)], 'segments and media timeline removed once joined');
 });
 
 cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {

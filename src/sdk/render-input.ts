@@ -4,14 +4,15 @@
  * plans, renders chunks and assembles). Both sides import it; nothing else defines these shapes.
  */
 import type { FrameFormat } from '../render/capture-session';
+import type { OutputFormat } from '../render/formats';
 
 /** SPEC.md 2.6, with defaults applied where the interface fixes them. */
 export interface RenderConfig {
   fps?: number;
   width?: number;
   height?: number;
-  /** `mp4` only: HDR is refused in distributed mode (SPEC.md 4.1 rule 6). */
-  format: 'mp4';
+  /** mp4, webm or mov: HDR is refused in distributed mode (SPEC.md 4.1 rule 6). */
+  format: OutputFormat;
   variables: Record<string, unknown>;
   /** Frames per chunk; left unset, the plan uses 240 and honours targetChunkFrames. */
   chunkSize?: number;
@@ -66,7 +67,10 @@ export const renderKeys = {
   plan: (renderId: string) => `renders/${renderId}/plan.json`,
   progressPrefix: (renderId: string) => `renders/${renderId}/progress/`,
   progress: (renderId: string, index: number) => `renders/${renderId}/progress/chunk-${pad(index)}.json`,
-  segment: (renderId: string, index: number) => `renders/${renderId}/segments/chunk-${pad(index)}.mp4`,
+  /** `extension` is the output format's, with its dot. */
+  segment: (renderId: string, index: number, extension: string) => `renders/${renderId}/segments/chunk-${pad(index)}${extension}`,
+  /** The media elements the page played, written by the chunk that renders the last frame; the soundtrack is mixed from it. */
+  mediaTimeline: (renderId: string) => `renders/${renderId}/media-timeline.json`,
   fault: (renderId: string, index: number) => `renders/${renderId}/faults/chunk-${pad(index)}`,
 };
 

@@ -1,9 +1,11 @@
 import { randomBytes } from 'node:crypto';
+import * as path from 'node:path';
 import { GetFunctionConcurrencyCommand } from '@aws-sdk/client-lambda';
 import { DescribeStateMachineCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { totalFrames as framesOf } from '../composition/composition';
 import { badInput } from '../errors';
 import { loadNative } from '../native';
+import { formatExtension } from '../render/formats';
 import { QUALITY_SETTINGS } from '../render/quality';
 import { awsClients } from './aws-clients';
 import { resolveOutputSize } from '../render/output-size';
@@ -66,6 +68,10 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
   const bucket = requireBucket(input.bucketName);
   if (typeof input.outputKey !== 'string' || input.outputKey === '' || input.outputKey.startsWith('/')) {
     throw badInput(`outputKey must be an object key such as renders/name.mp4, got ${JSON.stringify(input.outputKey)}`);
+  }
+  const extension = formatExtension(config.format);
+  if (path.posix.extname(input.outputKey).toLowerCase() !== extension) {
+    throw badInput(`outputKey ${input.outputKey} does not match format ${config.format}: name a ${extension} object`);
   }
   const { composition } = input.siteHandle;
   const size = resolveOutputSize(composition, config.width, config.height);

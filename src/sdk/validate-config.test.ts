@@ -22,7 +22,7 @@ interface Outcome {
 }
 
 /** renderToLambda in a fresh process (the SDK's clients read AWS_ENDPOINT_URL once), config from a file. */
-function renderToLambda(config: unknown, project = 'frame-clock'): Promise<Outcome> {
+function renderToLambda(config: unknown, project = 'frame-clock', outputKey = 'renders/out.mp4'): Promise<Outcome> {
   const file = path.join(out, `config-${Date.now()}-${Math.random()}.json`);
   fs.writeFileSync(file, JSON.stringify(config));
   const script = `
@@ -32,7 +32,7 @@ function renderToLambda(config: unknown, project = 'frame-clock'): Promise<Outco
       siteHandle: sdk.prepareSite(process.argv[1]),
       bucketName: 'vidkit-test-bucket',
       stateMachineArn: 'arn:aws:states:us-east-1:000000000000:stateMachine:vidkit-test',
-      outputKey: 'renders/out.mp4',
+      outputKey: process.argv[3],
       config: JSON.parse(require('fs').readFileSync(process.argv[2], 'utf8')),
       onWarning: (m) => warnings.push(m),
     }).then(
@@ -41,7 +41,7 @@ function renderToLambda(config: unknown, project = 'frame-clock'): Promise<Outco
     );`;
   return new Promise((resolve, reject) => {
     const { execFile } = require('node:child_process') as typeof import('node:child_process');
-    execFile(process.execPath, ['-e', script, path.join(FIXTURES, project), file], { env: { ...process.env, ...TEST_CREDENTIALS, AWS_ENDPOINT_URL: endpoint, AWS_MAX_ATTEMPTS: '1' } }, (err, stdout) =>
+    execFile(process.execPath, ['-e', script, path.join(FIXTURES, project), file, outputKey], { env: { ...process.env, ...TEST_CREDENTIALS, AWS_ENDPOINT_URL: endpoint, AWS_MAX_ATTEMPTS: '1' } }, (err, stdout) =>
       err ? reject(err) : resolve(JSON.parse(stdout)),
     );
   });
@@ -81,10 +81,47 @@ checks('an execution input over 262144 bytes is refused with [validateConfig] co
   assert.ok(requests > 0, 'a valid render made requests');
 });
 
-checks('HDR output is refused in distributed mode before any request', async () => {
+checks('config.format: HDR is refused in distributed mode with the SPEC error, unknown names are refused, before any request', async () => {
   requests = 0;
-  const hdr = await renderToLambda({ format: 'mp4-hdr' });
-  assert.is(hdr.error, '[validateConfig] config.format: HDR mp4 ("mp4-hdr") is not supported in distributed mode; render it in-process with `vidkit render`');
+  for (const format of ['hdr-pq', 'hdr-hlg']) {
+    const hdr = await renderToLambda({ format });
+    assert.is(
+      hdr.error,
+      `[validateConfig] config.format: format ${format}: the HDR mp4 output format is rejected in distributed mode; it is supported in-process only (vidkit render --format ${format})`,
+    );
+  }
+  const unknown = await renderToLambda({ format: 'mp4-hdr' });
+  assert.is(unknown.error, '[validateConfig] config.format: format must be one of mp4, webm, mov, hdr-pq, hdr-hlg, got "mp4-hdr"');
+  const mismatch = await renderToLambda({ format: 'webm' });
+  assert.is(mismatch.error, 'outputKey renders/out.mp4 does not match format webm: name a .webm object');
+  assert.is(requests, 0);
+});
+
+checks('config.format webm and mov pass the checks and reach the endpoint', async () => {
+  for (const [format, key] of [
+    ['webm', 'renders/out.webm'],
+    ['mov', 'renders/out.MOV'],
+  ]) {
+    requests = 0;
+    const run = await renderToLambda({ format }, 'frame-clock', key);
+    assert.not.match(run.error ?? '', /validateConfig|outputKey/, `${format}: ${run.error}`);
+    assert.ok(requests > 0, `${format}: a valid render made requests`);
+  }
+});
+
+checks('cloudfn render --format hdr-pq and render-batch --format hdr-hlg are refused before any request (exit 2)', async () => {
+  requests = 0;
+  const env = { ...TEST_CREDENTIALS, AWS_ENDPOINT_URL: endpoint, VIDKIT_BUCKET: 'b', VIDKIT_SFN_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:m' };
+  const render = await vidkitAsync(['cloudfn', 'render', path.join(FIXTURES, 'color-var'), '--format', 'hdr-pq', '--wait'], { env });
+  assert.is(render.status, 2, render.stderr);
+  assert.equal(errorLines(render.stderr), [
+    'vidkit: error: [validateConfig] config.format: format hdr-pq: the HDR mp4 output format is rejected in distributed mode; it is supported in-process only (vidkit render --format hdr-pq)',
+  ]);
+  const batchFile = path.join(out, 'hdr.jsonl');
+  fs.writeFileSync(batchFile, '{"outputKey": "b/one.mp4", "variables": {}}\n');
+  const batch = await vidkitAsync(['cloudfn', 'render-batch', path.join(FIXTURES, 'color-var'), '--batch', batchFile, '--format', 'hdr-hlg'], { env });
+  assert.is(batch.status, 2, batch.stderr);
+  assert.match(errorLines(batch.stderr)[0], /^vidkit: error: \[validateConfig\] config\.format: format hdr-hlg: the HDR mp4 output format is rejected in distributed mode/);
   assert.is(requests, 0);
 });
 
@@ -112,8 +149,9 @@ checks('--help of each cloudfn command lists its options', () => {
     [['cloudfn', 'sites', 'create'], ['<projectDir>', '--bucket']],
     [
       ['cloudfn', 'render'],
-      ['--site-id', '--width', '--height', '--variables', '--output-key', '--wait', '--max-parallel-chunks', '--target-chunk-frames', '--chunk-size'],
+      ['--site-id', '--width', '--height', '--variables', '--format', '--output-key', '--wait', '--max-parallel-chunks', '--target-chunk-frames', '--chunk-size'],
     ],
+    [['cloudfn', 'render-batch'], ['--batch', '--format', '--dry-run']],
     [['cloudfn', 'progress'], ['--json', '--state-machine-arn']],
   ];
   for (const [command, flags] of help) {

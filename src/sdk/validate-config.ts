@@ -1,12 +1,11 @@
 import { ExitCode, VidkitError } from '../errors';
+import { OutputFormat, assertDistributedFormat } from '../render/formats';
 import type { ExecutionInput, RenderConfig } from './render-input';
 
 /** Standard workflow executions take at most this many bytes of input (SPEC.md 8). */
 export const EXECUTION_INPUT_LIMIT = 262144;
 export const DEFAULT_MAX_PARALLEL_CHUNKS = 16;
 export const DEFAULT_CHUNK_SIZE = 240;
-/** Formats that exist but are rendered in-process only. */
-const LOCAL_ONLY_FORMATS = ['mp4-hdr', 'hdr-mp4', 'hdr'];
 
 /** The SDK's `config` as a caller writes it (SPEC.md 2.6); validated by {@link resolveConfig}. */
 export interface RenderConfigInput {
@@ -36,15 +35,27 @@ function evenPixels(value: unknown, field: string): number | undefined {
   return n;
 }
 
+/**
+ * `config.format` (and `cloudfn render --format`): a name of `vidkit render --format` that the
+ * distributed path can join by stream copy; src/render/formats.ts decides which.
+ */
+export function resolveFormat(value: unknown): OutputFormat {
+  const format = value ?? 'mp4';
+  if (typeof format !== 'string') throw configError('format', `must be a string, got ${JSON.stringify(format)}`);
+  try {
+    assertDistributedFormat(format);
+  } catch (err) {
+    if (err instanceof VidkitError) throw configError('format', err.message);
+    throw err;
+  }
+  return format;
+}
+
 /** Checks each field and applies the defaults of SPEC.md 2.6. Makes no request. */
 export function resolveConfig(input: RenderConfigInput | undefined): RenderConfig {
   const c = input ?? {};
   if (typeof c !== 'object' || Array.isArray(c)) throw configError('', 'must be an object');
-  const format = c.format ?? 'mp4';
-  if (LOCAL_ONLY_FORMATS.includes(format)) {
-    throw configError('format', `HDR mp4 ("${format}") is not supported in distributed mode; render it in-process with \`vidkit render\``);
-  }
-  if (format !== 'mp4') throw configError('format', `must be "mp4", got ${JSON.stringify(format)}`);
+  const format = resolveFormat(c.format);
   const variables = c.variables ?? {};
   if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) {
     throw configError('variables', 'must be an object of variable values');
@@ -56,7 +67,7 @@ export function resolveConfig(input: RenderConfigInput | undefined): RenderConfi
     fps: c.fps,
     width: evenPixels(c.width, 'width'),
     height: evenPixels(c.height, 'height'),
-    format: 'mp4',
+    format,
     variables,
     chunkSize: positiveInt(c.chunkSize, 'chunkSize'),
     maxParallelChunks: positiveInt(c.maxParallelChunks, 'maxParallelChunks') ?? DEFAULT_MAX_PARALLEL_CHUNKS,

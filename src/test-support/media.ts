@@ -1,4 +1,6 @@
 import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
 
 /** ffprobe's view of a file: the independent check every render test relies on. */
 export interface FfprobeStream {
@@ -103,4 +105,117 @@ export function psnr(a: Buffer, b: Buffer): number {
 export function imageAsVideoRgb(file: string): Buffer {
   const vf = 'scale=out_color_matrix=bt709:out_range=tv,format=yuv420p,scale=in_color_matrix=bt709:in_range=tv,format=rgb24';
   return execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-vf', vf, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 256 * 1024 * 1024 });
+}
+
+/** Every frame as packed RGBA, width×height×4 bytes each; `decoder` picks e.g. libvpx-vp9, which keeps VP9's alpha. */
+export function decodeRgba(file: string, width: number, height: number, decoder?: string): Buffer[] {
+  const args = [...(decoder ? ['-c:v', decoder] : []), '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgba', '-'];
+  const raw = execFileSync('ffmpeg', ['-v', 'error', ...args], { maxBuffer: 1024 * 1024 * 1024 });
+  const size = width * height * 4;
+  const frames: Buffer[] = [];
+  for (let off = 0; off + size <= raw.length; off += size) frames.push(raw.subarray(off, off + size));
+  return frames;
+}
+
+/** The transparent-square fixture (320×180): a red 80×80 box from (40, 40) sliding 160 px a second, no page background. */
+export const SQUARE = { width: 320, height: 180 };
+
+/**
+ * Where decoded RGBA frame `i` of the transparent-square fixture is wrong: the box opaque red,
+ * alpha 0 in the corner and on either side of the box. Empty when right.
+ */
+export function transparentSquareProblems(frame: Buffer, i: number): string[] {
+  const at = (x: number, y: number) => [...frame.subarray((y * SQUARE.width + x) * 4, (y * SQUARE.width + x) * 4 + 4)];
+  const left = 40 + Math.round((160 * i) / 30);
+  const problems: string[] = [];
+  const inside = at(left + 40, 80);
+  if (!(inside[3] === 255 && inside[0] > 245 && inside[1] < 10 && inside[2] < 10)) problems.push(`frame ${i} box ${inside}`);
+  for (const [name, x, y] of [
+    ['corner', 10, 10],
+    ['left of the box', left - 10, 80],
+    ['right of the box', left + 90, 80],
+  ] as const) {
+    const alpha = at(x, y)[3];
+    if (alpha !== 0) problems.push(`frame ${i} ${name} alpha ${alpha}`);
+  }
+  return problems;
+}
+
+/**
+ * The tone fixture: a 1 s, 1 kHz tone at amplitude 0.5 played at volume 0.5 from 0.25 s, and a
+ * muted 3 kHz tone that must not be heard. 1.5 s at 30 fps in 3 chunks puts seams at 0.5 s and
+ * 1.0 s, inside the tone.
+ */
+export const TONE = { rate: 48_000, start: 0.25, seconds: 1.5, amplitude: 0.25 };
+
+/** Writes the tone fixture project (index.html, tone.wav, muted.wav) into `dir`. */
+export function writeToneProject(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    `<!doctype html><html data-composition-variables='[]'><head><style>html,body{margin:0;background:#000}</style></head>
+<body><div data-composition-id="tone" data-width="320" data-height="180" data-duration="${TONE.seconds}" data-fps="30">` +
+      `<audio id="tone" src="tone.wav" data-start="${TONE.start}"></audio><audio src="muted.wav" muted></audio>
+<script>document.getElementById('tone').volume = 0.5;</script></div></body></html>`,
+  );
+  const sine = (frequency: number, seconds: number, file: string) =>
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=${frequency}:sample_rate=${TONE.rate}:duration=${seconds}`, '-af', 'volume=4', path.join(dir, file)]);
+  sine(1000, 1, 'tone.wav');
+  sine(3000, TONE.seconds, 'muted.wav');
+}
+
+/** The file's audio as mono 48 kHz float samples. */
+export function decodePcm(file: string): Float32Array {
+  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-map', '0:a', '-ac', '1', '-ar', String(TONE.rate), '-f', 'f32le', '-'], { maxBuffer: 64 << 20 });
+  return new Float32Array(raw.buffer, raw.byteOffset, raw.length / 4);
+}
+
+export interface ToneMeasures {
+  samples: number;
+  /** First sample above a fifth of the amplitude. */
+  onset: number;
+  /** The shift within half a period that best matches the ideal tone, in samples. */
+  phase: number;
+  /** Worst deviation of any tone sample, seams included, from the ideal tone (full scale 1). */
+  worstError: number;
+  /** Peak level before and after the tone. */
+  silencePeak: number;
+}
+
+/** What the decoded soundtrack of the tone fixture measures against the ideal tone. */
+export function measureTone(pcm: Float32Array): ToneMeasures {
+  const { rate, start, amplitude } = TONE;
+  const ideal = (n: number, shift: number) => amplitude * Math.sin((2 * Math.PI * 1000 * (n - start * rate - shift)) / rate);
+  const errorAt = (shift: number) => {
+    let worst = 0;
+    for (let n = start * rate + 100; n < (start + 1) * rate - 100; n++) worst = Math.max(worst, Math.abs(pcm[n] - ideal(n, shift)));
+    return worst;
+  };
+  let phase = 0;
+  for (let shift = -24; shift <= 24; shift++) if (errorAt(shift) < errorAt(phase)) phase = shift;
+  let silencePeak = 0;
+  for (const [from, to] of [
+    [0, start * rate - 200],
+    [(start + 1) * rate + 200, TONE.seconds * rate],
+  ]) {
+    for (let n = from; n < to; n++) silencePeak = Math.max(silencePeak, Math.abs(pcm[n]));
+  }
+  return { samples: pcm.length, onset: pcm.findIndex((v) => Math.abs(v) > amplitude / 5), phase, worstError: errorAt(phase), silencePeak };
+}
+
+/**
+ * Where the tone fixture's soundtrack is wrong. The decoder may add the encoder's last partial
+ * frame of padding (silence), never less; the onset within 1 ms (48 samples); every tone sample
+ * within 2% of full scale of the ideal, so a gap, a repeated or dropped sample, a click or the
+ * muted track would each show. Empty when right.
+ */
+export function toneProblems(m: ToneMeasures): string[] {
+  const { rate, start, seconds } = TONE;
+  const problems: string[] = [];
+  if (!(m.samples >= seconds * rate && m.samples < seconds * rate + 1024)) problems.push(`decoded ${m.samples} samples`);
+  if (Math.abs(m.onset - start * rate) > 48) problems.push(`tone starts at sample ${m.onset}, want ${start * rate}`);
+  if (Math.abs(m.phase) > 1) problems.push(`tone phase off by ${m.phase} samples`);
+  if (!(m.worstError < 0.02)) problems.push(`worst deviation from the ideal tone ${m.worstError}`);
+  if (!(m.silencePeak < 0.01)) problems.push(`peak ${m.silencePeak} outside the tone`);
+  return problems;
 }

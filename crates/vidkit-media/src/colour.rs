@@ -1,4 +1,6 @@
-//! Colour conversion of decoded screenshots to the encoder's BT.709 limited-range yuv420p.
+//! Colour conversion of decoded screenshots to the output format's pixels: BT.709 limited-range
+//! yuv420p (MP4), yuva420p (WebM) or yuva444p10le (MOV) with the screenshot's alpha, or 10-bit
+//! BT.2020 PQ/HLG ([`hdr`]).
 //!
 //! Chromium's JPEG screenshots decode to yuvj4xxp, which by the JFIF convention is BT.601
 //! matrix, full range; PNG screenshots decode to sRGB (full range RGB). swscale's defaults would
@@ -6,6 +8,7 @@
 //! as BT.709, so the matrices and ranges are set explicitly on both sides. JPEGs at the encoder's
 //! size take a faster fixed-point path ([`jfif`]) instead of swscale.
 
+mod hdr;
 mod jfif;
 
 use std::os::raw::c_int;
@@ -17,37 +20,52 @@ use ffmpeg::software::scaling;
 use ffmpeg::sys;
 use ffmpeg_next as ffmpeg;
 
-/// The pixel format every frame is encoded in.
-pub(crate) const ENCODE_FORMAT: Pixel = Pixel::YUV420P;
+use crate::format::OutputFormat;
 
-/// Converts decoded frames of any size and format to `width`x`height` BT.709 limited yuv420p,
-/// keeping one swscale context per input format and size.
+/// Converts decoded frames of any size and format to `width`x`height` frames of the output
+/// format, keeping one swscale context per input format and size.
 pub(crate) struct Converter {
     width: u32,
     height: u32,
+    format: OutputFormat,
+    /// What swscale produces: the output pixels, or full-range RGB for the HDR step.
+    scaled: Pixel,
+    hdr: Option<hdr::HdrConverter>,
     scaler: Option<scaling::Context>,
 }
 
 impl Converter {
-    pub(crate) fn new(width: u32, height: u32) -> Self {
+    pub(crate) fn new(width: u32, height: u32, format: OutputFormat) -> Self {
+        let hdr = format.hdr().map(hdr::HdrConverter::new);
         Converter {
             width,
             height,
+            format,
+            scaled: if hdr.is_some() { Pixel::RGB24 } else { format.pixel() },
+            hdr,
             scaler: None,
         }
     }
 
     pub(crate) fn convert(&mut self, source: &frame::Video) -> Result<frame::Video, String> {
-        let mut output = frame::Video::new(ENCODE_FORMAT, self.width, self.height);
-        if jfif::applies(source, self.width, self.height) {
+        let mut output = frame::Video::new(self.format.pixel(), self.width, self.height);
+        if self.format == OutputFormat::Mp4 && jfif::applies(source, self.width, self.height) {
             jfif::convert(source, &mut output);
+        } else if self.hdr.is_some() {
+            let mut rgb = frame::Video::new(Pixel::RGB24, self.width, self.height);
+            self.scale(source, &mut rgb)?;
+            self.hdr.as_ref().expect("checked above").convert(&rgb, &mut output);
         } else {
-            self.scaler_for(source)?
-                .run(source, &mut output)
-                .map_err(|e| format!("colour conversion failed: {e}"))?;
+            self.scale(source, &mut output)?;
         }
-        tag_bt709_limited(&mut output);
+        tag(&mut output, self.format);
         Ok(output)
+    }
+
+    fn scale(&mut self, source: &frame::Video, output: &mut frame::Video) -> Result<(), String> {
+        self.scaler_for(source)?
+            .run(source, output)
+            .map_err(|e| format!("colour conversion failed: {e}"))
     }
 
     fn scaler_for(&mut self, source: &frame::Video) -> Result<&mut scaling::Context, String> {
@@ -71,20 +89,24 @@ impl Converter {
             source.format(),
             source.width(),
             source.height(),
-            ENCODE_FORMAT,
+            self.scaled,
             self.width,
             self.height,
             flags,
         )
         .map_err(|e| {
             format!(
-                "no conversion from {:?} {}x{} to yuv420p: {e}",
+                "no conversion from {:?} {}x{} to {:?}: {e}",
                 source.format(),
                 source.width(),
-                source.height()
+                source.height(),
+                self.scaled
             )
         })?;
-        set_colorspace(&mut scaler)?;
+        // RGB to RGB (the HDR step) has no matrix to set.
+        if self.hdr.is_none() {
+            set_colorspace(&mut scaler)?;
+        }
         Ok(scaler)
     }
 }
@@ -117,10 +139,11 @@ fn set_colorspace(scaler: &mut scaling::Context) -> Result<(), String> {
     Ok(())
 }
 
-/// Tags a frame so the encoder writes BT.709 primaries, transfer and matrix, limited range.
-pub(crate) fn tag_bt709_limited(frame: &mut frame::Video) {
+/// Tags a frame with the format's primaries, transfer and matrix, limited range.
+pub(crate) fn tag(frame: &mut frame::Video, format: OutputFormat) {
+    let (space, primaries, transfer) = format.colour();
     frame.set_color_range(color::Range::MPEG);
-    frame.set_color_space(color::Space::BT709);
-    frame.set_color_primaries(color::Primaries::BT709);
-    frame.set_color_transfer_characteristic(color::TransferCharacteristic::BT709);
+    frame.set_color_space(space);
+    frame.set_color_primaries(primaries);
+    frame.set_color_transfer_characteristic(transfer);
 }

@@ -1,19 +1,42 @@
-//! Joins MP4 segments made by the [`crate::Encoder`] into one file by stream copy.
+//! Joins segments made by the [`crate::Encoder`] into one file by stream copy, and muxes the
+//! render's soundtrack ([`AudioMix`]), mixed and encoded once for the whole timeline, beside it.
 //!
 //! Each segment starts at pts 0 (its first packet is a closed-GOP IDR); its packets are shifted
 //! by the summed durations of the segments before it. With B-frames a segment's dts starts below
 //! its pts (negative in a lone segment), and because every segment has the same reorder delay the
 //! shifted dts still continue exactly where the previous segment's left off.
 
+use std::collections::VecDeque;
 use std::fs;
 use std::path::{Path, PathBuf};
 
 use ffmpeg::format::context::{Input, Output};
-use ffmpeg::{codec, encoder, media, Dictionary, Rational, Rescale};
+use ffmpeg::{codec, encoder, format, media, Dictionary, Packet, Rational, Rescale};
 use ffmpeg_next as ffmpeg;
 
+use crate::audio::{self, AudioMix};
 use crate::libav::{self, pixel_format_name};
-use crate::MediaError;
+use crate::{MediaError, OutputFormat};
+
+/// How to join: the segments' format (which picks the container) and the MP4/MOV index position.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ConcatOptions {
+    pub format: OutputFormat,
+    /// Put the index (moov) before the media data (MP4 and MOV).
+    pub faststart: bool,
+    /// The soundtrack; `None` (or no audible track) writes no audio stream.
+    pub audio: Option<AudioMix>,
+}
+
+impl Default for ConcatOptions {
+    fn default() -> Self {
+        ConcatOptions {
+            format: OutputFormat::Mp4,
+            faststart: false,
+            audio: None,
+        }
+    }
+}
 
 /// What a concat produced.
 #[derive(Debug, Clone, Copy, PartialEq)]
@@ -24,10 +47,10 @@ pub struct ConcatStats {
     pub duration_seconds: f64,
 }
 
-/// Stream-copies the video of `inputs`, in order, into one MP4 at `output`. With `faststart`
-/// the index (moov) goes before the media data so playback can start while downloading. On error
-/// no output file is left behind.
-pub fn concat_segments(inputs: &[PathBuf], output: &Path, faststart: bool) -> Result<ConcatStats, MediaError> {
+/// Stream-copies the video of `inputs`, in order, into one file of the format's container at
+/// `output`. With `faststart` the index (moov) goes before the media data so playback can start
+/// while downloading. On error no output file is left behind.
+pub fn concat_segments(inputs: &[PathBuf], output: &Path, options: &ConcatOptions) -> Result<ConcatStats, MediaError> {
     libav::init();
     if inputs.is_empty() {
         return Err(MediaError::Usage("concatSegments needs at least one segment".into()));
@@ -48,7 +71,7 @@ pub fn concat_segments(inputs: &[PathBuf], output: &Path, faststart: bool) -> Re
     for segment in &segments[1..] {
         segment.check_joinable(&segments[0])?;
     }
-    let result = write_joined(&mut segments, output, faststart);
+    let result = write_joined(&mut segments, output, options);
     if result.is_err() {
         // The error is what the caller needs; a failed cleanup of a partial file is secondary.
         let _ = fs::remove_file(output);
@@ -56,29 +79,57 @@ pub fn concat_segments(inputs: &[PathBuf], output: &Path, faststart: bool) -> Re
     result
 }
 
-fn write_joined(segments: &mut [Segment], output: &Path, faststart: bool) -> Result<ConcatStats, MediaError> {
+fn write_joined(segments: &mut [Segment], output: &Path, options: &ConcatOptions) -> Result<ConcatStats, MediaError> {
     let writing = |what: &str, e: ffmpeg::Error| MediaError::io(output, format!("cannot write {what}: {e}"));
-    let mut joined = ffmpeg::format::output_as(output, "mp4")
+    let container = options.format.container();
+    let mut joined = ffmpeg::format::output_as(output, container)
         .map_err(|e| MediaError::io(output, format!("cannot create the output file: {e}")))?;
     let first = &segments[0];
     let mut stream = joined
         .add_stream(encoder::find(codec::Id::None))
         .map_err(|e| MediaError::libav("adding the video stream", e))?;
     stream.set_parameters(first.parameters.clone());
-    // SAFETY: the stream's parameters were just allocated by libav and nothing else holds them.
-    // The MP4 muxer picks its own tag; a tag copied from another container can be refused.
-    unsafe { (*stream.parameters().as_mut_ptr()).codec_tag = 0 };
+    if container != "mov" {
+        // SAFETY: the stream's parameters were just allocated by libav and nothing else holds
+        // them. The MP4 and WebM muxers pick their own tag; a copied one can be refused. MOV keeps
+        // it: it names the ProRes flavour (ap4h is 4444).
+        unsafe { (*stream.parameters().as_mut_ptr()).codec_tag = 0 };
+    }
+    // The WebM demuxer reports VP9 with alpha as plain yuv420p and keeps the alpha flag as
+    // metadata; the muxer needs it back to declare the alpha that the packets carry.
+    stream.set_metadata(first.metadata.clone());
     stream.set_time_base(first.time_base);
     stream.set_avg_frame_rate(first.frame_rate);
 
-    let mut options = Dictionary::new();
-    if faststart {
-        options.set("movflags", "+faststart");
+    let global_header = joined.format().flags().contains(format::Flags::GLOBAL_HEADER);
+    let mut soundtrack = match &options.audio {
+        Some(mix) if !mix.tracks.is_empty() => Some(audio::encode(&audio::mix(mix)?, options.format, global_header)?),
+        _ => None,
+    };
+    if let Some(encoded) = &soundtrack {
+        let mut stream = joined
+            .add_stream(encoder::find(codec::Id::None))
+            .map_err(|e| MediaError::libav("adding the audio stream", e))?;
+        stream.set_parameters(&encoded.encoder);
+        stream.set_time_base(encoded.time_base);
+    }
+
+    let mut muxer_options = Dictionary::new();
+    if options.faststart && container != "webm" {
+        muxer_options.set("movflags", "+faststart");
     }
     joined
-        .write_header_with(options)
-        .map_err(|e| writing("the MP4 header", e))?;
+        .write_header_with(muxer_options)
+        .map_err(|e| writing("the header", e))?;
     let time_base = joined.stream(0).expect("the stream was just added").time_base();
+    let mut audio = AudioQueue {
+        packets: soundtrack
+            .as_mut()
+            .map(|a| std::mem::take(&mut a.packets).into())
+            .unwrap_or_default(),
+        time_base: soundtrack.as_ref().map_or(Rational::new(1, 1), |a| a.time_base),
+        stream_time_base: joined.stream(1).map_or(Rational::new(1, 1), |s| s.time_base()),
+    };
 
     let mut cursor = Cursor {
         time_base,
@@ -87,9 +138,10 @@ fn write_joined(segments: &mut [Segment], output: &Path, faststart: bool) -> Res
         frames: 0,
     };
     for segment in segments.iter_mut() {
-        segment.copy_into(&mut joined, &mut cursor, output)?;
+        segment.copy_into(&mut joined, &mut cursor, &mut audio, output)?;
     }
-    joined.write_trailer().map_err(|e| writing("the MP4 trailer", e))?;
+    audio.write_until(None, &mut joined, output)?;
+    joined.write_trailer().map_err(|e| writing("the trailer", e))?;
     drop(joined);
 
     let bytes = fs::metadata(output).map_err(|e| MediaError::io(output, e))?.len();
@@ -104,6 +156,41 @@ fn write_joined(segments: &mut [Segment], output: &Path, faststart: bool) -> Res
 /// Whether two paths name one existing file (a missing output cannot be an input).
 fn same_file(a: &Path, b: &Path) -> bool {
     matches!((fs::canonicalize(a), fs::canonicalize(b)), (Ok(a), Ok(b)) if a == b)
+}
+
+/// Encoded audio waiting to be interleaved with the video, in presentation order.
+struct AudioQueue {
+    packets: VecDeque<Packet>,
+    time_base: Rational,
+    stream_time_base: Rational,
+}
+
+impl AudioQueue {
+    /// Writes the audio up to `until` (a time in `video_time_base`), or all of it with `None`, so
+    /// the muxer's interleaving queue stays short.
+    fn write_until(
+        &mut self,
+        until: Option<(i64, Rational)>,
+        joined: &mut Output,
+        output: &Path,
+    ) -> Result<(), MediaError> {
+        while let Some(packet) = self.packets.front() {
+            let dts = packet.dts().unwrap_or(0);
+            if let Some((time, time_base)) = until {
+                if dts.rescale(self.time_base, time_base) > time {
+                    return Ok(());
+                }
+            }
+            let mut packet = self.packets.pop_front().expect("front exists");
+            packet.rescale_ts(self.time_base, self.stream_time_base);
+            packet.set_stream(1);
+            packet.set_position(-1);
+            packet
+                .write_interleaved(joined)
+                .map_err(|e| MediaError::io(output, format!("cannot write an audio packet: {e}")))?;
+        }
+        Ok(())
+    }
 }
 
 /// Where the next segment goes, in the output stream's time base.
@@ -123,6 +210,7 @@ struct Segment {
     parameters: codec::Parameters,
     time_base: Rational,
     frame_rate: Rational,
+    metadata: Dictionary<'static>,
     start_time: Option<i64>,
 }
 
@@ -139,11 +227,12 @@ impl Segment {
             .best(media::Type::Video)
             .ok_or_else(|| fail("it has no video stream".into()))?;
         let start_time = Some(stream.start_time()).filter(|&t| t != ffmpeg::ffi::AV_NOPTS_VALUE);
-        let (stream_index, parameters, time_base, frame_rate) = (
+        let (stream_index, parameters, time_base, frame_rate, metadata) = (
             stream.index(),
             stream.parameters(),
             stream.time_base(),
             stream.avg_frame_rate(),
+            stream.metadata().to_owned(),
         );
         Ok(Segment {
             index,
@@ -153,6 +242,7 @@ impl Segment {
             parameters,
             time_base,
             frame_rate,
+            metadata,
             start_time,
         })
     }
@@ -178,7 +268,13 @@ impl Segment {
         Ok(())
     }
 
-    fn copy_into(&mut self, joined: &mut Output, cursor: &mut Cursor, output: &Path) -> Result<(), MediaError> {
+    fn copy_into(
+        &mut self,
+        joined: &mut Output,
+        cursor: &mut Cursor,
+        audio: &mut AudioQueue,
+        output: &Path,
+    ) -> Result<(), MediaError> {
         let (index, path) = (self.index, self.path.clone());
         let fail = |message: String| MediaError::Segment {
             index,
@@ -209,6 +305,7 @@ impl Segment {
             packet.set_duration(duration);
             packet.set_position(-1);
             packet.set_stream(0);
+            audio.write_until(Some((dts, cursor.time_base)), joined, output)?;
             packet
                 .write_interleaved(joined)
                 .map_err(|e| MediaError::io(output, format!("cannot write a video packet: {e}")))?;

@@ -4,15 +4,21 @@
 //! Everything goes through `ffmpeg-next` against the system's libav; the few calls it does not
 //! wrap go through `ffmpeg_sys_next` in the module that needs them.
 
+mod audio;
 mod colour;
 mod concat;
 mod encoder;
 mod error;
+mod format;
 mod libav;
 mod probe;
+mod proxy;
 
-pub use concat::{concat_segments, ConcatStats};
+pub use audio::{AudioMix, AudioTrack, SAMPLE_RATE};
+pub use concat::{concat_segments, ConcatOptions, ConcatStats};
 pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
 pub use error::MediaError;
+pub use format::OutputFormat;
 pub use libav::{libav_versions, LibavVersions};
 pub use probe::{probe, ProbeResult, StreamInfo};
+pub use proxy::{intra_proxy, ProxyStats};

@@ -3,7 +3,7 @@ mod support;
 use std::path::PathBuf;
 
 use support::*;
-use vidkit_media::{concat_segments, probe, Encoder, InputFormat, MediaError};
+use vidkit_media::{concat_segments, probe, ConcatOptions, Encoder, InputFormat, MediaError};
 
 /// Grey levels for `count` frames starting at global frame `first`: distinct for every frame.
 fn levels(first: usize, count: usize) -> Vec<u8> {
@@ -30,7 +30,7 @@ fn joins_three_segments_into_continuous_timestamps_and_the_right_pictures() {
     let dir = test_dir("concat-three");
     let (inputs, greys) = segments(&dir, &[10, 7, 13]);
     let out = dir.join("joined.mp4");
-    let stats = concat_segments(&inputs, &out, false).unwrap();
+    let stats = concat_segments(&inputs, &out, &ConcatOptions::default()).unwrap();
     assert_eq!(stats.frames, 30);
     assert!(
         (stats.duration_seconds - 1.0).abs() < 1e-6,
@@ -63,7 +63,12 @@ fn a_single_segment_is_remuxed() {
     let dir = test_dir("concat-single");
     let (inputs, greys) = segments(&dir, &[9]);
     let out = dir.join("joined.mp4");
-    assert_eq!(concat_segments(&inputs, &out, false).unwrap().frames, 9);
+    assert_eq!(
+        concat_segments(&inputs, &out, &ConcatOptions::default())
+            .unwrap()
+            .frames,
+        9
+    );
     assert_eq!(ffprobe_frames_and_duration(&out), (9, 0.3));
     assert_greys(&decode_frames(&out), &greys);
 }
@@ -74,8 +79,16 @@ fn faststart_puts_the_index_before_the_media() {
     let (inputs, _) = segments(&dir, &[5, 6]);
     let fast = dir.join("fast.mp4");
     let plain = dir.join("plain.mp4");
-    concat_segments(&inputs, &fast, true).unwrap();
-    concat_segments(&inputs, &plain, false).unwrap();
+    concat_segments(
+        &inputs,
+        &fast,
+        &ConcatOptions {
+            faststart: true,
+            ..ConcatOptions::default()
+        },
+    )
+    .unwrap();
+    concat_segments(&inputs, &plain, &ConcatOptions::default()).unwrap();
     let position = |boxes: &[String], name: &str| boxes.iter().position(|b| b == name).unwrap();
     let fast_boxes = mp4_boxes(&fast);
     assert!(
@@ -104,7 +117,7 @@ fn refuses_a_segment_of_another_size_naming_it() {
     inputs.push(odd.clone());
 
     let out = dir.join("joined.mp4");
-    let error = concat_segments(&inputs, &out, false).unwrap_err();
+    let error = concat_segments(&inputs, &out, &ConcatOptions::default()).unwrap_err();
     assert!(
         matches!(&error, MediaError::Segment { index: 2, path, .. } if *path == odd),
         "{error:?}"
@@ -135,7 +148,7 @@ fn refuses_a_segment_encoded_with_other_settings() {
     encoder.finish().unwrap();
     inputs.push(other);
 
-    let error = concat_segments(&inputs, &dir.join("joined.mp4"), false).unwrap_err();
+    let error = concat_segments(&inputs, &dir.join("joined.mp4"), &ConcatOptions::default()).unwrap_err();
     assert!(matches!(&error, MediaError::Segment { index: 1, .. }), "{error:?}");
     assert!(
         error
@@ -151,7 +164,7 @@ fn refuses_to_overwrite_one_of_its_inputs() {
     let (inputs, _) = segments(&dir, &[3, 3]);
     let before = std::fs::read(&inputs[1]).unwrap();
     let aliased = dir.join(".").join("segment-1.mp4");
-    let error = concat_segments(&inputs, &aliased, false).unwrap_err();
+    let error = concat_segments(&inputs, &aliased, &ConcatOptions::default()).unwrap_err();
     assert!(
         error
             .to_string()
@@ -169,11 +182,11 @@ fn refuses_to_overwrite_one_of_its_inputs() {
 fn refuses_missing_and_empty_inputs() {
     let dir = test_dir("concat-missing");
     let out = dir.join("joined.mp4");
-    let error = concat_segments(&[], &out, false).unwrap_err();
+    let error = concat_segments(&[], &out, &ConcatOptions::default()).unwrap_err();
     assert_eq!(error.to_string(), "concatSegments needs at least one segment");
 
     let missing = dir.join("nope.mp4");
-    let error = concat_segments(std::slice::from_ref(&missing), &out, false).unwrap_err();
+    let error = concat_segments(std::slice::from_ref(&missing), &out, &ConcatOptions::default()).unwrap_err();
     assert!(matches!(&error, MediaError::Segment { index: 0, .. }), "{error:?}");
     assert!(
         error.to_string().starts_with(&format!(

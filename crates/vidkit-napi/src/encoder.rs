@@ -5,7 +5,7 @@
 use napi::bindgen_prelude::{AsyncTask, Object};
 use napi::{Env, Task};
 use napi_derive::napi;
-use vidkit_media::{EncodeStats, Encoder, EncoderOptions, InputFormat, MediaError};
+use vidkit_media::{EncodeStats, Encoder, EncoderOptions, InputFormat, MediaError, OutputFormat};
 
 use crate::js::{failure, invalid_arg, whole};
 
@@ -17,8 +17,11 @@ const MAX_QUEUE_CAPACITY: u32 = 1_024;
 
 #[napi(object)]
 pub struct NativeEncoderOptions {
-    /// MP4 file to create (replaced if it exists).
+    /// File to create (replaced if it exists), in the format's container.
     pub output: String,
+    /// mp4 (default), webm, mov, hdr-pq or hdr-hlg.
+    #[napi(ts_type = "'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg'")]
+    pub format: Option<String>,
     pub width: f64,
     pub height: f64,
     pub fps_num: f64,
@@ -53,6 +56,7 @@ impl NativeEncoderOptions {
             .transpose()?;
         Ok(EncoderOptions {
             output: self.output.into(),
+            format: output_format(self.format.as_deref())?,
             width: whole(self.width, "width", MAX_DIMENSION)?,
             height: whole(self.height, "height", MAX_DIMENSION)?,
             fps_num: whole(self.fps_num, "fpsNum", i32::MAX as u32)?,
@@ -63,6 +67,17 @@ impl NativeEncoderOptions {
             queue_capacity: queue_capacity.unwrap_or(DEFAULT_QUEUE_CAPACITY) as usize,
         })
     }
+}
+
+/// The named output format; none means mp4.
+pub(crate) fn output_format(name: Option<&str>) -> napi::Result<OutputFormat> {
+    let name = name.unwrap_or("mp4");
+    OutputFormat::parse(name).ok_or_else(|| {
+        invalid_arg(format!(
+            "format must be one of {}, got '{name}'",
+            OutputFormat::NAMES.join(", ")
+        ))
+    })
 }
 
 #[napi]

@@ -1,18 +1,45 @@
-//! `concatSegments` and `probe`: file work on the libuv pool.
+//! `concatSegments`, `probe` and `makeIntraProxy`: file work on the libuv pool.
 
 use std::path::PathBuf;
 
 use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Task};
 use napi_derive::napi;
-use vidkit_media::{concat_segments as concat, probe as probe_file, ConcatStats, ProbeResult};
+use vidkit_media::{
+    concat_segments as concat, intra_proxy, probe as probe_file, AudioMix, AudioTrack, ConcatOptions as Joining,
+    ConcatStats, ProbeResult, ProxyStats,
+};
 
+use crate::encoder::output_format;
 use crate::js::failure;
 
 #[napi(object)]
 pub struct ConcatOptions {
     /// Put the MP4 index first so playback can start while downloading.
     pub faststart: Option<bool>,
+    /// The segments' format: mp4 (default), webm, mov, hdr-pq or hdr-hlg.
+    #[napi(ts_type = "'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg'")]
+    pub format: Option<String>,
+    /// The render's soundtrack, mixed and encoded once and muxed beside the video.
+    pub audio: Option<SoundtrackOptions>,
+}
+
+/// One media element on the timeline (times in seconds).
+#[napi(object)]
+pub struct SoundtrackTrack {
+    /// A local media file; one without an audio stream adds nothing.
+    pub source: String,
+    pub start: f64,
+    pub offset: f64,
+    pub playback_rate: f64,
+    pub looped: bool,
+    pub volume: f64,
+}
+
+#[napi(object)]
+pub struct SoundtrackOptions {
+    pub tracks: Vec<SoundtrackTrack>,
+    pub duration_seconds: f64,
 }
 
 #[napi(object)]
@@ -24,7 +51,7 @@ pub struct ConcatResult {
 pub struct Concat {
     inputs: Vec<PathBuf>,
     output: PathBuf,
-    faststart: bool,
+    options: napi::Result<Joining>,
 }
 
 impl Task for Concat {
@@ -32,7 +59,8 @@ impl Task for Concat {
     type JsValue = ConcatResult;
 
     fn compute(&mut self) -> napi::Result<ConcatStats> {
-        concat(&self.inputs, &self.output, self.faststart).map_err(failure)
+        let options = std::mem::replace(&mut self.options, Ok(Joining::default()))?;
+        concat(&self.inputs, &self.output, &options).map_err(failure)
     }
 
     fn resolve(&mut self, _env: Env, stats: ConcatStats) -> napi::Result<ConcatResult> {
@@ -43,14 +71,38 @@ impl Task for Concat {
     }
 }
 
-/// Joins encoder segments, in order, by stream copy into one MP4.
+/// Joins encoder segments, in order, by stream copy into one file of their format.
 #[napi(ts_return_type = "Promise<ConcatResult>")]
 pub fn concat_segments(inputs: Vec<String>, output: String, options: Option<ConcatOptions>) -> AsyncTask<Concat> {
-    let faststart = options.and_then(|o| o.faststart).unwrap_or(false);
+    let options = options.unwrap_or(ConcatOptions {
+        faststart: None,
+        format: None,
+        audio: None,
+    });
+    let audio = options.audio.map(|a| AudioMix {
+        duration_seconds: a.duration_seconds,
+        tracks: a
+            .tracks
+            .into_iter()
+            .map(|t| AudioTrack {
+                source: t.source.into(),
+                start_seconds: t.start,
+                offset_seconds: t.offset,
+                playback_rate: t.playback_rate,
+                looped: t.looped,
+                volume: t.volume,
+            })
+            .collect(),
+    });
+    let joining = output_format(options.format.as_deref()).map(|format| Joining {
+        format,
+        faststart: options.faststart.unwrap_or(false),
+        audio,
+    });
     AsyncTask::new(Concat {
         inputs: inputs.into_iter().map(PathBuf::from).collect(),
         output: output.into(),
-        faststart,
+        options: joining,
     })
 }
 
@@ -124,4 +176,39 @@ impl Task for Probe {
 #[napi(ts_return_type = "Promise<ProbeResult>")]
 pub fn probe(path: String) -> AsyncTask<Probe> {
     AsyncTask::new(Probe { path: path.into() })
+}
+
+#[napi(object)]
+pub struct ProxyResult {
+    pub frames: i64,
+}
+
+pub struct IntraProxy {
+    input: PathBuf,
+    output: PathBuf,
+}
+
+impl Task for IntraProxy {
+    type Output = Option<ProxyStats>;
+    type JsValue = Option<ProxyResult>;
+
+    fn compute(&mut self) -> napi::Result<Option<ProxyStats>> {
+        intra_proxy(&self.input, &self.output).map_err(failure)
+    }
+
+    fn resolve(&mut self, _env: Env, stats: Option<ProxyStats>) -> napi::Result<Option<ProxyResult>> {
+        Ok(stats.map(|s| ProxyResult {
+            frames: s.frames as i64,
+        }))
+    }
+}
+
+/// Writes an all-intra H.264 copy of a video (same timestamps) that a browser seeks to any frame
+/// cheaply; null, writing nothing, when the file has no video or its video has alpha.
+#[napi(ts_return_type = "Promise<ProxyResult | null>")]
+pub fn make_intra_proxy(input: String, output: String) -> AsyncTask<IntraProxy> {
+    AsyncTask::new(IntraProxy {
+        input: input.into(),
+        output: output.into(),
+    })
 }

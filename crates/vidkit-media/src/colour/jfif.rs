@@ -278,7 +278,9 @@ mod tests {
         let want = solid(jfif).map(|plane| plane[0]);
         for (format, width, height) in [(Pixel::YUVJ444P, 64, 36), (Pixel::YUVJ420P, 128, 72)] {
             let source = picture(format, width, height, |plane, _, _| jfif[plane]);
-            let converted = Converter::new(64, 36).convert(&source).unwrap();
+            let converted = Converter::new(64, 36, crate::OutputFormat::Mp4)
+                .convert(&source)
+                .unwrap();
             let got = planes(&converted).map(|plane| plane[plane.len() / 2]);
             for (got, want) in got.into_iter().zip(want) {
                 assert!(

@@ -1,4 +1,4 @@
-//! The decode thread: turns pushed JPEG/PNG bytes into encoder-ready BT.709 yuv420p frames.
+//! The decode thread: turns pushed JPEG/PNG bytes into encoder-ready frames of the output format.
 
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::Arc;
@@ -10,7 +10,7 @@ use ffmpeg_next as ffmpeg;
 use super::flow::Flow;
 use super::InputFormat;
 use crate::colour::Converter;
-use crate::MediaError;
+use crate::{MediaError, OutputFormat};
 
 /// What the caller pushed, numbered in push order.
 pub(crate) enum Job {
@@ -28,6 +28,7 @@ pub(crate) enum Picture {
 /// Runs until the job channel closes (finish or abort) or the pipeline fails.
 pub(crate) fn run(
     input: InputFormat,
+    format: OutputFormat,
     width: u32,
     height: u32,
     jobs: Receiver<Job>,
@@ -38,7 +39,7 @@ pub(crate) fn run(
         Ok(decoder) => decoder,
         Err(error) => return flow.fail(error),
     };
-    let mut converter = Converter::new(width, height);
+    let mut converter = Converter::new(width, height, format);
     for job in jobs {
         if flow.has_failed() {
             return;

@@ -1,4 +1,5 @@
-//! The encode thread: x264 into an MP4 file, one packet write per encoded frame.
+//! The encode thread: the output format's encoder (x264, libvpx-vp9, prores_ks or x265) into its
+//! container, one packet write per encoded frame.
 
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::Receiver;
@@ -11,11 +12,17 @@ use ffmpeg_next as ffmpeg;
 
 use super::decode::Picture;
 use super::flow::Flow;
-use crate::colour::ENCODE_FORMAT;
+use crate::format::OutputFormat;
 use crate::MediaError;
 
-/// The x264 settings of one segment.
+/// HDR10 static metadata: a P3-D65 mastering display of 0.0001 to 1000 cd/m² (the common
+/// grading monitor), and content light levels of the SDR graphics placed at 203 cd/m².
+const MASTER_DISPLAY: &str = "G(13250,34500)B(7500,3000)R(34000,16000)WP(15635,16450)L(10000000,1)";
+const MAX_CLL: &str = "203,203";
+
+/// The encoder settings of one segment.
 pub(crate) struct Settings {
+    pub(crate) format: OutputFormat,
     pub(crate) path: PathBuf,
     pub(crate) width: u32,
     pub(crate) height: u32,
@@ -76,27 +83,30 @@ struct Segment {
 
 impl Segment {
     fn open(settings: &Settings, mut output: Output) -> Result<Self, MediaError> {
-        let opening = "opening the libx264 H.264 encoder";
-        let codec = encoder::find_by_name("libx264").ok_or_else(|| {
+        let format = settings.format;
+        let name = format.encoder_name();
+        let opening = format!("opening the {name} encoder");
+        let codec = encoder::find_by_name(name).ok_or_else(|| {
             MediaError::libav(
-                opening,
-                "this libavcodec was built without libx264; install one that has it (Debian's libavcodec does)",
+                &opening,
+                format!("this libavcodec was built without {name}; install one that has it (Debian's libavcodec does)"),
             )
         })?;
         let mut context = codec::Context::new_with_codec(codec)
             .encoder()
             .video()
-            .map_err(|e| MediaError::libav(opening, e))?;
+            .map_err(|e| MediaError::libav(&opening, e))?;
         let time_base = Rational::new(settings.fps_den as i32, settings.fps_num as i32);
+        let (space, primaries, transfer) = format.colour();
         context.set_width(settings.width);
         context.set_height(settings.height);
-        context.set_format(ENCODE_FORMAT);
+        context.set_format(format.pixel());
         context.set_time_base(time_base);
         context.set_frame_rate(Some(Rational::new(settings.fps_num as i32, settings.fps_den as i32)));
         context.set_color_range(color::Range::MPEG);
-        context.set_colorspace(color::Space::BT709);
-        context.set_color_primaries(color::Primaries::BT709);
-        context.set_color_transfer_characteristic(color::TransferCharacteristic::BT709);
+        context.set_colorspace(space);
+        context.set_color_primaries(primaries);
+        context.set_color_transfer_characteristic(transfer);
         // Closed GOPs make every segment independently decodable, so segments can be joined
         // by stream copy.
         let mut flags = codec::Flags::CLOSED_GOP;
@@ -104,13 +114,9 @@ impl Segment {
             flags |= codec::Flags::GLOBAL_HEADER;
         }
         context.set_flags(flags);
-
-        let mut options = Dictionary::new();
-        options.set("preset", &settings.preset);
-        options.set("crf", &settings.crf.to_string());
-        // libavcodec's default is one thread; x264 scales with cores when asked for "auto".
-        options.set("threads", "auto");
-        let encoder = context.open_with(options).map_err(|e| MediaError::libav(opening, e))?;
+        let encoder = context
+            .open_with(codec_options(settings))
+            .map_err(|e| MediaError::libav(&opening, e))?;
 
         let mut stream = output
             .add_stream(codec)
@@ -120,7 +126,7 @@ impl Segment {
         stream.set_avg_frame_rate(Rational::new(settings.fps_num as i32, settings.fps_den as i32));
         output
             .write_header()
-            .map_err(|e| writing(&settings.path, "the MP4 header", e))?;
+            .map_err(|e| writing(&settings.path, "the header", e))?;
         // The muxer may pick a finer time base for the stream while writing the header.
         let stream_time_base = output.stream(0).expect("the stream was just added").time_base();
 
@@ -138,7 +144,7 @@ impl Segment {
         frame.set_pts(Some(index as i64));
         self.encoder
             .send_frame(frame)
-            .map_err(|e| MediaError::frame(index, format!("x264 refused the frame: {e}")))?;
+            .map_err(|e| MediaError::frame(index, format!("the encoder refused the frame: {e}")))?;
         self.frames += 1;
         self.write_ready_packets()
     }
@@ -146,11 +152,11 @@ impl Segment {
     fn finish(mut self) -> Result<u64, MediaError> {
         self.encoder
             .send_eof()
-            .map_err(|e| MediaError::libav("flushing x264", e))?;
+            .map_err(|e| MediaError::libav("flushing the encoder", e))?;
         self.write_ready_packets()?;
         self.output
             .write_trailer()
-            .map_err(|e| writing(&self.path, "the MP4 trailer", e))?;
+            .map_err(|e| writing(&self.path, "the trailer", e))?;
         Ok(self.frames)
     }
 
@@ -161,7 +167,7 @@ impl Segment {
                 Ok(()) => {}
                 Err(ffmpeg::Error::Eof) => return Ok(()),
                 Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::util::error::EAGAIN => return Ok(()),
-                Err(e) => return Err(MediaError::libav("encoding with x264", e)),
+                Err(e) => return Err(MediaError::libav("encoding", e)),
             }
             packet.set_stream(0);
             // Every frame lasts one tick of the encoder time base; saying so lets the muxer give
@@ -173,6 +179,48 @@ impl Segment {
                 .map_err(|e| writing(&self.path, "a video packet", e))?;
         }
     }
+}
+
+/// The per-codec options; `crf` and `preset` use x264's scale and names for every format.
+fn codec_options(settings: &Settings) -> Dictionary<'static> {
+    let mut options = Dictionary::new();
+    match settings.format {
+        OutputFormat::Mp4 => {
+            options.set("preset", &settings.preset);
+            options.set("crf", &settings.crf.to_string());
+            // libavcodec's default is one thread; x264 scales with cores when asked for "auto".
+            options.set("threads", "auto");
+        }
+        OutputFormat::Webm => {
+            // Constant quality (bitrate 0); libvpx's speed steps stand in for x264's presets.
+            options.set("crf", &settings.crf.to_string());
+            options.set("b", "0");
+            options.set("deadline", "good");
+            options.set("cpu-used", &vp9_speed(&settings.preset).to_string());
+            options.set("row-mt", "1");
+            options.set("threads", "auto");
+        }
+        OutputFormat::Mov => {
+            // ProRes 4444 with 16-bit alpha; its quality follows its profile, not a CRF.
+            options.set("profile", "4444");
+            options.set("alpha_bits", "16");
+            options.set("threads", "auto");
+        }
+        OutputFormat::HdrPq | OutputFormat::HdrHlg => {
+            options.set("preset", &settings.preset);
+            options.set("crf", &settings.crf.to_string());
+            // x265 opens GOPs by default, which would tie each segment to the next.
+            let params = format!("open-gop=0:log-level=error:master-display={MASTER_DISPLAY}:max-cll={MAX_CLL}");
+            options.set("x265-params", &params);
+        }
+    }
+    options
+}
+
+/// libvpx's cpu-used (0 slowest .. 8 fastest) for an x264 preset name.
+fn vp9_speed(preset: &str) -> usize {
+    let index = crate::X264_PRESETS.iter().position(|p| *p == preset).unwrap_or(2);
+    8usize.saturating_sub(index).max(1)
 }
 
 fn writing(path: &Path, what: &str, error: ffmpeg::Error) -> MediaError {

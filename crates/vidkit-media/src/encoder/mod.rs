@@ -1,8 +1,8 @@
-//! The frame encoder: encoded screenshots in, one H.264 MP4 segment out.
+//! The frame encoder: encoded screenshots in, one segment of the [`OutputFormat`] out.
 //!
 //! ```text
-//! push() ──jobs (unbounded)──► decode thread ──pictures (bounded)──► encode thread ──► file.mp4
-//!          JPEG/PNG bytes      decode + colour     yuv420p BT.709       x264 + mp4 mux
+//! push() ──jobs (unbounded)──► decode thread ──pictures (bounded)──► encode thread ──► segment
+//!          JPEG/PNG bytes      decode + colour     output pixels        encoder + mux
 //! ```
 //!
 //! `push` never blocks, so a caller on an event loop can hand frames over as they arrive. Memory
@@ -21,7 +21,7 @@ use std::thread::{self, JoinHandle};
 
 use ffmpeg_next as ffmpeg;
 
-use crate::{libav, MediaError};
+use crate::{libav, MediaError, OutputFormat};
 use decode::Job;
 use flow::Flow;
 pub use flow::ReadyCallback;
@@ -63,15 +63,17 @@ impl InputFormat {
 /// of the Node binding see.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct EncoderOptions {
-    /// Written as MP4 whatever its extension; created (or truncated) by [`Encoder::start`].
+    /// Written in the format's container whatever its extension; created (or truncated) by
+    /// [`Encoder::start`].
     pub output: PathBuf,
+    pub format: OutputFormat,
     pub width: u32,
     pub height: u32,
     pub fps_num: u32,
     pub fps_den: u32,
-    /// x264 constant rate factor, 0 (lossless) to 51.
+    /// Constant rate factor, 0 (lossless) to 51 (x264, x265, VP9; ProRes ignores it).
     pub crf: u8,
-    /// One of [`X264_PRESETS`].
+    /// One of [`X264_PRESETS`] (VP9 maps it to a libvpx speed; ProRes ignores it).
     pub preset: String,
     pub input: InputFormat,
     /// How many pushed frames may be in flight before [`Encoder::wait_ready`] blocks.
@@ -84,7 +86,7 @@ impl EncoderOptions {
         for (name, value) in [("width", self.width), ("height", self.height)] {
             if value == 0 || value % 2 != 0 {
                 return invalid(format!(
-                    "{name} must be a positive even number of pixels (H.264 4:2:0 needs even sizes), got {value}"
+                    "{name} must be a positive even number of pixels (4:2:0 needs even sizes), got {value}"
                 ));
             }
         }
@@ -138,13 +140,14 @@ impl Encoder {
     pub fn start(options: EncoderOptions) -> Result<Self, MediaError> {
         options.validate()?;
         libav::init();
-        let output = ffmpeg::format::output_as(&options.output, "mp4")
+        let output = ffmpeg::format::output_as(&options.output, options.format.container())
             .map_err(|e| MediaError::io(&options.output, format!("cannot create the output file: {e}")))?;
 
         let flow = Arc::new(Flow::new(options.queue_capacity));
         let (jobs, job_queue) = mpsc::channel();
         let (pictures, picture_queue) = mpsc::sync_channel(PICTURE_QUEUE);
         let settings = encode::Settings {
+            format: options.format,
             path: options.output.clone(),
             width: options.width,
             height: options.height,
@@ -160,6 +163,7 @@ impl Encoder {
             .spawn(move || {
                 decode::run(
                     options.input,
+                    options.format,
                     options.width,
                     options.height,
                     job_queue,

@@ -9,7 +9,7 @@ use ffmpeg::codec::{self, encoder};
 use ffmpeg::format::Pixel;
 use ffmpeg::{frame, media, Packet};
 use ffmpeg_next as ffmpeg;
-use vidkit_media::{EncodeStats, Encoder, EncoderOptions, InputFormat};
+use vidkit_media::{EncodeStats, Encoder, EncoderOptions, InputFormat, OutputFormat};
 
 pub const WIDTH: u32 = 320;
 pub const HEIGHT: u32 = 180;
@@ -25,6 +25,7 @@ pub fn test_dir(name: &str) -> PathBuf {
 pub fn options(output: &Path, input: InputFormat) -> EncoderOptions {
     EncoderOptions {
         output: output.to_path_buf(),
+        format: OutputFormat::Mp4,
         width: WIDTH,
         height: HEIGHT,
         fps_num: 30,

@@ -1,0 +1,47 @@
+import * as path from 'node:path';
+import { REMOTE_PREFIX } from './project-server';
+import type { RemoteAssets } from './remote-assets';
+import type { VideoProxies } from './video-proxies';
+
+/**
+ * Where the page's requests for assets are answered from: remote URLs from the render's fetched
+ * copy, and media (video) from its all-intra proxy. Both live in the directory the project
+ * server serves under {@link REMOTE_PREFIX}.
+ */
+export class AssetRouter {
+  private readonly origin: string;
+
+  constructor(
+    private readonly opts: { projectDir: string; serverUrl: string; remote: RemoteAssets; proxies: VideoProxies },
+  ) {
+    this.origin = new URL(opts.serverUrl).origin;
+  }
+
+  /** The local file behind a URL the page uses, or undefined for one it cannot stand for (data:, blob:). */
+  async localFile(url: string): Promise<string | undefined> {
+    const parsed = new URL(url);
+    if (parsed.origin === this.origin) {
+      if (parsed.pathname.startsWith(REMOTE_PREFIX)) return undefined;
+      // The project server only serves inside the directory, so the path maps back onto it.
+      const file = path.resolve(this.opts.projectDir, `.${decodeURIComponent(parsed.pathname)}`);
+      return file.startsWith(path.resolve(this.opts.projectDir) + path.sep) ? file : undefined;
+    }
+    if (!/^https?:$/.test(parsed.protocol)) return undefined;
+    const file = await this.opts.remote.file(url);
+    return this.opts.remote.isMissing(url) ? undefined : file;
+  }
+
+  /** The URL to load instead of `url`, or undefined to load it unchanged. Throws naming the URL. */
+  async route(url: string, resourceType: string): Promise<string | undefined> {
+    const parsed = new URL(url);
+    const remote = /^https?:$/.test(parsed.protocol) && parsed.origin !== this.origin;
+    if (resourceType === 'media') {
+      const file = await this.localFile(url);
+      const proxy = file === undefined ? null : await this.opts.proxies.of(file, url);
+      if (proxy) return `${this.origin}${REMOTE_PREFIX}${proxy}`;
+    }
+    if (!remote) return undefined;
+    await this.opts.remote.file(url);
+    return `${this.origin}${REMOTE_PREFIX}${this.opts.remote.nameOf(url)}`;
+  }
+}

@@ -1,0 +1,43 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { ExitCode, VidkitError } from '../errors';
+import { assertDistributedFormat, assertOutputExtension, parseOutputFormat } from './formats';
+
+function thrown(fn: () => void): VidkitError {
+  try {
+    fn();
+  } catch (err) {
+    assert.instance(err, VidkitError);
+    return err as VidkitError;
+  }
+  throw new Error('expected a VidkitError');
+}
+
+test('the distributed path accepts the formats it joins by stream copy', () => {
+  for (const format of ['mp4', 'webm', 'mov']) assertDistributedFormat(format);
+});
+
+test('the distributed path refuses HDR with the SPEC error, as bad input', () => {
+  for (const format of ['hdr-pq', 'hdr-hlg']) {
+    const err = thrown(() => assertDistributedFormat(format));
+    assert.is(err.exitCode, ExitCode.BadInput);
+    assert.match(err.message, /HDR mp4 output format is rejected in distributed mode; it is supported in-process only/);
+    assert.match(err.message, new RegExp(`format ${format}`));
+  }
+});
+
+test('an unknown format names the allowed ones', () => {
+  assert.is(thrown(() => assertDistributedFormat('avi')).message, 'format must be one of mp4, webm, mov, hdr-pq, hdr-hlg, got "avi"');
+  assert.is(thrown(() => parseOutputFormat('hdr')).message, '--format must be one of mp4, webm, mov, hdr-pq, hdr-hlg, got "hdr"');
+  assert.is(parseOutputFormat(undefined), 'mp4');
+});
+
+test('the output extension must match the format', () => {
+  assertOutputExtension('a/b.MOV', 'mov');
+  assertOutputExtension('a/b.mp4', 'hdr-pq');
+  const err = thrown(() => assertOutputExtension('clip.mp4', 'webm'));
+  assert.is(err.message, '--output clip.mp4 does not match --format webm: name a .webm file');
+  assert.is(err.exitCode, ExitCode.BadInput);
+});
+
+test.run();
