@@ -109,6 +109,23 @@ audio('a composition without audible media gets no audio stream', () => {
   );
 });
 
+audio('media elements with no source yet (and one a script adds later) neither stall the render nor enter the soundtrack', () => {
+  const dir = project('sourceless', page(
+      'sourceless',
+      '320x180',
+      0.5,
+      `<audio id="a"></audio><video width="160" height="90"></video>
+<script>setTimeout(function () { document.body.appendChild(document.createElement('video')); }, 200);</script>`,
+    ));
+  const output = path.join(work, 'sourceless.mp4');
+  const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
+  assert.is(run.status, 0, run.stderr);
+  assert.equal(
+    ffprobe(output).streams.map((s) => [s.codec_type, s.nb_read_frames]),
+    [['video', '15']],
+  );
+});
+
 // --- images -------------------------------------------------------------------------------------------
 
 const images = suite('images from URLs');

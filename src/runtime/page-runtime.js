@@ -174,6 +174,19 @@
     }
   }
   function mediaSource(el) { return el.currentSrc || el.src || (el.querySelector('source') || {}).src || '<' + el.tagName.toLowerCase() + '>'; }
+  // An element with nothing to play (no src, no <source>, no stream yet) shows no picture and makes
+  // no sound: there is nothing to wait for, seek or mix until a script gives it a source.
+  function hasSource(el) { return el.hasAttribute('src') || el.querySelector('source') !== null || el.srcObject != null; }
+  // Resolves once `el` has reached `state` (1: metadata, 2: a picture), rejects if it cannot load.
+  function loaded(el, state) {
+    if (el.readyState >= state) return Promise.resolve();
+    return new Promise(function (resolve, reject) {
+      el.addEventListener(state >= 2 ? 'loadeddata' : 'loadedmetadata', function () { resolve(); }, { once: true });
+      el.addEventListener('error', function () { reject(new Error('media failed to load: ' + mediaSource(el))); }, { once: true });
+      // Elements the page set to preload nothing have not started loading.
+      if (el.networkState === el.NETWORK_EMPTY || el.networkState === el.NETWORK_IDLE) el.load();
+    });
+  }
   function mediaTimeAt(el, m) {
     var t = m.offset + (Math.max(0, nowMs - m.start) / 1000) * m.rate;
     var d = el.duration;
@@ -181,6 +194,10 @@
     return t;
   }
   function seekMedia(el, t) {
+    // Before its metadata a seek only records a start position and fires no 'seeked'.
+    return loaded(el, 1).then(function () { return seekLoaded(el, t); });
+  }
+  function seekLoaded(el, t) {
     return new Promise(function (resolve, reject) {
       function settle(ok) {
         el.removeEventListener('seeked', onSeeked);
@@ -202,7 +219,7 @@
   function syncVideos() {
     var seeks = [];
     media.forEach(function (m, el) {
-      if (el.tagName !== 'VIDEO' || !el.isConnected) return;
+      if (el.tagName !== 'VIDEO' || !el.isConnected || !hasSource(el)) return;
       var t = mediaTimeAt(el, m);
       if (m.shown === t) return;
       m.shown = t;
@@ -224,14 +241,7 @@
     media.forEach(function (m, el) {
       // A video's first picture must be in before the first seek, or its late arrival can
       // replace the picture of that seek on screen.
-      var video = el.tagName === 'VIDEO';
-      if (el.readyState >= (video ? 2 : 1)) return;
-      waits.push(new Promise(function (resolve, reject) {
-        el.addEventListener(video ? 'loadeddata' : 'loadedmetadata', function () { resolve(); }, { once: true });
-        el.addEventListener('error', function () { reject(new Error('media failed to load: ' + mediaSource(el))); }, { once: true });
-        // Elements the page set to preload nothing have not started loading.
-        if (el.networkState === el.NETWORK_EMPTY || el.networkState === el.NETWORK_IDLE) el.load();
-      }));
+      if (hasSource(el)) waits.push(loaded(el, el.tagName === 'VIDEO' ? 2 : 1));
     });
     // A script may set currentTime before the metadata arrives; it counts once it has.
     return Promise.all(waits).then(function () {
@@ -242,6 +252,7 @@
   function mediaTimeline() {
     var list = [];
     media.forEach(function (m, el) {
+      if (!hasSource(el)) return;
       list.push({
         kind: el.tagName.toLowerCase(), src: mediaSource(el), start: m.start / 1000, offset: m.offset,
         playbackRate: m.rate, loop: el.loop, volume: el.volume, muted: el.muted,
