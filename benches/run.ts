@@ -10,6 +10,7 @@ import { QUALITY_SETTINGS } from '../dist/render/quality';
 import { renderLocal } from '../dist/render/local-render';
 import { Measured, measure, median } from './lib/measure';
 import { renderReference } from './lib/reference';
+import { stageComposition } from './lib/stage';
 import { printTable } from './lib/table';
 import { frameCount, psnr } from './lib/video';
 
@@ -58,7 +59,7 @@ const AUTHORED_HEIGHT = 1080;
 const widthFor = (resolution: number) => Math.round((1920 * resolution) / AUTHORED_HEIGHT);
 
 function projectDir(name: string): string {
-  return path.join(ROOT, 'benches', 'compositions', name);
+  return stageComposition(ROOT, name, path.join(work, 'compositions'));
 }
 
 function vidkitRun(dir: string, output: string, resolution: number, workers = 'auto'): Promise<Measured> {
