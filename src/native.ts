@@ -65,6 +65,10 @@ export interface NativeEncoderOptions {
   crf: number;
   /** x264 preset: ultrafast, superfast, veryfast, faster, fast, medium, slow, slower, veryslow, placebo. */
   preset: string;
+  /** Extra x264 options, `key=value:key=value` (mp4 only), e.g. "me=dia:subme=1". */
+  x264Params?: string;
+  /** Encoder threads; 0 or unset lets the codec choose from the cores. */
+  threads?: number;
   input: FrameInput;
   /** Frames in flight before a push's promise waits; default 8. */
   queueCapacity?: number;

@@ -1,5 +1,5 @@
 import { Command, Option } from 'clipanion';
-import { DEFAULT_STACK_NAME, MAX_MEMORY_MB, deployStack } from '../sdk/deploy';
+import { DEFAULT_STACK_NAME, MAX_MEMORY_MB } from '../sdk/defaults';
 import { CloudCommand } from './cloud-command';
 import { wholeNumber } from './cloudfn-options';
 
@@ -28,6 +28,7 @@ export class CloudfnDeployCommand extends CloudCommand {
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
   protected async runCloud(): Promise<void> {
+    const { deployStack } = await import('../sdk/deploy');
     const result = await deployStack({
       stackName: this.stackName,
       imageUri: this.imageUri,

@@ -1,8 +1,7 @@
 import { Command, Option } from 'clipanion';
 import { badInput } from '../errors';
-import { getBatchProgress } from '../sdk/batch-progress';
 import { columns, readManifest, writeLines } from '../sdk/batch-manifest';
-import { RenderProgress, getRenderProgress } from '../sdk/progress';
+import type { RenderProgress } from '../sdk/progress';
 import { CloudCommand } from './cloud-command';
 import { STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
 
@@ -40,6 +39,7 @@ export class CloudfnProgressCommand extends CloudCommand {
     }
     if (this.id === undefined) throw badInput('pass a render id or execution ARN (or --batch-manifest <file>)');
     const arn = this.id.startsWith('arn:');
+    const { getRenderProgress } = await import('../sdk/progress');
     const p = await getRenderProgress({ renderId: arn ? undefined : this.id, executionArn: arn ? this.id : undefined, stateMachineArn: this.stateMachineArn });
     if (this.json) {
       this.context.stdout.write(`${JSON.stringify(p)}\n`);
@@ -59,6 +59,7 @@ export class CloudfnProgressCommand extends CloudCommand {
   }
 
   private async reportBatch(file: string): Promise<void> {
+    const { getBatchProgress } = await import('../sdk/batch-progress');
     const batch = await getBatchProgress(readManifest(file), this.stateMachineArn);
     if (this.json) {
       this.context.stdout.write(`${JSON.stringify(batch)}\n`);

@@ -2,9 +2,10 @@ import { Command, Option } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
 import { readBatchFile } from '../sdk/batch-file';
 import { ManifestWriter, countRows, manifestJson, manifestPathFor, manifestText, writeLines } from '../sdk/batch-manifest';
-import { DEFAULT_MAX_CONCURRENT, RenderBatchInput, renderBatchToLambda } from '../sdk/render-batch';
+import { DEFAULT_MAX_CONCURRENT } from '../sdk/defaults';
+import type { RenderBatchInput } from '../sdk/render-batch';
 import { siteKeys } from '../sdk/render-input';
-import { PreparedSite, deploySite, prepareSite, siteHandleFor } from '../sdk/site';
+import type { PreparedSite } from '../sdk/site';
 import { CloudCommand } from './cloud-command';
 import { resolveFormat } from '../sdk/validate-config';
 import { BUCKET_DESCRIPTION, FORMAT_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
@@ -59,6 +60,8 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
     const maxConcurrent = wholeNumber(this.maxConcurrent, '--max-concurrent');
     // Refused here, before the site upload, rather than as a failed row for every entry.
     const config = { format: resolveFormat(this.format), width: wholeNumber(this.width, '--width'), height: wholeNumber(this.height, '--height') };
+    // Loaded here, not at the top: `vidkit render` and the other local commands skip the AWS SDK.
+    const [{ prepareSite }, { renderBatchToLambda }] = await Promise.all([import('../sdk/site'), import('../sdk/render-batch')]);
     const prepared = prepareSite(this.projectDir);
     const batch = await readBatchFile(this.batch);
     if (batch.entries.length + batch.problems.length === 0) throw badInput(`${this.batch} has no entries: one {"outputKey", "variables"} object per line`);
@@ -101,6 +104,7 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
   /** The site to render: uploaded once, named by --site-id, or (dry run) only hashed locally. */
   private async site(prepared: PreparedSite): Promise<RenderBatchInput['siteHandle']> {
     if (this.dryRun) return this.siteId ? { ...prepared, siteId: this.siteId, prefix: siteKeys.prefix(this.siteId) } : prepared;
+    const { deploySite, siteHandleFor } = await import('../sdk/site');
     if (this.siteId) return siteHandleFor(this.siteId, this.bucket);
     const site = await deploySite({ prepared, bucketName: this.bucket });
     this.log(site.uploadedFiles === 0 ? `site ${site.siteId}: already uploaded` : `site ${site.siteId}: uploaded ${site.uploadedFiles} files`);

@@ -1,9 +1,7 @@
 import { Command, Option } from 'clipanion';
 import { parseOverrides } from '../composition/variables';
 import { ExitCode, VidkitError, badInput } from '../errors';
-import { RenderProgress, getRenderProgress } from '../sdk/progress';
-import { renderToLambda, requireStateMachine, validateConfig } from '../sdk/render';
-import { deploySite, prepareSite, siteHandleFor } from '../sdk/site';
+import type { RenderProgress } from '../sdk/progress';
 import { CloudCommand } from './cloud-command';
 import { formatExtension } from '../render/formats';
 import { resolveFormat } from '../sdk/validate-config';
@@ -57,6 +55,11 @@ export class CloudfnRenderCommand extends CloudCommand {
     if (this.variablesFile !== undefined) {
       throw badInput('--variables-file is for local renders only (`vidkit render`); pass the overrides inline with --variables');
     }
+    // Loaded here, not at the top: `vidkit render` and the other local commands skip the AWS SDK.
+    const [{ renderToLambda, requireStateMachine, validateConfig }, { deploySite, prepareSite, siteHandleFor }] = await Promise.all([
+      import('../sdk/render'),
+      import('../sdk/site'),
+    ]);
     const overrides = parseOverrides({ json: this.variables }, () => '');
     const format = resolveFormat(this.format);
     const prepared = prepareSite(this.projectDir);
@@ -99,6 +102,7 @@ export class CloudfnRenderCommand extends CloudCommand {
 
   /** Polls until the execution ends, writing a line whenever progress moves. */
   private async follow(executionArn: string): Promise<RenderProgress> {
+    const { getRenderProgress } = await import('../sdk/progress');
     let last = '';
     for (;;) {
       const progress = await getRenderProgress({ executionArn });

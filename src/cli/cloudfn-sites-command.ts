@@ -1,5 +1,4 @@
 import { Command, Option } from 'clipanion';
-import { deploySite } from '../sdk/site';
 import { CloudCommand } from './cloud-command';
 import { BUCKET_DESCRIPTION } from './cloudfn-options';
 
@@ -20,6 +19,7 @@ export class CloudfnSitesCreateCommand extends CloudCommand {
   json = Option.Boolean('--json', false, { description: 'Print the site as JSON on stdout' });
 
   protected async runCloud(): Promise<void> {
+    const { deploySite } = await import('../sdk/site');
     const site = await deploySite({ projectDir: this.projectDir, bucketName: this.bucket });
     this.log(site.uploadedFiles === 0 ? `site ${site.siteId} is already in ${site.bucketName}: nothing uploaded` : `uploaded ${site.uploadedFiles} files to s3://${site.bucketName}/${site.prefix}`);
     if (this.json) this.context.stdout.write(`${JSON.stringify(site)}\n`);

@@ -130,7 +130,7 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
       assets: siteAssets(siteDir, assetDir, server.url),
     });
     const encoder = segmentEncoder(
-      { width: size.width, height: size.height, fps: fpsToRational(fps), crf: render.encode.crf, preset: render.encode.preset, frameFormat, format },
+      { ...render.encode, width: size.width, height: size.height, fps: fpsToRational(fps), frameFormat, format },
       segmentFile,
     );
     let frames = 0;

@@ -11,6 +11,8 @@ export interface EncodeSettings {
   fps: Rational;
   crf: number;
   preset: string;
+  /** Extra x264 options after the preset (mp4 only). */
+  x264Params?: string;
   frameFormat: FrameFormat;
 }
 
@@ -30,8 +32,12 @@ export interface FrameSink {
   abort(): void;
 }
 
-/** A native encoder writing one closed-GOP segment of the output format on its own threads. */
-export function segmentEncoder(settings: EncodeSettings, segmentPath: string): FrameSink {
+/**
+ * A native encoder writing one closed-GOP segment of the output format on its own threads.
+ * `threads` 0 lets the codec use every core, right for one encoder on the machine; workers
+ * encoding side by side pass their share.
+ */
+export function segmentEncoder(settings: EncodeSettings, segmentPath: string, threads = 0): FrameSink {
   const { NativeEncoder } = loadNative();
   return new NativeEncoder({
     output: segmentPath,
@@ -42,6 +48,8 @@ export function segmentEncoder(settings: EncodeSettings, segmentPath: string): F
     fpsDen: settings.fps.den,
     crf: settings.crf,
     preset: settings.preset,
+    x264Params: settings.x264Params,
+    threads,
     input: settings.frameFormat.type,
   });
 }

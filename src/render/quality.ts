@@ -7,13 +7,23 @@ export type Quality = (typeof QUALITIES)[number];
 export interface QualitySettings {
   crf: number;
   preset: string;
+  /** x264 options after the preset (mp4 only). */
+  x264Params?: string;
   frameFormat: FrameFormat;
 }
+
+/**
+ * The standard motion search: diamond search with one refinement step instead of veryfast's
+ * hexagon and two. On lossless 1080p bench frames at CRF 18 it cut x264's CPU by 28-42% (canvas
+ * 13.3 -> 8.7 s for 300 frames, css keyframes 8.2 -> 4.8 s), files -11% to +7%, PSNR -0.3 to
+ * +0.15 dB. On two cores the encoder shares the CPU with the browsers, so this is render time.
+ */
+const FAST_MOTION_SEARCH = 'me=dia:subme=1';
 
 /** What `--quality` means; `--crf` overrides the CRF of any of them. */
 export const QUALITY_SETTINGS: Record<Quality, QualitySettings> = {
   draft: { crf: 28, preset: 'ultrafast', frameFormat: { type: 'jpeg', quality: 75 } },
-  standard: { crf: 18, preset: 'veryfast', frameFormat: { type: 'jpeg', quality: 90 } },
+  standard: { crf: 18, preset: 'veryfast', x264Params: FAST_MOTION_SEARCH, frameFormat: { type: 'jpeg', quality: 90 } },
   high: { crf: 12, preset: 'medium', frameFormat: { type: 'png' } },
 };
 

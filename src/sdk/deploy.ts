@@ -10,9 +10,9 @@ import {
 import { ExitCode, VidkitError, badInput } from '../errors';
 import { PACKAGE_ROOT } from '../package-info';
 import { awsClients } from './aws-clients';
+import { DEFAULT_STACK_NAME, MAX_MEMORY_MB } from './defaults';
 
-export const MAX_MEMORY_MB = 10240;
-export const DEFAULT_STACK_NAME = 'vidkit-render';
+export { DEFAULT_STACK_NAME, MAX_MEMORY_MB };
 const POLL_MS = 1000;
 
 export interface DeployOptions {

@@ -4,9 +4,9 @@ import { BatchItem, BatchManifestRow, dispatchBatch } from './batch-dispatch';
 import type { BatchFile } from './batch-file';
 import { RenderPlan, RenderToLambdaInput, preflightWarnings, requireStateMachine, startRender, validateConfig } from './render';
 import type { RenderConfigInput } from './validate-config';
+import { DEFAULT_MAX_CONCURRENT } from './defaults';
 
-/** SPEC.md 8: the default cap on simultaneous execution starts. */
-export const DEFAULT_MAX_CONCURRENT = 50;
+export { DEFAULT_MAX_CONCURRENT };
 
 export interface RenderBatchInput {
   siteHandle: RenderToLambdaInput['siteHandle'];

@@ -3,8 +3,8 @@
  * between the SDK (which starts executions and reads progress) and the render function (which
  * plans, renders chunks and assembles). Both sides import it; nothing else defines these shapes.
  */
-import type { FrameFormat } from '../render/capture-session';
 import type { OutputFormat } from '../render/formats';
+import type { QualitySettings } from '../render/quality';
 
 /** SPEC.md 2.6, with defaults applied where the interface fixes them. */
 export interface RenderConfig {
@@ -33,7 +33,7 @@ export interface RenderJob {
   site: SiteRef;
   outputKey: string;
   config: RenderConfig;
-  encode: { crf: number; preset: string; frameFormat: FrameFormat };
+  encode: QualitySettings;
   /** Wall-clock epoch the page's virtual Date starts at: one value for every chunk. */
   epochMs: number;
 }

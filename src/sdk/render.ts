@@ -83,7 +83,6 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
     chunkSize: config.chunkSize,
     targetChunkFrames: config.targetChunkFrames,
   });
-  const { crf, preset, frameFormat } = QUALITY_SETTINGS.standard;
   const executionInput: ExecutionInput = {
     render: {
       renderId: randomBytes(8).toString('hex'),
@@ -91,7 +90,7 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
       site: { siteId: input.siteHandle.siteId, prefix: input.siteHandle.prefix },
       outputKey: input.outputKey,
       config,
-      encode: { crf, preset, frameFormat },
+      encode: QUALITY_SETTINGS.standard,
       epochMs: Date.now(),
     },
   };

@@ -40,6 +40,28 @@ fn encodes_every_pushed_jpeg_with_exact_count_and_duration() {
 }
 
 #[test]
+fn x264_params_and_threads_reach_x264() {
+    let out = test_dir("x264-params").join("segment.mp4");
+    let mut opts = options(&out, InputFormat::Jpeg);
+    opts.x264_params = Some("me=dia:subme=1".into());
+    opts.threads = 1;
+    let mut encoder = Encoder::start(opts).unwrap();
+    let levels = [10, 40, 70, 100];
+    for level in levels {
+        encoder.push(grey_jpeg(level)).unwrap();
+        encoder.wait_ready().unwrap();
+    }
+    assert_eq!(encoder.finish().unwrap().frames, 4);
+    // x264 writes the settings it encoded with into the stream (an unregistered-user-data SEI).
+    let bytes = std::fs::read(&out).unwrap();
+    let settings = String::from_utf8_lossy(&bytes);
+    for want in [" threads=1 ", " me=dia ", " subme=1 "] {
+        assert!(settings.contains(want), "x264's settings SEI lacks '{want}'");
+    }
+    assert_greys(&decode_frames(&out), &levels);
+}
+
+#[test]
 fn output_is_tagged_bt709_limited_with_closed_gops_starting_on_an_idr() {
     let out = test_dir("tags").join("segment.mp4");
     encode_greys(&out, &[10, 20, 30, 40, 50, 60, 70, 80]);
@@ -272,6 +294,9 @@ fn invalid_options_are_refused_with_the_option_name() {
     assert!(refuse(&|o| o.crf = 52).starts_with("crf must be 0 to 51"));
     assert!(refuse(&|o| o.preset = "fastest".into()).contains("got \"fastest\""));
     assert!(refuse(&|o| o.queue_capacity = 0).starts_with("queueCapacity must be at least 1"));
+    assert!(refuse(&|o| o.x264_params = Some("me=dia:subme".into())).starts_with("x264Params must be key=value pairs"));
+    assert!(refuse(&|o| o.x264_params = Some("me=dia;rm -rf".into())).contains("got \"me=dia;rm -rf\""));
+    assert!(refuse(&|o| o.threads = 65).starts_with("threads must be 0 (automatic) to 64"));
     assert!(!out.exists(), "refused options create no file");
 }
 

@@ -30,6 +30,10 @@ pub struct NativeEncoderOptions {
     pub crf: f64,
     /// x264 preset name, e.g. "veryfast".
     pub preset: String,
+    /// Extra x264 options, `key=value:key=value` (mp4 only), e.g. "me=dia:subme=1".
+    pub x264_params: Option<String>,
+    /// Encoder threads; 0 or none lets the codec choose from the cores.
+    pub threads: Option<f64>,
     /// The encoding of the pushed screenshots.
     #[napi(ts_type = "'jpeg' | 'png'")]
     pub input: String,
@@ -63,6 +67,8 @@ impl NativeEncoderOptions {
             fps_den: whole(self.fps_den, "fpsDen", i32::MAX as u32)?,
             crf: whole(self.crf, "crf", 51)? as u8,
             preset: self.preset,
+            x264_params: self.x264_params,
+            threads: self.threads.map(|t| whole(t, "threads", u32::MAX)).transpose()?.unwrap_or(0),
             input,
             queue_capacity: queue_capacity.unwrap_or(DEFAULT_QUEUE_CAPACITY) as usize,
         })

@@ -30,6 +30,9 @@ pub(crate) struct Settings {
     pub(crate) fps_den: u32,
     pub(crate) crf: u8,
     pub(crate) preset: String,
+    pub(crate) x264_params: Option<String>,
+    /// 0: the codec's automatic count.
+    pub(crate) threads: u32,
 }
 
 /// Runs until the picture channel closes, then flushes x264 and writes the trailer. Returns the
@@ -184,12 +187,19 @@ impl Segment {
 /// The per-codec options; `crf` and `preset` use x264's scale and names for every format.
 fn codec_options(settings: &Settings) -> Dictionary<'static> {
     let mut options = Dictionary::new();
+    let threads = match settings.threads {
+        0 => "auto".to_string(),
+        n => n.to_string(),
+    };
     match settings.format {
         OutputFormat::Mp4 => {
             options.set("preset", &settings.preset);
             options.set("crf", &settings.crf.to_string());
+            if let Some(params) = &settings.x264_params {
+                options.set("x264-params", params);
+            }
             // libavcodec's default is one thread; x264 scales with cores when asked for "auto".
-            options.set("threads", "auto");
+            options.set("threads", &threads);
         }
         OutputFormat::Webm => {
             // Constant quality (bitrate 0); libvpx's speed steps stand in for x264's presets.
@@ -198,13 +208,13 @@ fn codec_options(settings: &Settings) -> Dictionary<'static> {
             options.set("deadline", "good");
             options.set("cpu-used", &vp9_speed(&settings.preset).to_string());
             options.set("row-mt", "1");
-            options.set("threads", "auto");
+            options.set("threads", &threads);
         }
         OutputFormat::Mov => {
             // ProRes 4444 with 16-bit alpha; its quality follows its profile, not a CRF.
             options.set("profile", "4444");
             options.set("alpha_bits", "16");
-            options.set("threads", "auto");
+            options.set("threads", &threads);
         }
         OutputFormat::HdrPq | OutputFormat::HdrHlg => {
             options.set("preset", &settings.preset);

@@ -40,6 +40,21 @@ pub const X264_PRESETS: [&str; 10] = [
     "placebo",
 ];
 
+/// More encoder threads than this stop paying off for one segment.
+const MAX_THREADS: u32 = 64;
+
+/// `key=value(:key=value)*` with plain option names and values, so nothing else reaches x264's
+/// parser.
+fn valid_x264_params(params: &str) -> bool {
+    let word = |s: &str, extra: &[char]| {
+        !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || extra.contains(&c))
+    };
+    params.split(':').all(|pair| match pair.split_once('=') {
+        Some((key, value)) => word(key, &[]) && word(value, &['.', ',', '_']),
+        None => false,
+    })
+}
+
 /// Decoded pictures waiting for x264. Two keep both threads busy; each 1080p picture is ~3 MB.
 const PICTURE_QUEUE: usize = 2;
 
@@ -75,6 +90,12 @@ pub struct EncoderOptions {
     pub crf: u8,
     /// One of [`X264_PRESETS`] (VP9 maps it to a libvpx speed; ProRes ignores it).
     pub preset: String,
+    /// Extra x264 options as `key=value:key=value` (x264's `--x264-params`), after the preset;
+    /// other formats ignore them.
+    pub x264_params: Option<String>,
+    /// Encoder threads; 0 lets the codec choose from the cores. Several encoders running side by
+    /// side (one per worker) each do better with fewer threads than that.
+    pub threads: u32,
     pub input: InputFormat,
     /// How many pushed frames may be in flight before [`Encoder::wait_ready`] blocks.
     pub queue_capacity: usize,
@@ -108,6 +129,16 @@ impl EncoderOptions {
                 X264_PRESETS.join(", "),
                 self.preset
             ));
+        }
+        if let Some(params) = &self.x264_params {
+            if !valid_x264_params(params) {
+                return invalid(format!(
+                    "x264Params must be key=value pairs joined by ':' (e.g. \"me=dia:subme=1\"), got \"{params}\""
+                ));
+            }
+        }
+        if self.threads > MAX_THREADS {
+            return invalid(format!("threads must be 0 (automatic) to {MAX_THREADS}, got {}", self.threads));
         }
         if self.queue_capacity == 0 {
             return invalid("queueCapacity must be at least 1".into());
@@ -155,6 +186,8 @@ impl Encoder {
             fps_den: options.fps_den,
             crf: options.crf,
             preset: options.preset.clone(),
+            x264_params: options.x264_params.clone(),
+            threads: options.threads,
         };
         let spawn_failed = |e: io::Error| MediaError::libav("starting the encoder threads", e);
         let decode_flow = Arc::clone(&flow);

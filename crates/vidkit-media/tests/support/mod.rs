@@ -32,6 +32,8 @@ pub fn options(output: &Path, input: InputFormat) -> EncoderOptions {
         fps_den: 1,
         crf: 18,
         preset: "veryfast".into(),
+        x264_params: None,
+        threads: 0,
         input,
         queue_capacity: 4,
     }
