@@ -11,6 +11,7 @@ mod encoder;
 mod error;
 mod format;
 mod libav;
+mod packets;
 mod probe;
 mod proxy;
 

@@ -12,10 +12,10 @@ use std::path::Path;
 use ffmpeg::codec::{self, encoder};
 use ffmpeg::format::Pixel;
 use ffmpeg::software::scaling;
-use ffmpeg::{frame, media, Dictionary, Packet, Rational};
+use ffmpeg::{frame, media, Dictionary, Rational};
 use ffmpeg_next as ffmpeg;
 
-use crate::{libav, MediaError};
+use crate::{libav, packets, MediaError};
 
 /// What a proxy holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -193,20 +193,13 @@ impl Proxy<'_> {
     }
 
     fn write_packets(&mut self) -> Result<(), MediaError> {
-        let mut packet = Packet::empty();
-        loop {
-            match self.encoder.receive_packet(&mut packet) {
-                Ok(()) => {}
-                Err(ffmpeg::Error::Eof) => return Ok(()),
-                Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::util::error::EAGAIN => return Ok(()),
-                Err(e) => return Err(MediaError::libav("encoding a video proxy", e)),
-            }
-            packet.set_stream(0);
-            packet.set_duration(self.frame_duration);
-            packet.rescale_ts(self.time_base, self.out_time_base);
-            packet
-                .write_interleaved(self.target)
-                .map_err(|e| MediaError::io(self.output, format!("cannot write a video packet: {e}")))?;
-        }
+        let target = packets::VideoTarget {
+            output: self.target,
+            path: self.output,
+            time_base: self.time_base,
+            stream_time_base: self.out_time_base,
+            duration: self.frame_duration,
+        };
+        packets::write_video(self.encoder, target, "encoding a video proxy")
     }
 }

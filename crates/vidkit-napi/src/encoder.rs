@@ -68,7 +68,11 @@ impl NativeEncoderOptions {
             crf: whole(self.crf, "crf", 51)? as u8,
             preset: self.preset,
             x264_params: self.x264_params,
-            threads: self.threads.map(|t| whole(t, "threads", u32::MAX)).transpose()?.unwrap_or(0),
+            threads: self
+                .threads
+                .map(|t| whole(t, "threads", u32::MAX))
+                .transpose()?
+                .unwrap_or(0),
             input,
             queue_capacity: queue_capacity.unwrap_or(DEFAULT_QUEUE_CAPACITY) as usize,
         })

@@ -87,13 +87,10 @@ pub(crate) fn encode(samples: &[f32], format: OutputFormat, global_header: bool)
 }
 
 fn receive(encoder: &mut encoder::Audio, packets: &mut Vec<Packet>) -> Result<(), MediaError> {
-    loop {
-        let mut packet = Packet::empty();
-        match encoder.receive_packet(&mut packet) {
-            Ok(()) => packets.push(packet),
-            Err(ffmpeg::Error::Eof) => return Ok(()),
-            Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::util::error::EAGAIN => return Ok(()),
-            Err(e) => return Err(MediaError::libav("encoding audio", e)),
-        }
+    let mut packet = Packet::empty();
+    while crate::packets::receive(encoder, &mut packet, "encoding audio")? {
+        packets.push(packet);
+        packet = Packet::empty();
     }
+    Ok(())
 }

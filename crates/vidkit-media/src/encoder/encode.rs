@@ -7,13 +7,13 @@ use std::sync::Arc;
 
 use ffmpeg::codec::{self, encoder};
 use ffmpeg::format::{self, context::Output};
-use ffmpeg::{color, frame, Dictionary, Packet, Rational};
+use ffmpeg::{color, frame, Dictionary, Rational};
 use ffmpeg_next as ffmpeg;
 
 use super::decode::Picture;
 use super::flow::Flow;
 use crate::format::OutputFormat;
-use crate::MediaError;
+use crate::{packets, MediaError};
 
 /// HDR10 static metadata: a P3-D65 mastering display of 0.0001 to 1000 cd/m² (the common
 /// grading monitor), and content light levels of the SDR graphics placed at 203 cd/m².
@@ -164,23 +164,16 @@ impl Segment {
     }
 
     fn write_ready_packets(&mut self) -> Result<(), MediaError> {
-        let mut packet = Packet::empty();
-        loop {
-            match self.encoder.receive_packet(&mut packet) {
-                Ok(()) => {}
-                Err(ffmpeg::Error::Eof) => return Ok(()),
-                Err(ffmpeg::Error::Other { errno }) if errno == ffmpeg::util::error::EAGAIN => return Ok(()),
-                Err(e) => return Err(MediaError::libav("encoding", e)),
-            }
-            packet.set_stream(0);
+        let target = packets::VideoTarget {
+            output: &mut self.output,
+            path: &self.path,
+            time_base: self.encoder_time_base,
+            stream_time_base: self.stream_time_base,
             // Every frame lasts one tick of the encoder time base; saying so lets the muxer give
             // the last frame its full duration, so the file lasts exactly frames / fps.
-            packet.set_duration(1);
-            packet.rescale_ts(self.encoder_time_base, self.stream_time_base);
-            packet
-                .write_interleaved(&mut self.output)
-                .map_err(|e| writing(&self.path, "a video packet", e))?;
-        }
+            duration: 1,
+        };
+        packets::write_video(&mut self.encoder, target, "encoding")
     }
 }
 

@@ -47,7 +47,9 @@ const MAX_THREADS: u32 = 64;
 /// parser.
 fn valid_x264_params(params: &str) -> bool {
     let word = |s: &str, extra: &[char]| {
-        !s.is_empty() && s.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || extra.contains(&c))
+        !s.is_empty()
+            && s.chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || extra.contains(&c))
     };
     params.split(':').all(|pair| match pair.split_once('=') {
         Some((key, value)) => word(key, &[]) && word(value, &['.', ',', '_']),
@@ -138,7 +140,10 @@ impl EncoderOptions {
             }
         }
         if self.threads > MAX_THREADS {
-            return invalid(format!("threads must be 0 (automatic) to {MAX_THREADS}, got {}", self.threads));
+            return invalid(format!(
+                "threads must be 0 (automatic) to {MAX_THREADS}, got {}",
+                self.threads
+            ));
         }
         if self.queue_capacity == 0 {
             return invalid("queueCapacity must be at least 1".into());
