@@ -44,7 +44,7 @@ export class RenderCommand extends VidkitCommand {
   projectDir = Option.String({ required: true, name: 'projectDir' });
   output = Option.String('--output,-o', { description: 'Output file, with the extension of --format; default out/<composition id>.<ext>' });
   format = Option.String('--format', { description: `Output format: ${OUTPUT_FORMATS.join(', ')} (default mp4)` });
-  workers = Option.String('--workers', 'auto', { description: 'Parallel browser sessions: a number or "auto" (cores, memory, frames)' });
+  workers = Option.String('--workers', 'auto', { description: 'Parallel browser sessions: a number, or "auto" (one per core, one more while the cores sit idle; limited by memory and frames)' });
   variables = Option.String('--variables', { description: 'JSON object of variable overrides' });
   variablesFile = Option.String('--variables-file', { description: 'File holding a JSON object of variable overrides' });
   strictVariables = Option.Boolean('--strict-variables', false, { description: 'Fail on undeclared or mistyped variables' });

@@ -51,7 +51,8 @@ export class CaptureSession {
   private page?: Page;
   private client?: CDPSession;
   private frameTicks = 0;
-  private drewFrame = false;
+  /** The last image drawn: what an unchanged page still shows. */
+  private lastImage?: Buffer;
   private readonly pageErrors: string[] = [];
   private readonly assetErrors: string[] = [];
 
@@ -152,9 +153,10 @@ export class CaptureSession {
 
   /**
    * Shows `frame` (time frame/fps) and returns its image, or null when nothing on the page changed
-   * since the previous frame of this session, so the caller repeats that one.
+   * since the previous frame of this session, so the caller repeats that one. `whole` returns the
+   * image even then: the first frame of a new segment has no frame before it to repeat.
    */
-  async capture(frame: number): Promise<Buffer | null> {
+  async capture(frame: number, whole = false): Promise<Buffer | null> {
     const client = this.client!;
     // Resolves at once, or once every video on the page shows its frame for this time.
     const seek = await client.send('Runtime.evaluate', {
@@ -168,10 +170,15 @@ export class CaptureSession {
     }
     this.throwIfAssetFailed();
     this.throwIfPageFailed();
-    if (seek.result.value === false && this.drewFrame) return null;
-    this.drewFrame = true;
+    if (seek.result.value === false && this.lastImage) return whole ? this.lastImage : null;
+    this.lastImage = await this.draw(frame, seek.result.value === 'video');
+    return this.lastImage;
+  }
+
+  private async draw(frame: number, seekedVideo: boolean): Promise<Buffer> {
+    const client = this.client!;
     if (this.opts.profile.capture === 'beginframe') {
-      if (seek.result.value === 'video') await this.presentVideos();
+      if (seekedVideo) await this.presentVideos();
       return this.drawFrame(frame);
     }
     await client.send('Runtime.evaluate', { expression: 'window.__vidkit.__afterPaint()', awaitPromise: true });

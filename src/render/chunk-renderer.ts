@@ -75,15 +75,15 @@ export async function renderChunk(
   session: CaptureSession,
   chunk: ChunkRange,
   encoder: FrameSink,
-  onFrame: () => void,
+  onFrame: (frame: number) => void,
 ): Promise<{ frames: number; bytes: number }> {
   try {
+    // `endFrame` is read before every frame: another worker may take the rest of the range.
     for (let frame = chunk.startFrame; frame < chunk.endFrame; frame++) {
-      const image = await session.capture(frame);
-      // The session draws the first frame it is asked for, so a repeat always has a frame before it.
+      const image = await session.capture(frame, frame === chunk.startFrame);
       if (image) await encoder.push(image);
       else await encoder.pushRepeat();
-      onFrame();
+      onFrame(frame);
     }
     return await encoder.finish();
   } catch (err) {

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { setTimeout as delay } from 'node:timers/promises';
 import { loadComposition, totalFrames as framesOf } from '../composition/composition';
 import { resolveVariables } from '../composition/resolve';
 import type { Overrides } from '../composition/variables';
@@ -17,7 +18,9 @@ import { serveProject } from './project-server';
 import { RemoteAssets } from './remote-assets';
 import { soundtrackOf } from './soundtrack';
 import { VideoProxies } from './video-proxies';
-import { WorkersOption, resolveWorkers } from './workers';
+import { measureIdle } from './cpu-idle';
+import { FramePart, FrameScheduler } from './frame-scheduler';
+import { ADD_SAMPLE_MS, WorkersOption, resolveWorkers, shouldAddWorker } from './workers';
 
 export interface LocalRenderOptions {
   projectDir: string;
@@ -59,7 +62,10 @@ export interface LocalRenderResult {
   frames: number;
   durationSeconds: number;
   bytes: number;
+  /** Most workers drawing at once (`auto` may add one while the cores sit idle). */
   workers: number;
+  /** Ranges rendered and joined: more than the workers when one took over the rest of another's range. */
+  segments: number;
   capture: CaptureMode;
   gl: string;
   wallSeconds: number;
@@ -72,6 +78,12 @@ export interface LocalRenderResult {
  * The output appears only when complete: segments live in a temporary directory and the joined
  * file is written under a hidden partial name, then renamed.
  */
+/**
+ * Neither half of a split part may be shorter: a worker that takes one may have to open a new page
+ * (about 0.5 s), and each part is one more segment to encode and join.
+ */
+const MIN_SPLIT_FRAMES = 15;
+
 export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRenderResult> {
   const started = Date.now();
   const composition = loadComposition(opts.projectDir);
@@ -92,13 +104,13 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const frameFormat: FrameFormat = transparent ? { type: 'png' } : opts.frameFormat;
 
   const size = resolveOutputSize(composition, opts.width, opts.height);
-  const workers = resolveWorkers(opts.workers, totalFrames);
+  const plan = resolveWorkers(opts.workers, totalFrames);
   const native = loadNative();
-  const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: workers, chunkSize: 1 });
+  const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: plan.initial, chunkSize: 1 });
   const profile = await resolveProfile({ executablePath: findBrowser(), capture: captureFor(composition.entryFile, opts.capture), allowGpu: opts.allowGpu });
   opts.onInfo?.(
     `rendering ${composition.id}: ${size.width}x${size.height}, ${totalFrames} frames at ${fpsValue} fps, ` +
-      `${chunks.length} worker${chunks.length === 1 ? '' : 's'}, capture ${profile.capture}, GL ${profile.gl} (${profile.glRenderer})`,
+      `${chunks.length} worker${chunks.length === 1 ? '' : 's'}${plan.max > chunks.length ? ` (up to ${plan.max} while cores are idle)` : ''}, capture ${profile.capture}, GL ${profile.gl} (${profile.glRenderer})`,
   );
   opts.onStart?.({ totalFrames, workers: chunks.length });
 
@@ -124,6 +136,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const server = await serveProject(composition.projectDir, { remoteDir: assetDir });
   const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new VideoProxies(assetDir) });
   const sessions = new Set<CaptureSession>();
+  // Set once every worker has settled; a pending decision to add a worker then does nothing.
+  let finished = false;
   const closeAll = () => Promise.all([...sessions].map((s) => s.close()));
   const onAbort = () => void closeAll();
   opts.signal?.addEventListener('abort', onAbort);
@@ -136,57 +150,116 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       opts.onFrame?.();
     };
     const url = new URL('index.html', server.url).href;
+    const openSession = async () => {
+      const session = await CaptureSession.open({
+        profile,
+        url,
+        width: composition.width,
+        height: composition.height,
+        scale: size.scale,
+        boot,
+        format: frameFormat,
+        transparent,
+        assets,
+      });
+      sessions.add(session);
+      return session;
+    };
+    const closeSession = async (session: CaptureSession) => {
+      await session.close();
+      sessions.delete(session);
+    };
     let timeline: MediaElementTiming[] = [];
+    const segments = new Map<number, string>();
+    const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES);
+    let failed = false;
+    let drawing = 0;
+    let active = 0;
+    let peakWorkers = 0;
+    // One worker: renders its part, then takes half of the largest part left, until none is.
+    const work = async (first: FramePart) => {
+      let session: CaptureSession | undefined;
+      let pageFrame = -1;
+      let drew = false;
+      active += 1;
+      peakWorkers = Math.max(peakWorkers, active);
+      try {
+        for (let part: FramePart | undefined = first; part; part = scheduler.steal()) {
+          throwIfAborted(opts.signal);
+          // A page only steps forward: a part before the page's frame needs a new one.
+          if (session && part.startFrame <= pageFrame) {
+            await closeSession(session);
+            session = undefined;
+          }
+          session ??= await openSession();
+          // Ctrl-C while the page opened: the other sessions are already closed.
+          throwIfAborted(opts.signal);
+          const segment = path.join(tmpDir, `part-${String(part.index).padStart(4, '0')}${extension}`);
+          const sink = opts.sink === 'discard' ? discardingSink() : segmentEncoder(settings, segment, encoderThreads);
+          const current = part;
+          await renderChunk(session, part, sink, (frame) => {
+            current.next = frame + 1;
+            if (!drew) drawing += 1;
+            drew = true;
+            onFrame();
+          });
+          segments.set(part.index, segment);
+          pageFrame = part.endFrame - 1;
+          // Each page steps through every earlier frame, so the one that drew the last frame
+          // has seen every media element of the timeline.
+          if (part.endFrame === totalFrames) timeline = await session.mediaTimeline();
+        }
+      } catch (err) {
+        // One failed part fails the render: stop the other workers now rather than at the end.
+        failed = true;
+        void closeAll();
+        throw err;
+      } finally {
+        active -= 1;
+        if (session) await closeSession(session);
+      }
+    };
+    const pool: Array<Promise<void>> = [];
+    const launch = (part: FramePart) => {
+      const running = work(part);
+      // Handled here as well as where the pool is awaited: a worker may fail after another has.
+      running.catch(() => undefined);
+      pool.push(running);
+    };
     // The other workers start their browsers once the first has its page open: started together
     // they share the cores and every one reaches its first frame late.
-    let firstOpen: Promise<unknown> = Promise.resolve();
-    const segments = await Promise.all(
-      chunks.map(async (chunk) => {
-        if (chunk.index > 0) await firstOpen;
+    const first = scheduler.takePlanned()!;
+    launch(first);
+    await waitFor(() => drawing > 0 || failed);
+    for (let part = scheduler.takePlanned(); part && !failed; part = scheduler.takePlanned()) launch(part);
+    // `auto` adds workers, one at a time, while the cores sit idle with every worker drawing.
+    const grow = async () => {
+      while (pool.length < plan.max) {
+        await waitFor(() => drawing >= pool.length || failed || finished);
+        const idle = measureIdle();
+        await delay(ADD_SAMPLE_MS, undefined, { ref: false });
+        if (failed || finished || opts.signal?.aborted || !shouldAddWorker(idle()) || !scheduler.canSplit()) return;
+        launch(scheduler.steal()!);
+      }
+    };
+    if (opts.workers === 'auto') void grow();
+    for (let settled = 0; settled < pool.length; ) {
+      const batch = pool.slice(settled);
+      settled = pool.length;
+      await Promise.all(batch).catch((err) => {
         throwIfAborted(opts.signal);
-        const opening = CaptureSession.open({
-          profile,
-          url,
-          width: composition.width,
-          height: composition.height,
-          scale: size.scale,
-          boot,
-          format: frameFormat,
-          transparent,
-          assets,
-        });
-        if (chunk.index === 0) firstOpen = opening.catch(() => undefined);
-        const session = await opening;
-        sessions.add(session);
-        try {
-          throwIfAborted(opts.signal);
-          const segment = path.join(tmpDir, `chunk-${String(chunk.index).padStart(4, '0')}${extension}`);
-          const sink = opts.sink === 'discard' ? discardingSink() : segmentEncoder(settings, segment, encoderThreads);
-          await renderChunk(session, chunk, sink, onFrame);
-          // Each worker steps its page through every earlier frame, so the last one has seen
-          // every media element of the timeline.
-          if (chunk.endFrame === totalFrames) timeline = await session.mediaTimeline();
-          return segment;
-        } catch (err) {
-          // One failed chunk fails the render: stop the other workers now rather than at the end.
-          void closeAll();
-          throw err;
-        } finally {
-          await session.close();
-          sessions.delete(session);
-        }
-      }),
-    ).catch((err) => {
-      throwIfAborted(opts.signal);
-      throw err;
-    });
+        throw err;
+      });
+    }
+    finished = true;
     let joined = { frames: totalFrames, bytes: 0 };
     if (opts.sink !== 'discard') {
       const audio = await soundtrackOf(timeline, {
         assets,
         durationSeconds: (totalFrames * fps.den) / fps.num,
       });
-      joined = await native.concatSegments(segments, partial, { faststart: true, format, audio });
+      const ordered = scheduler.inOrder().map((part) => segments.get(part.index)!);
+      joined = await native.concatSegments(ordered, partial, { faststart: true, format, audio });
       fs.renameSync(partial, output);
     }
     return {
@@ -198,13 +271,15 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       frames: joined.frames,
       durationSeconds: joined.frames / fpsValue,
       bytes: joined.bytes,
-      workers: chunks.length,
+      workers: peakWorkers,
+      segments: segments.size,
       capture: profile.capture,
       gl: profile.gl,
       wallSeconds: (Date.now() - started) / 1000,
       firstFrameSeconds,
     };
   } finally {
+    finished = true;
     opts.signal?.removeEventListener('abort', onAbort);
     await closeAll();
     await server.close();
@@ -222,6 +297,11 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
 export function captureFor(entryFile: string, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
   if (capture !== 'auto') return capture;
   return /<video[\s>]/i.test(fs.readFileSync(entryFile, 'utf8')) ? 'screenshot' : 'auto';
+}
+
+/** Polls `done` every 20 ms: the workers' progress lives in plain counters. */
+async function waitFor(done: () => boolean): Promise<void> {
+  while (!done()) await delay(20, undefined, { ref: false });
 }
 
 function throwIfAborted(signal: AbortSignal | undefined): void {

@@ -33,6 +33,39 @@ for (const workers of ['1', '3']) {
   });
 }
 
+/** frame-clock made 10 s long, its clock stopping after frame 149: the second half holds still. */
+function clockThenHold(): string {
+  const dir = path.join(out, 'clock-hold');
+  fs.mkdirSync(dir, { recursive: true });
+  const html = fs
+    .readFileSync(path.join(fixture('frame-clock'), 'index.html'), 'utf8')
+    .replace('data-duration="5"', 'data-duration="10"')
+    .replace('function tick(ts) {', 'function tick(ts) {\n    if (Math.round(ts * 30 / 1000) >= 150) return;');
+  assert.match(html, /data-duration="10"[\s\S]*>= 150\) return;/);
+  fs.writeFileSync(path.join(dir, 'index.html'), html);
+  return dir;
+}
+
+clock('a worker done early takes over half of the range left: more segments, every frame still exact', () => {
+  const output = path.join(out, 'hold.mp4');
+  const run = vidkit(['render', clockThenHold(), '--output', output, '--workers', '2', '--json']);
+  assert.is(run.status, 0, run.stderr);
+  const result = JSON.parse(run.stdout);
+  // The still half [150, 300) draws in a fraction of the animated half's time, so its worker
+  // takes over part of [0, 150): a third segment, on a new page since that one is past it.
+  assert.ok(result.segments > 2, `segments ${result.segments}`);
+  assert.is(result.workers, 2);
+  const frames = decodeGray(output, 640, 360);
+  assert.is(frames.length, 300);
+  const wrong: string[] = [];
+  frames.forEach((f, i) => {
+    const want = Math.min(i, 149);
+    const got = [readBits(f, 0), readBits(f, 1), readBits(f, 2)];
+    if (got.some((v) => v !== want)) wrong.push(`frame ${i}: ${got.join('/')}, want ${want}`);
+  });
+  assert.equal(wrong, []);
+});
+
 clock('screenshot capture (the full-Chromium path) is frame exact across seams too', () => {
   const { output, run } = render('frame-clock', 'clock-shot.mp4', ['--workers', '2', '--capture', 'screenshot']);
   assert.is(run.status, 0, run.stderr);

@@ -15,16 +15,39 @@ export function parseWorkers(raw: string | undefined): WorkersOption {
   return n;
 }
 
+/** How many workers a render starts with, and how many it may grow to while it runs. */
+export interface WorkerPlan {
+  initial: number;
+  max: number;
+}
+
 /**
- * `auto`: one worker per core plus one, limited by free memory and by the frame count so that every
- * worker gets at least {@link MIN_FRAMES_PER_WORKER} frames. A browser waits on round trips between
- * frames, so one more worker than cores keeps the cores busy: on 2 cores, ui-3d-reveal at 1080p took
- * 19.9 s with 3 workers, 25.8 s with 2, 20.1 s with 4. A fixed count is still capped by the frames.
+ * `auto` starts one worker per core and may add one more (see {@link shouldAddWorker}), all limited
+ * by free memory and by the frame count so that every worker gets at least
+ * {@link MIN_FRAMES_PER_WORKER} frames. A fixed count is only capped by the frames.
  */
-export function resolveWorkers(option: WorkersOption, totalFrames: number): number {
-  if (option !== 'auto') return Math.max(1, Math.min(option, totalFrames));
-  const cores = os.availableParallelism() + 1;
+export function resolveWorkers(option: WorkersOption, totalFrames: number): WorkerPlan {
+  if (option !== 'auto') {
+    const n = Math.max(1, Math.min(option, totalFrames));
+    return { initial: n, max: n };
+  }
   const byMemory = Math.max(1, Math.floor(os.freemem() / BYTES_PER_WORKER));
   const byFrames = Math.max(1, Math.floor(totalFrames / MIN_FRAMES_PER_WORKER));
-  return Math.max(1, Math.min(cores, byMemory, byFrames));
+  const max = Math.max(1, Math.min(os.availableParallelism() + 1, byMemory, byFrames));
+  return { initial: Math.min(os.availableParallelism(), max), max };
+}
+
+/** Share of the machine's CPU time left idle over a sample of this long, every worker drawing. */
+const ADD_WHEN_IDLE = 0.15;
+export const ADD_SAMPLE_MS = 1500;
+
+/**
+ * Whether `auto` adds a worker: only while the cores sit idle. A browser waits on round trips
+ * between frames, and on some compositions one worker per core leaves the cores idle a quarter of
+ * the time (ui-3d-reveal at 1080p on 2 cores: 144% CPU, 29.3 s with 2 workers, 21.5 s with 3);
+ * where capture and encoding already fill the cores a third worker only adds a browser's memory
+ * (canvas-raf: 189% CPU, 18.6 s with 2 workers, 21.1 s with 3).
+ */
+export function shouldAddWorker(idleShare: number): boolean {
+  return idleShare >= ADD_WHEN_IDLE;
 }
