@@ -185,7 +185,7 @@ batch('progress --batch-manifest reports the whole batch: done, failed and perce
   const text = vidkit(['cloudfn', 'progress', '--batch-manifest', manifestFile], { env: env() });
   assert.is(text.status, 0, text.stderr);
   const [summary, header, ...table] = text.stdout.trimEnd().split('\n');
-  assert.is(summary, '3 renders: 2 done, 0 running, 1 failed (66%)');
+  assert.is(summary, '3 renders: 2 done, 0 running, 1 failed (66%)', text.stdout);
   assert.equal(header.split(/ {2,}/), ['line', 'outputKey', 'state', 'percent', 'renderId', 'output or error']);
   assert.equal(
     table.map((l) => l.split(/ {2,}/)),
