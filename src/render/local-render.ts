@@ -74,16 +74,16 @@ export interface LocalRenderResult {
 }
 
 /**
- * `vidkit render`: plan chunks, render them in parallel browser sessions, join the segments.
- * The output appears only when complete: segments live in a temporary directory and the joined
- * file is written under a hidden partial name, then renamed.
- */
-/**
  * Neither half of a split part may be shorter: a worker that takes one may have to open a new page
  * (about 0.5 s), and each part is one more segment to encode and join.
  */
 const MIN_SPLIT_FRAMES = 15;
 
+/**
+ * `vidkit render`: plan chunks, render them in parallel browser sessions, join the segments.
+ * The output appears only when complete: segments live in a temporary directory and the joined
+ * file is written under a hidden partial name, then renamed.
+ */
 export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRenderResult> {
   const started = Date.now();
   const composition = loadComposition(opts.projectDir);
@@ -226,8 +226,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       running.catch(() => undefined);
       pool.push(running);
     };
-    // The other workers start their browsers once the first has its page open: started together
-    // they share the cores and every one reaches its first frame late.
+    // The other workers start their browsers once the first has drawn: started together they
+    // share the cores and every one reaches its first frame late.
     const first = scheduler.takePlanned()!;
     launch(first);
     await waitFor(() => drawing > 0 || failed);

@@ -37,16 +37,20 @@ export function resolveWorkers(option: WorkersOption, totalFrames: number): Work
   return { initial: Math.min(os.availableParallelism(), max), max };
 }
 
-/** Share of the machine's CPU time left idle over a sample of this long, every worker drawing. */
+/** The share of the machine's CPU time that must sit idle for `auto` to add a worker. */
 const ADD_WHEN_IDLE = 0.15;
+/** How long `auto` samples the CPU, once every worker is drawing, before deciding. */
 export const ADD_SAMPLE_MS = 1500;
 
 /**
  * Whether `auto` adds a worker: only while the cores sit idle. A browser waits on round trips
- * between frames, and on some compositions one worker per core leaves the cores idle a quarter of
- * the time (ui-3d-reveal at 1080p on 2 cores: 144% CPU, 29.3 s with 2 workers, 21.5 s with 3);
- * where capture and encoding already fill the cores a third worker only adds a browser's memory
- * (canvas-raf: 189% CPU, 18.6 s with 2 workers, 21.1 s with 3).
+ * between frames, so a composition with little to draw per round trip can leave one worker per core
+ * short of filling the cores; where capture and encoding already fill them, another worker only
+ * adds a browser's memory. With workers taking over each other's ranges, 2 workers on 2 cores left
+ * under 15% idle on all five bench compositions at 1080p (1-2% on ui-3d-reveal, slides and
+ * gsap-text), so none was added there. (Before ranges were taken
+ * over, ui-3d-reveal's early-finishing last chunk left the cores 28% idle with 2 workers: 29.3 s,
+ * against 21.5 s with 3.)
  */
 export function shouldAddWorker(idleShare: number): boolean {
   return idleShare >= ADD_WHEN_IDLE;
