@@ -6,6 +6,7 @@ import { ExitCode, badInput } from '../errors';
 import type { CaptureMode } from '../render/browser';
 import { OUTPUT_FORMATS, formatExtension, parseOutputFormat } from '../render/formats';
 import { renderLocal } from '../render/local-render';
+import { DEFAULT_MAX_ASSET_BYTES } from '../render/remote-assets';
 import { qualitySettings } from '../render/quality';
 import { parseWorkers } from '../render/workers';
 import { VidkitCommand } from './base-command';
@@ -30,6 +31,10 @@ export class RenderCommand extends VidkitCommand {
 
       Variables override the composition's declared defaults. A value of the wrong type is a
       warning, or an error with \`--strict-variables\`.
+
+      Media the page references by http(s) URL are fetched once per render, from public addresses
+      only (loopback, link-local and private ones need \`--allow-private-network\`), each at most
+      \`--max-asset-bytes\`.
 
       Exit codes: 0 success, 1 render failed, 2 bad input, 3 missing dependency (browser, Docker,
       native addon), 130 interrupted.
@@ -58,6 +63,10 @@ export class RenderCommand extends VidkitCommand {
   allowMissingMedia = Option.Boolean('--allow-missing-media', false, {
     description: 'A remote image or media file that cannot be fetched is a warning and a transparent placeholder instead of an error',
   });
+  allowPrivateNetwork = Option.Boolean('--allow-private-network', false, {
+    description: 'Remote assets may be fetched from loopback, link-local and private addresses (refused by default)',
+  });
+  maxAssetBytes = Option.String('--max-asset-bytes', { description: `Bytes one remote asset may have (default ${DEFAULT_MAX_ASSET_BYTES}, 512 MiB)` });
   capture = Option.String('--capture', 'auto', { description: 'auto (a probe; screenshot for a page with <video>), beginframe (headless shell) or screenshot' });
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
@@ -68,6 +77,10 @@ export class RenderCommand extends VidkitCommand {
     const fps = this.fps === undefined ? undefined : Number(this.fps);
     if (fps !== undefined && !(fps > 0 && fps <= 240)) throw badInput(`--fps must be a number above 0 and at most 240, got "${this.fps}"`);
     if (!CAPTURE_MODES.includes(this.capture)) throw badInput(`--capture must be one of ${CAPTURE_MODES.join(', ')}, got "${this.capture}"`);
+    const maxAssetBytes = this.maxAssetBytes === undefined ? undefined : Number(this.maxAssetBytes);
+    if (maxAssetBytes !== undefined && !(Number.isSafeInteger(maxAssetBytes) && maxAssetBytes > 0)) {
+      throw badInput(`--max-asset-bytes must be a whole number of bytes above 0, got "${this.maxAssetBytes}"`);
+    }
     const overrides = parseOverrides({ json: this.variables, file: this.variablesFile }, (p) => fs.readFileSync(p, 'utf8'));
 
     if (this.docker) return this.runInDocker(overrides);
@@ -91,6 +104,8 @@ export class RenderCommand extends VidkitCommand {
         allowGpu: this.browserGpu,
         capture: this.capture as CaptureMode | 'auto',
         allowMissingMedia: this.allowMissingMedia,
+        allowPrivateNetwork: this.allowPrivateNetwork,
+        maxAssetBytes,
         signal: controller.signal,
         onWarning: (m) => this.warn(m),
         onInfo: (m) => this.log(m),
@@ -117,6 +132,8 @@ export class RenderCommand extends VidkitCommand {
     if (this.strictVariables) pass.push('--strict-variables');
     if (!this.browserGpu) pass.push('--no-browser-gpu');
     if (this.allowMissingMedia) pass.push('--allow-missing-media');
+    if (this.allowPrivateNetwork) pass.push('--allow-private-network');
+    if (this.maxAssetBytes !== undefined) pass.push('--max-asset-bytes', this.maxAssetBytes);
     if (this.fps !== undefined) pass.push('--fps', this.fps);
     if (this.width !== undefined) pass.push('--width', this.width);
     if (this.height !== undefined) pass.push('--height', this.height);

@@ -44,6 +44,10 @@ export interface LocalRenderOptions {
   capture: CaptureMode | 'auto';
   /** A remote asset that cannot be fetched is a warning and a transparent placeholder, not an error. */
   allowMissingMedia?: boolean;
+  /** Remote assets may be fetched from loopback, link-local and private addresses (refused by default). */
+  allowPrivateNetwork?: boolean;
+  /** Bytes one remote asset may have; default 512 MiB. */
+  maxAssetBytes?: number;
   /** `discard` captures every frame and drops it, writing nothing: the benchmarks' capture-only limit. */
   sink?: 'encode' | 'discard';
   signal?: AbortSignal;
@@ -132,8 +136,15 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-'));
   const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.partial${extension}`);
   const assetDir = path.join(tmpDir, 'assets');
-  const remote = new RemoteAssets({ dir: assetDir, allowMissing: opts.allowMissingMedia ?? false, onWarning: opts.onWarning });
   const server = await serveProject(composition.projectDir, { remoteDir: assetDir });
+  const remote = new RemoteAssets({
+    dir: assetDir,
+    allowMissing: opts.allowMissingMedia ?? false,
+    allowPrivateNetwork: opts.allowPrivateNetwork,
+    maxBytes: opts.maxAssetBytes,
+    origin: new URL(server.url).origin,
+    onWarning: opts.onWarning,
+  });
   const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new VideoProxies(assetDir) });
   const sessions = new Set<CaptureSession>();
   // Set once every worker has settled; a pending decision to add a worker then does nothing.
