@@ -6,11 +6,13 @@ import { ExitCode, badInput } from '../errors';
 import type { CaptureMode } from '../render/browser';
 import { OUTPUT_FORMATS, formatExtension, parseOutputFormat } from '../render/formats';
 import { renderLocal } from '../render/local-render';
+import { DEFAULT_TIMEOUTS } from '../render/render-context';
 import { qualitySettings } from '../render/quality';
 import { parseWorkers } from '../render/workers';
 import { VidkitCommand } from './base-command';
 import { renderInDocker } from './docker';
 import { frameProgress } from './progress';
+import { exitOnTermination } from './termination';
 
 const CAPTURE_MODES = ['auto', 'beginframe', 'screenshot'];
 
@@ -32,7 +34,8 @@ export class RenderCommand extends VidkitCommand {
       warning, or an error with \`--strict-variables\`.
 
       Exit codes: 0 success, 1 render failed, 2 bad input, 3 missing dependency (browser, Docker,
-      native addon), 130 interrupted.
+      native addon), 4 output not writable (full disk, read-only, permission), 130 interrupted
+      (Ctrl-C), 143 terminated (SIGTERM), 129 hangup (SIGHUP).
     `,
     examples: [
       ['Render the bundled example', '$0 render examples/ui-3d-reveal --output out/reveal.mp4'],
@@ -59,6 +62,12 @@ export class RenderCommand extends VidkitCommand {
     description: 'A remote image or media file that cannot be fetched is a warning and a transparent placeholder instead of an error',
   });
   capture = Option.String('--capture', 'auto', { description: 'auto (a probe; screenshot for a page with <video>), beginframe (headless shell) or screenshot' });
+  loadTimeout = Option.String('--load-timeout', {
+    description: `Seconds the page may take to load and become ready (default ${DEFAULT_TIMEOUTS.loadMs / 1000})`,
+  });
+  frameTimeout = Option.String('--frame-timeout', {
+    description: `Seconds one frame may take to seek and draw before the render fails (default ${DEFAULT_TIMEOUTS.frameMs / 1000})`,
+  });
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
   protected async run(): Promise<number> {
@@ -72,10 +81,12 @@ export class RenderCommand extends VidkitCommand {
 
     if (this.docker) return this.runInDocker(overrides);
 
-    const controller = new AbortController();
-    const onSigint = () => controller.abort();
-    process.once('SIGINT', onSigint);
+    const timeouts = {
+      loadMs: seconds('--load-timeout', this.loadTimeout, DEFAULT_TIMEOUTS.loadMs),
+      frameMs: seconds('--frame-timeout', this.frameTimeout, DEFAULT_TIMEOUTS.frameMs),
+    };
     const progress = frameProgress(this.context.stderr);
+    const stopHandling = exitOnTermination(this.context.stderr, () => progress.stop());
     try {
       const result = await renderLocal({
         projectDir: this.projectDir,
@@ -91,7 +102,7 @@ export class RenderCommand extends VidkitCommand {
         allowGpu: this.browserGpu,
         capture: this.capture as CaptureMode | 'auto',
         allowMissingMedia: this.allowMissingMedia,
-        signal: controller.signal,
+        timeouts,
         onWarning: (m) => this.warn(m),
         onInfo: (m) => this.log(m),
         onStart: ({ totalFrames }) => progress.start(totalFrames),
@@ -107,7 +118,7 @@ export class RenderCommand extends VidkitCommand {
       return ExitCode.Ok;
     } finally {
       progress.stop();
-      process.removeListener('SIGINT', onSigint);
+      stopHandling();
     }
   }
 
@@ -128,4 +139,12 @@ export class RenderCommand extends VidkitCommand {
     const output = this.output ?? path.join('out', `${path.basename(path.resolve(this.projectDir))}${formatExtension(format)}`);
     return renderInDocker(this.projectDir, output, pass);
   }
+}
+
+/** A positive number of seconds as milliseconds, or `fallback` when the option is absent. */
+function seconds(option: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!(n > 0 && n <= 3600)) throw badInput(`${option} must be a number of seconds above 0 and at most 3600, got "${value}"`);
+  return n * 1000;
 }
