@@ -251,37 +251,38 @@ const MAX_OUTPUT_KEY_BYTES: usize = 1024;
 /// output folder): one line, relative, no `..` segment and no URL scheme, so it can never name a
 /// place outside, and at most [`MAX_OUTPUT_KEY_BYTES`] bytes. The error says which rule it broke.
 fn check_output_key(key: &str) -> Result<(), String> {
-    let shown = shown_key(key);
+    match broken_key_rule(key) {
+        Some(rule) => Err(format!("\"outputKey\" {} {rule}", shown_key(key))),
+        None => Ok(()),
+    }
+}
+
+/// The rule a key breaks, as the end of a sentence about it; `None` for a good key (no allocation).
+fn broken_key_rule(key: &str) -> Option<String> {
     if key.contains('\0') {
-        return Err(format!("\"outputKey\" {shown} contains a NUL character: remove it"));
+        return Some("contains a NUL character: remove it".into());
     }
     if key.contains(['\n', '\r']) {
-        return Err(format!(
-            "\"outputKey\" {shown} contains a line break (\\n or \\r): an object key is one line"
-        ));
+        return Some("contains a line break (\\n or \\r): an object key is one line".into());
     }
     if let Some(scheme) = url_scheme(key) {
-        return Err(format!(
-            "\"outputKey\" {shown} starts with a URL scheme ({scheme}:): give a key inside the render bucket, such as renders/name.mp4"
+        return Some(format!(
+            "starts with a URL scheme ({scheme}:): give a key inside the render bucket, such as renders/name.mp4"
         ));
     }
     if key.starts_with('/') {
-        return Err(format!(
-            "\"outputKey\" {shown} starts with \"/\": give a relative key, such as renders/name.mp4"
-        ));
+        return Some("starts with \"/\": give a relative key, such as renders/name.mp4".into());
     }
     if key.split('/').any(|segment| segment == "..") {
-        return Err(format!(
-            "\"outputKey\" {shown} has a \"..\" path segment: name the object without climbing out of a folder"
-        ));
+        return Some("has a \"..\" path segment: name the object without climbing out of a folder".into());
     }
     if key.len() > MAX_OUTPUT_KEY_BYTES {
-        return Err(format!(
-            "\"outputKey\" {shown} is {} bytes of UTF-8, over the {MAX_OUTPUT_KEY_BYTES}-byte limit of an object key: shorten it",
+        return Some(format!(
+            "is {} bytes of UTF-8, over the {MAX_OUTPUT_KEY_BYTES}-byte limit of an object key: shorten it",
             key.len()
         ));
     }
-    Ok(())
+    None
 }
 
 /// The scheme of a key that begins like a URL (`s3://…`, `https:…`, `file:…`): RFC 3986's
@@ -497,7 +498,9 @@ mod tests {
 
     #[test]
     fn a_utf8_bom_before_the_first_line_is_skipped() {
-        let parsed = parse("\u{feff}{\"outputKey\": \"a.mp4\", \"variables\": {}}\n{\"outputKey\": \"b.mp4\", \"variables\": {}}\n");
+        let parsed = parse(
+            "\u{feff}{\"outputKey\": \"a.mp4\", \"variables\": {}}\n{\"outputKey\": \"b.mp4\", \"variables\": {}}\n",
+        );
         assert!(parsed.errors.is_empty(), "{parsed:?}");
         assert_eq!(
             parsed.entries().map(|e| (e.line, e.output_key)).collect::<Vec<_>>(),
@@ -520,12 +523,16 @@ mod tests {
             let error = key_error(key);
             assert_eq!(
                 error.reason,
-                format!("\"outputKey\" {key:?} has a \"..\" path segment: name the object without climbing out of a folder")
+                format!(
+                    "\"outputKey\" {key:?} has a \"..\" path segment: name the object without climbing out of a folder"
+                )
             );
             assert_eq!(error.output_key, None, "a refused key is not the row's outputKey");
         }
         // Dots inside a segment are a name, not a climb.
-        assert!(parse("{\"outputKey\": \"a..b/..c/d...mp4\", \"variables\": {}}").errors.is_empty());
+        assert!(parse("{\"outputKey\": \"a..b/..c/d...mp4\", \"variables\": {}}")
+            .errors
+            .is_empty());
     }
 
     #[test]
@@ -538,7 +545,11 @@ mod tests {
 
     #[test]
     fn an_output_key_with_a_line_break_is_refused() {
-        for (key, shown) in [("a\nb.mp4", "a\\nb.mp4"), ("a\rb.mp4", "a\\rb.mp4"), ("a.mp4\r\n", "a.mp4\\r\\n")] {
+        for (key, shown) in [
+            ("a\nb.mp4", "a\\nb.mp4"),
+            ("a\rb.mp4", "a\\rb.mp4"),
+            ("a.mp4\r\n", "a.mp4\\r\\n"),
+        ] {
             assert_eq!(
                 key_error(key).reason,
                 format!("\"outputKey\" \"{shown}\" contains a line break (\\n or \\r): an object key is one line")
@@ -582,7 +593,11 @@ mod tests {
         // The limit is 1024 bytes of UTF-8, not 1024 characters.
         let at_limit = format!("{}.mp4", "€".repeat(340));
         assert_eq!((at_limit.len(), at_limit.chars().count()), (1024, 344));
-        assert!(parse(&serde_json::json!({"outputKey": at_limit, "variables": {}}).to_string()).errors.is_empty());
+        assert!(
+            parse(&serde_json::json!({"outputKey": at_limit, "variables": {}}).to_string())
+                .errors
+                .is_empty()
+        );
         let over = format!("x{at_limit}");
         let error = key_error(&over);
         assert_eq!(
