@@ -7,6 +7,7 @@ import type { CaptureMode } from '../render/browser';
 import { OUTPUT_FORMATS, formatExtension, parseOutputFormat } from '../render/formats';
 import { renderLocal } from '../render/local-render';
 import { qualitySettings } from '../render/quality';
+import { DEFAULT_SEED, EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import { parseWorkers } from '../render/workers';
 import { VidkitCommand } from './base-command';
 import { renderInDocker } from './docker';
@@ -58,6 +59,8 @@ export class RenderCommand extends VidkitCommand {
   allowMissingMedia = Option.Boolean('--allow-missing-media', false, {
     description: 'A remote image or media file that cannot be fetched is a warning and a transparent placeholder instead of an error',
   });
+  seed = Option.String('--seed', { description: `Seeds Math.random, crypto.getRandomValues and crypto.randomUUID in the page (default "${DEFAULT_SEED}")` });
+  epoch = Option.String('--epoch', { description: 'What Date reads at time 0: an ISO date (2024-01-01, 2024-01-01T12:00:00Z) or ms since 1970 (default 2024-01-01T00:00:00Z)' });
   capture = Option.String('--capture', 'auto', { description: 'auto (a probe; screenshot for a page with <video>), beginframe (headless shell) or screenshot' });
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
@@ -68,6 +71,8 @@ export class RenderCommand extends VidkitCommand {
     const fps = this.fps === undefined ? undefined : Number(this.fps);
     if (fps !== undefined && !(fps > 0 && fps <= 240)) throw badInput(`--fps must be a number above 0 and at most 240, got "${this.fps}"`);
     if (!CAPTURE_MODES.includes(this.capture)) throw badInput(`--capture must be one of ${CAPTURE_MODES.join(', ')}, got "${this.capture}"`);
+    const epochMs = this.epoch === undefined ? undefined : parseEpoch(this.epoch);
+    if (this.epoch !== undefined && epochMs === undefined) throw badInput(`--epoch must be ${EPOCH_FORMS}, got "${this.epoch}"`);
     const overrides = parseOverrides({ json: this.variables, file: this.variablesFile }, (p) => fs.readFileSync(p, 'utf8'));
 
     if (this.docker) return this.runInDocker(overrides);
@@ -91,6 +96,8 @@ export class RenderCommand extends VidkitCommand {
         allowGpu: this.browserGpu,
         capture: this.capture as CaptureMode | 'auto',
         allowMissingMedia: this.allowMissingMedia,
+        seed: this.seed,
+        epochMs,
         signal: controller.signal,
         onWarning: (m) => this.warn(m),
         onInfo: (m) => this.log(m),
@@ -122,6 +129,9 @@ export class RenderCommand extends VidkitCommand {
     if (this.height !== undefined) pass.push('--height', this.height);
     if (this.quality !== undefined) pass.push('--quality', this.quality);
     if (this.crf !== undefined) pass.push('--crf', this.crf);
+    // Joined with `=`: a seed or epoch may begin with a dash.
+    if (this.seed !== undefined) pass.push(`--seed=${this.seed}`);
+    if (this.epoch !== undefined) pass.push(`--epoch=${this.epoch}`);
     if (this.json) pass.push('--json');
     const format = parseOutputFormat(this.format);
     pass.push('--format', format);

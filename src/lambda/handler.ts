@@ -12,6 +12,7 @@ import { captureFor } from '../render/local-render';
 import { resolveOutputSize } from '../render/output-size';
 import { serveProject } from '../render/project-server';
 import { soundtrackOf } from '../render/soundtrack';
+import { runtimeBoot } from '../runtime/runtime';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
 import { ChunkProgressRecord, ChunkSpec, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
 import { injectedFault } from './fault-injection';
@@ -124,7 +125,7 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
       width: composition.width,
       height: composition.height,
       scale: size.scale,
-      boot: { variables: variables.values, fps, epochMs: render.epochMs },
+      boot: runtimeBoot(variables.values, fps, render.config),
       format: frameFormat,
       transparent,
       assets: siteAssets(siteDir, assetDir, server.url),

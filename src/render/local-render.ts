@@ -4,6 +4,8 @@ import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { loadComposition, totalFrames as framesOf } from '../composition/composition';
 import { resolveVariables } from '../composition/resolve';
+import type { Determinism } from '../runtime/boot';
+import { runtimeBoot } from '../runtime/runtime';
 import type { Overrides } from '../composition/variables';
 import { ExitCode, VidkitError, badInput } from '../errors';
 import { loadNative } from '../native';
@@ -22,7 +24,7 @@ import { measureIdle } from './cpu-idle';
 import { FramePart, FrameScheduler } from './frame-scheduler';
 import { ADD_SAMPLE_MS, WorkersOption, resolveWorkers, shouldAddWorker } from './workers';
 
-export interface LocalRenderOptions {
+export interface LocalRenderOptions extends Determinism {
   projectDir: string;
   /** Defaults to `out/<composition id>.<format's extension>` under the working directory. */
   output?: string;
@@ -142,7 +144,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const onAbort = () => void closeAll();
   opts.signal?.addEventListener('abort', onAbort);
   try {
-    const boot = { variables: variables.values, fps: fpsValue, epochMs: started };
+    const boot = runtimeBoot(variables.values, fpsValue, opts);
     let firstFrameSeconds = 0;
     const onFrame = () => {
       // performance.now() counts from process start: the time a user waits for the first frame.
