@@ -12,7 +12,7 @@ import { captureFor } from '../render/local-render';
 import { resolveOutputSize } from '../render/output-size';
 import { serveProject } from '../render/project-server';
 import { soundtrackOf } from '../render/soundtrack';
-import { runtimeBoot } from '../runtime/runtime';
+import { runtimeBoot } from '../runtime/boot';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
 import { ChunkProgressRecord, ChunkSpec, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
 import { injectedFault } from './fault-injection';

@@ -24,7 +24,8 @@ const ATTRIBUTES = ['src', 'width', 'height', 'variables', 'seed', 'epoch', 'con
 /**
  * `<vidkit-player src width height variables seed epoch autoplay loop muted controls>`: shows a
  * composition through the same runtime, virtual clock and seeded randomness as the renderer, so
- * frame i here is frame i of `vidkit render` (with the same `--seed` and `--epoch`). Methods play(), pause(), seek(seconds); events timeupdate, ended, error, ready.
+ * frame i here is frame i of `vidkit render` (with the same `--seed` and `--epoch`).
+ * Methods play(), pause(), seek(seconds); events timeupdate, ended, error, ready.
  */
 export class VidkitPlayer extends HTMLElement {
   static get observedAttributes(): readonly string[] {

@@ -8,8 +8,8 @@ import * as assert from 'uvu/assert';
 import { findBrowser, launchBrowser } from '../render/browser';
 import { FIXTURES, ServingCli, errorLines, tempDir, vidkit, vidkitServe } from '../test-support/cli';
 import { decodeGray, decodeImageRgb, decodeRgbFrame, psnr, psnrPerFrame, readBits } from '../test-support/media';
-import { DEFAULT_EPOCH_MS, Determinism } from './boot';
-import { bootScript, runtimeBoot } from './runtime';
+import { DEFAULT_EPOCH_MS, Determinism, runtimeBoot } from './boot';
+import { bootScript } from './runtime';
 
 let browser: Browser;
 

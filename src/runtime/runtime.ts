@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { RuntimeBoot } from './boot';
 
-export { type RuntimeBoot, runtimeBoot } from './boot';
+export type { RuntimeBoot } from './boot';
 
 let cachedSource: string | undefined;
 
