@@ -9,6 +9,7 @@ import { renderLocal } from '../render/local-render';
 import { DEFAULT_TIMEOUTS } from '../render/render-context';
 import { qualitySettings } from '../render/quality';
 import { parseWorkers } from '../render/workers';
+import { DEFAULT_SEED, EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import { VidkitCommand } from './base-command';
 import { renderInDocker } from './docker';
 import { frameProgress } from './progress';
@@ -61,6 +62,8 @@ export class RenderCommand extends VidkitCommand {
   allowMissingMedia = Option.Boolean('--allow-missing-media', false, {
     description: 'A remote image or media file that cannot be fetched is a warning and a transparent placeholder instead of an error',
   });
+  seed = Option.String('--seed', { description: `Seeds Math.random, crypto.getRandomValues and crypto.randomUUID in the page (default "${DEFAULT_SEED}")` });
+  epoch = Option.String('--epoch', { description: 'What Date reads at time 0: an ISO date (2024-01-01, 2024-01-01T12:00:00Z) or ms since 1970 (default 2024-01-01T00:00:00Z)' });
   capture = Option.String('--capture', 'auto', { description: 'auto (a probe; screenshot for a page with <video>), beginframe (headless shell) or screenshot' });
   loadTimeout = Option.String('--load-timeout', {
     description: `Seconds the page may take to load and become ready (default ${DEFAULT_TIMEOUTS.loadMs / 1000})`,
@@ -77,6 +80,8 @@ export class RenderCommand extends VidkitCommand {
     const fps = this.fps === undefined ? undefined : Number(this.fps);
     if (fps !== undefined && !(fps > 0 && fps <= 240)) throw badInput(`--fps must be a number above 0 and at most 240, got "${this.fps}"`);
     if (!CAPTURE_MODES.includes(this.capture)) throw badInput(`--capture must be one of ${CAPTURE_MODES.join(', ')}, got "${this.capture}"`);
+    const epochMs = this.epoch === undefined ? undefined : parseEpoch(this.epoch);
+    if (this.epoch !== undefined && epochMs === undefined) throw badInput(`--epoch must be ${EPOCH_FORMS}, got "${this.epoch}"`);
     const overrides = parseOverrides({ json: this.variables, file: this.variablesFile }, (p) => fs.readFileSync(p, 'utf8'));
 
     if (this.docker) return this.runInDocker(overrides);
@@ -103,6 +108,8 @@ export class RenderCommand extends VidkitCommand {
         capture: this.capture as CaptureMode | 'auto',
         allowMissingMedia: this.allowMissingMedia,
         timeouts,
+        seed: this.seed,
+        epochMs,
         onWarning: (m) => this.warn(m),
         onInfo: (m) => this.log(m),
         onStart: ({ totalFrames }) => progress.start(totalFrames),
@@ -133,6 +140,9 @@ export class RenderCommand extends VidkitCommand {
     if (this.height !== undefined) pass.push('--height', this.height);
     if (this.quality !== undefined) pass.push('--quality', this.quality);
     if (this.crf !== undefined) pass.push('--crf', this.crf);
+    // Joined with `=`: a seed or epoch may begin with a dash.
+    if (this.seed !== undefined) pass.push(`--seed=${this.seed}`);
+    if (this.epoch !== undefined) pass.push(`--epoch=${this.epoch}`);
     if (this.json) pass.push('--json');
     const format = parseOutputFormat(this.format);
     pass.push('--format', format);

@@ -89,7 +89,8 @@ function renderOptions(render: RenderJob, siteDir: string): RenderContextOptions
     ...render.encode,
     capture: 'auto',
     allowGpu: false,
-    epochMs: render.epochMs,
+    seed: render.config.seed,
+    epochMs: render.config.epochMs,
   };
 }
 

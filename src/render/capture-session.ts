@@ -109,6 +109,8 @@ export class CaptureSession {
       'set the background',
       client.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 255, g: 255, b: 255, a: this.opts.transparent ? 0 : 1 } }),
     );
+    // Local-time Date methods read the same on every machine and in every cloud region.
+    await step('set the time zone', client.send('Emulation.setTimezoneOverride', { timezoneId: 'UTC' }));
     await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.opts.boot)));
     const loadBy = Date.now() + timeouts.loadMs;
     const loadLimit = `within the load timeout of ${timeouts.loadMs / 1000} s (a script may loop forever at load, or an asset never arrives; --load-timeout sets it)`;

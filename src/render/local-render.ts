@@ -5,6 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import type { Overrides } from '../composition/variables';
 import { ExitCode, VidkitError } from '../errors';
 import { loadNative } from '../native';
+import type { Determinism } from '../runtime/boot';
 import { AssetRouter } from './asset-router';
 import type { CaptureMode } from './browser';
 import { CaptureSession, FrameFormat, MediaElementTiming } from './capture-session';
@@ -21,7 +22,7 @@ import { measureIdle } from './cpu-idle';
 import { FramePart, FrameScheduler } from './frame-scheduler';
 import { ADD_SAMPLE_MS, WorkersOption, resolveWorkers, shouldAddWorker } from './workers';
 
-export interface LocalRenderOptions {
+export interface LocalRenderOptions extends Determinism {
   projectDir: string;
   /** Defaults to `out/<composition id>.<format's extension>` under the working directory. */
   output?: string;
@@ -102,7 +103,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     frameFormat: opts.frameFormat,
     capture: opts.capture,
     allowGpu: opts.allowGpu,
-    epochMs: started,
+    seed: opts.seed,
+    epochMs: opts.epochMs,
     timeouts: opts.timeouts,
     beforeBrowser: ({ composition }) => {
       const output = path.resolve(opts.output ?? path.join('out', `${composition.id}${formatExtension(format)}`));

@@ -3,7 +3,7 @@ import { Composition, loadComposition, totalFrames as framesOf } from '../compos
 import { resolveVariables } from '../composition/resolve';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
-import type { RuntimeBoot } from '../runtime/runtime';
+import { RuntimeBoot, runtimeBoot } from '../runtime/boot';
 import type { AssetRouter } from './asset-router';
 import { CaptureMode, findBrowser, resolveProfile } from './browser';
 import type { BrowserProfile } from './browser';
@@ -45,8 +45,9 @@ export interface RenderContextOptions {
   frameFormat: FrameFormat;
   capture: CaptureMode | 'auto';
   allowGpu: boolean;
-  /** Wall-clock epoch of virtual time 0, the same for every session of the render. */
-  epochMs: number;
+  /** The page's random seed and Date epoch; unset, the documented defaults (README, A composition). */
+  seed?: string;
+  epochMs?: number;
   timeouts?: Partial<PageTimeouts>;
   /** Checks of the caller's own (the output path) that must pass before a browser starts. */
   beforeBrowser?: (planned: PlannedRender) => void;
@@ -117,7 +118,7 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
       x264Params: opts.x264Params,
       frameFormat,
     },
-    boot: { variables: variables.values, fps, epochMs: opts.epochMs },
+    boot: runtimeBoot(variables.values, fps, opts),
     timeouts: { ...DEFAULT_TIMEOUTS, ...opts.timeouts },
   };
 }
