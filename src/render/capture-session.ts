@@ -78,6 +78,7 @@ export class CaptureSession {
   /** Where the page went when it navigated away from the composition. */
   private navigatedTo?: string;
   private disconnected = false;
+  private closing?: Promise<void>;
 
   private constructor(private readonly opts: SessionOptions) {}
 
@@ -328,11 +329,13 @@ export class CaptureSession {
     }
   }
 
-  async close(): Promise<void> {
-    const browser = this.browser;
-    this.browser = undefined;
-    if (browser) await closeBrowser(browser);
-    if (this.opts.profileDir) fs.rmSync(this.opts.profileDir, { recursive: true, force: true, maxRetries: 3 });
+  /** Closes the browser and removes its profile; a second call waits for the first. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      if (this.browser) await closeBrowser(this.browser);
+      if (this.opts.profileDir) fs.rmSync(this.opts.profileDir, { recursive: true, force: true, maxRetries: 3 });
+    })();
+    return this.closing;
   }
 }
 

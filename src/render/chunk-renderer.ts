@@ -75,6 +75,7 @@ export const MAX_RELAUNCHES = 2;
  */
 export class SessionSlot {
   private session?: CaptureSession;
+  private closing: Promise<void> = Promise.resolve();
   /** The last frame the open page showed: a page only steps forward. */
   pageFrame = -1;
 
@@ -89,11 +90,13 @@ export class SessionSlot {
     return this.session !== undefined;
   }
 
+  /** Closes the open session; a call while one is closing waits for it, so nothing outlives it. */
   async close(): Promise<void> {
     const session = this.session;
     this.session = undefined;
     this.pageFrame = -1;
-    await session?.close();
+    if (session) this.closing = session.close();
+    await this.closing;
   }
 }
 
