@@ -78,7 +78,7 @@ preview('the player seeked to t shows frame t of vidkit render (PSNR >= 40 dB), 
   const [RW, RH] = [1440, 810];
   const output = path.join(out, 'reveal-1440.mp4');
   const rendering = vidkitAsync(['render', EXAMPLE, '--width', String(RW), '--output', output]);
-  const scaled = await launchBrowser({ executablePath: findBrowser(), capture: 'screenshot', gl: 'software' }, RW / 1920);
+  const scaled = await launchBrowser({ executablePath: findBrowser(), capture: 'screenshot', gl: 'software' }, { scale: RW / 1920 });
   const page = await openPreview(example.url, scaled, RW / 1920);
   await sizePlayer(page, 1920, 1080);
   const shots: { t: number; rgb: Buffer }[] = [];

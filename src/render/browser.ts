@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
 import { ExitCode, VidkitError, errorMessage } from '../errors';
+import { withDeadline } from './deadline';
 
 /** How frames are taken from the page. */
 export type CaptureMode = 'beginframe' | 'screenshot';
@@ -74,9 +75,12 @@ const BASE_ARGS = [
 ];
 
 // Begin-frame control: the compositor draws only when we ask, so a frame is exactly one seek.
+const BEGIN_FRAME_ARGS = ['--deterministic-mode', '--disable-threaded-animation', '--disable-threaded-scrolling'];
 // One process per browser: 30% less memory per worker and a little faster than a browser, GPU and
 // renderer process each (ui-3d-reveal 1080p, 3 workers: 1.5 GB and 18.6 s against 2.2 GB and 20.1 s).
-const BEGIN_FRAME_ARGS = ['--deterministic-mode', '--disable-threaded-animation', '--disable-threaded-scrolling', '--single-process', '--no-zygote'];
+// Software GL only: a GPU process folded into the browser hung WebGL context creation on a machine
+// without a GPU (Chromium 156, --use-angle=vulkan), so GPU browsers keep their processes apart.
+const SINGLE_PROCESS_ARGS = ['--single-process', '--no-zygote'];
 
 // Software: CPU compositing and raster, 3x faster than compositing through SwiftShader GL at 1080p
 // (7.5 vs 2.4 fps on ui-3d-reveal, 2 cores); WebGL still runs, on SwiftShader.
@@ -87,15 +91,34 @@ const GL_ARGS: Record<GlMode, string[]> = {
 
 const SOFTWARE_RENDERER = /swiftshader|llvmpipe|softpipe|lavapipe|software|no webgl/i;
 
+/** Milliseconds Chromium may take to start and answer on its pipe. */
+const LAUNCH_TIMEOUT_MS = 30_000;
+/** Milliseconds a browser may take to close before it is killed. */
+const CLOSE_TIMEOUT_MS = 5_000;
 /**
- * `scale` renders the page's CSS pixels at that many device pixels each. It is a launch flag, not
- * an emulation setting, because begin-frame screenshots ignore the emulated scale factor.
+ * The protocol's own limit on any one call: a backstop behind the deadlines each step sets
+ * (load, frame), so a call with none still ends.
  */
-export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePath' | 'capture' | 'gl'>, scale = 1): Promise<Browser> {
+const PROTOCOL_TIMEOUT_MS = 180_000;
+
+export interface LaunchOptions {
+  /**
+   * Renders the page's CSS pixels at that many device pixels each. A launch flag, not an emulation
+   * setting, because begin-frame screenshots ignore the emulated scale factor.
+   */
+  scale?: number;
+  /** The browser's profile directory; by default puppeteer makes one and removes it on close. */
+  userDataDir?: string;
+}
+
+export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePath' | 'capture' | 'gl'>, options: LaunchOptions = {}): Promise<Browser> {
+  const scale = options.scale ?? 1;
   const args = [
     ...BASE_ARGS,
     ...GL_ARGS[profile.gl],
     ...(profile.capture === 'beginframe' ? BEGIN_FRAME_ARGS : []),
+    ...(profile.capture === 'beginframe' && profile.gl === 'software' ? SINGLE_PROCESS_ARGS : []),
+    ...(hasSharedMemory() ? [] : ['--disable-dev-shm-usage']),
     ...(scale !== 1 ? [`--force-device-scale-factor=${scale}`] : []),
   ];
   try {
@@ -105,13 +128,40 @@ export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePat
       pipe: true,
       args,
       defaultViewport: null,
-      protocolTimeout: 120_000,
+      userDataDir: options.userDataDir,
+      timeout: LAUNCH_TIMEOUT_MS,
+      protocolTimeout: PROTOCOL_TIMEOUT_MS,
+      // vidkit's own handlers clean up and choose the exit code (README, Exit codes).
+      handleSIGINT: false,
+      handleSIGTERM: false,
+      handleSIGHUP: false,
     });
   } catch (err) {
     throw new VidkitError(`could not start ${profile.executablePath}: ${errorMessage(err).split('\n')[0]}`, {
       exitCode: ExitCode.MissingDependency,
     });
   }
+}
+
+/** Lambda and some sandboxes have no writable /dev/shm; Chromium then keeps shared memory in /tmp. */
+function hasSharedMemory(): boolean {
+  try {
+    fs.accessSync('/dev/shm', fs.constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Closes `browser`, and kills its process if it does not close in time (a page looping forever). */
+export async function closeBrowser(browser: Browser): Promise<void> {
+  const proc = browser.process();
+  try {
+    await withDeadline(browser.close(), CLOSE_TIMEOUT_MS, () => 'the browser did not close');
+  } catch {
+    // Hung or already gone: the process is killed below either way.
+  }
+  if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
 }
 
 /** Options a user can set; `auto` means probe. */
@@ -123,23 +173,51 @@ export interface ProfileRequest {
 }
 
 /**
- * Decides capture and GL once per browser binary: beginFrame where the browser has it
- * (headless shell), screenshots otherwise; GPU where a hardware WebGL renderer shows up.
- * The answer is cached by binary path and modification time, so later renders skip the probe.
+ * Decides capture and GL once per browser binary, in seconds, without ever failing the render:
+ * beginFrame where the browser has it (headless shell), screenshots otherwise; GPU only where this
+ * machine has a GPU device and a browser of its own shows a hardware WebGL renderer in time.
+ * Answers are cached by binary path and modification time (and, for GL, the GPU devices seen).
  */
 export async function resolveProfile(req: ProfileRequest): Promise<BrowserProfile> {
-  const probed = await cachedProbe(req.executablePath);
+  const binary = binaryKey(req.executablePath);
+  const probed = await cached(`capture:${binary}`, () => probeCapture(req.executablePath));
   const capture = req.capture === 'auto' ? probed.capture : req.capture;
-  const gl: GlMode = req.allowGpu && probed.gl === 'gpu' ? 'gpu' : 'software';
-  return { executablePath: req.executablePath, version: probed.version, capture, gl, glRenderer: req.allowGpu ? probed.glRenderer : 'SwiftShader (forced by --no-browser-gpu)' };
+  if (!req.allowGpu) {
+    return { executablePath: req.executablePath, version: probed.version, capture, gl: 'software', glRenderer: 'SwiftShader (forced by --no-browser-gpu)' };
+  }
+  const devices = gpuDevices();
+  const gl: GlProbe =
+    devices.length === 0
+      ? { gl: 'software', glRenderer: 'SwiftShader (no GPU device in /dev)' }
+      : await cached(`gl:${binary}:${devices.join(',')}`, () => probeGl(req.executablePath));
+  return { executablePath: req.executablePath, version: probed.version, capture, ...gl };
 }
 
-interface ProbeResult {
-  key: string;
+interface CaptureProbe {
   version: string;
   capture: CaptureMode;
+}
+
+interface GlProbe {
   gl: GlMode;
   glRenderer: string;
+}
+
+function binaryKey(executablePath: string): string {
+  const real = fs.realpathSync(executablePath);
+  return `${real}@${fs.statSync(real).mtimeMs}`;
+}
+
+/** Render nodes and NVIDIA devices: without one, a GPU probe can only find software GL. */
+export function gpuDevices(): string[] {
+  const list = (dir: string, match: RegExp) => {
+    try {
+      return fs.readdirSync(dir).filter((name) => match.test(name)).map((name) => path.join(dir, name));
+    } catch {
+      return [];
+    }
+  };
+  return [...list('/dev/dri', /^renderD\d+$/), ...list('/dev', /^nvidia\d+$/)];
 }
 
 function probeCachePath(): string {
@@ -147,18 +225,16 @@ function probeCachePath(): string {
   return path.join(base, 'vidkit', 'browser-probe.json');
 }
 
-async function cachedProbe(executablePath: string): Promise<ProbeResult> {
-  const real = fs.realpathSync(executablePath);
-  const key = `${real}@${fs.statSync(real).mtimeMs}`;
+async function cached<T>(key: string, probe: () => Promise<T>): Promise<T> {
   const file = probeCachePath();
-  let cache: Record<string, ProbeResult> = {};
+  let cache: Record<string, T> = {};
   try {
     cache = JSON.parse(fs.readFileSync(file, 'utf8'));
   } catch {
     // No cache yet, or an unreadable one: probe and rewrite it.
   }
   if (cache[key]) return cache[key];
-  const result = await probe(executablePath, key);
+  const result = await probe();
   try {
     fs.mkdirSync(path.dirname(file), { recursive: true });
     const tmp = `${file}.${process.pid}.tmp`;
@@ -170,37 +246,54 @@ async function cachedProbe(executablePath: string): Promise<ProbeResult> {
   return result;
 }
 
-async function probe(executablePath: string, key: string): Promise<ProbeResult> {
-  const browser = await launchBrowser({ executablePath, capture: 'beginframe', gl: 'gpu' });
+/** Milliseconds the begin-frame check may take before the browser counts as having none. */
+const CAPTURE_PROBE_MS = 5_000;
+/** Milliseconds the GPU browser may take to report its WebGL renderer. */
+const GL_PROBE_MS = 10_000;
+
+/** Whether the browser answers a begin-frame, in the software browser renders use. */
+async function probeCapture(executablePath: string): Promise<CaptureProbe> {
+  const browser = await launchBrowser({ executablePath, capture: 'beginframe', gl: 'software' });
   try {
-    const version = await browser.version();
-    let page = await controlledPage(browser);
-    const capture: CaptureMode = page ? 'beginframe' : 'screenshot';
-    page ??= await browser.newPage();
-    const glRenderer = await page.evaluate(() => {
-      const gl = document.createElement('canvas').getContext('webgl');
-      if (!gl) return 'no WebGL';
-      const info = gl.getExtension('WEBGL_debug_renderer_info');
-      return String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
-    });
-    return { key, version, capture, gl: SOFTWARE_RENDERER.test(glRenderer) ? 'software' : 'gpu', glRenderer };
+    const version = await withDeadline(browser.version(), CAPTURE_PROBE_MS, () => 'the browser did not report its version');
+    const answered = await withDeadline(
+      (async () => {
+        const page = await openControlledPage(browser);
+        const client = await page.createCDPSession();
+        await client.send('HeadlessExperimental.beginFrame', { noDisplayUpdates: true });
+        return true;
+      })(),
+      CAPTURE_PROBE_MS,
+      () => 'no begin-frame answer',
+    ).catch(() => false);
+    return { version, capture: answered ? 'beginframe' : 'screenshot' };
   } finally {
-    await browser.close().catch(() => undefined);
+    await closeBrowser(browser);
   }
 }
 
-const PROBE_TIMEOUT_MS = 5000;
-
-/** A page under begin-frame control that answers a beginFrame, or null: a full Chromium has none. */
-async function controlledPage(browser: Browser): Promise<Page | null> {
-  const attempt = async (): Promise<Page | null> => {
-    const page = await openControlledPage(browser);
-    const client = await page.createCDPSession();
-    await client.send('HeadlessExperimental.beginFrame', { noDisplayUpdates: true });
-    return page;
-  };
-  const timeout = new Promise<null>((resolve) => setTimeout(() => resolve(null), PROBE_TIMEOUT_MS).unref());
-  return Promise.race([attempt().catch(() => null), timeout]);
+/** The WebGL renderer of a GPU browser; any failure or silence means software. */
+async function probeGl(executablePath: string): Promise<GlProbe> {
+  let browser: Browser | undefined;
+  try {
+    browser = await launchBrowser({ executablePath, capture: 'screenshot', gl: 'gpu' });
+    const page = await browser.newPage();
+    const glRenderer = await withDeadline(
+      page.evaluate(() => {
+        const gl = document.createElement('canvas').getContext('webgl');
+        if (!gl) return 'no WebGL';
+        const info = gl.getExtension('WEBGL_debug_renderer_info');
+        return String(gl.getParameter(info ? info.UNMASKED_RENDERER_WEBGL : gl.RENDERER));
+      }),
+      GL_PROBE_MS,
+      () => `no WebGL answer within ${GL_PROBE_MS / 1000} s`,
+    );
+    return SOFTWARE_RENDERER.test(glRenderer) ? { gl: 'software', glRenderer } : { gl: 'gpu', glRenderer };
+  } catch (err) {
+    return { gl: 'software', glRenderer: `SwiftShader (GPU probe failed: ${errorMessage(err).split('\n')[0]})` };
+  } finally {
+    if (browser) await closeBrowser(browser);
+  }
 }
 
 /** Opens a page whose compositor draws only on HeadlessExperimental.beginFrame. */

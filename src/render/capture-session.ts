@@ -1,7 +1,7 @@
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { VidkitError, errorMessage } from '../errors';
 import { RuntimeBoot, bootScript } from '../runtime/runtime';
-import { BrowserProfile, launchBrowser, openControlledPage } from './browser';
+import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from './browser';
 import type { AssetRouter } from './asset-router';
 
 const DRAW_ATTEMPTS = 3;
@@ -72,7 +72,7 @@ export class CaptureSession {
   private async start(): Promise<void> {
     const { profile, width, height } = this.opts;
     const scale = this.opts.scale ?? 1;
-    this.browser = await launchBrowser(profile, scale);
+    this.browser = await launchBrowser(profile, { scale });
     this.page = await this.createPage(this.browser);
     this.page.on('pageerror', (err) => this.pageErrors.push(errorMessage(err)));
     if (this.opts.assets) await this.routeAssets(this.page, this.opts.assets);
@@ -227,7 +227,7 @@ export class CaptureSession {
   async close(): Promise<void> {
     const browser = this.browser;
     this.browser = undefined;
-    if (browser) await browser.close().catch(() => undefined);
+    if (browser) await closeBrowser(browser);
   }
 }
 
