@@ -41,7 +41,7 @@ const marker = processMarker();
 let container: RunningServer;
 let limited: RunningServer;
 let worker: RunningServer;
-let slowDir: string;
+let endlessDir: string;
 let longTitleDir: string;
 
 async function startRenderServer(root: string, env: Record<string, string>): Promise<RunningServer> {
@@ -63,7 +63,7 @@ test.before(async () => {
   // The render servers' public/: the template's compositions and the fixtures.
   const root = tempDir('vidkit-edge-public-');
   fs.cpSync(path.join(APP, 'public', 'compositions'), path.join(root, 'compositions'), { recursive: true });
-  slowDir = `compositions/${installFixtureComposition('slow-render', path.join(root, 'compositions'))}`;
+  endlessDir = `compositions/${installFixtureComposition('endless-frame', path.join(root, 'compositions'))}`;
   longTitleDir = `compositions/${installFixtureComposition('long-variable', path.join(root, 'compositions'))}`;
   container = await startRenderServer(root, { RENDER_MAX_WAITING: '0' });
   limited = await startRenderServer(root, { ...TIGHT_LIMITS, ...marker.env });
@@ -117,14 +117,14 @@ test('through the Worker, a render while one runs and none may wait (RENDER_MAX_
 });
 
 test('RENDER_MAX_WAITING=1: with one render running and one waiting, a third is answered 429 with Retry-After', async () => {
-  const [refused, ...accepted] = await threeAtOnce(() => renderDirectly(limited, slowDir, ''));
+  const [refused, ...accepted] = await threeAtOnce(() => renderDirectly(limited, endlessDir, ''));
   await assertQueueFull(refused);
   // The one that waited ran once the first was stopped: both ran into the timeout.
   assert.equal(accepted.map((r) => r.status), [504, 504], limited.output());
 });
 
 test('a render past RENDER_TIMEOUT_SECONDS answers 504 naming the limit, and its vidkit and browser are gone', async () => {
-  const { res, left } = await renderPastTimeout(() => renderDirectly(limited, slowDir, ''), marker.entry);
+  const { res, left } = await renderPastTimeout(() => renderDirectly(limited, endlessDir, ''), marker.entry);
   assert.is(res.status, 504);
   assert.match(((await res.json()) as { error: string }).error, TIMEOUT_ERROR);
   assert.equal(left, []);

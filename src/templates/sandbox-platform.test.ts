@@ -37,8 +37,8 @@ const env = { NEXT_TELEMETRY_DISABLED: '1', VIDKIT_ADAPTERS: 'local', VIDKIT_CLI
 const compositions = path.join(APP, 'public', 'compositions');
 const marker = processMarker();
 let server: RunningServer;
-// The same app on the test fixtures: a five-minute composition under one waiting render and a 3 s
-// timeout, and one that paints the length of its title.
+// The same app on the test fixtures: one whose frame never ends, under one waiting render and a
+// 3 s timeout, and one that paints the length of its title.
 let limited: RunningServer;
 let longTitle: RunningServer;
 let fixtures: string[] = [];
@@ -53,7 +53,7 @@ test.before(async () => {
   // `next build` checks the Next.js config, routes and types; the build script also copies the player in.
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: APP, env: { ...process.env, ...env }, encoding: 'utf8' });
   assert.is(build.status, 0, `next build failed:\n${build.stdout}\n${build.stderr}`);
-  fixtures = ['slow-render', 'long-variable'].map((f) => installFixtureComposition(f, compositions));
+  fixtures = ['endless-frame', 'long-variable'].map((f) => installFixtureComposition(f, compositions));
   server = await startApp({});
   limited = await startApp({ PREVIEW_COMPOSITION_DIR: `compositions/${fixtures[0]}`, ...TIGHT_LIMITS, ...marker.env });
   longTitle = await startApp({ PREVIEW_COMPOSITION_DIR: `compositions/${fixtures[1]}` });

@@ -37,8 +37,8 @@ const volume = tempDir('vidkit-volume-');
 const compositions = path.join(APP, 'compositions');
 const marker = processMarker();
 let server: RunningServer;
-// The same app on the test fixtures: a five-minute composition under one waiting render and a 3 s
-// timeout, and one that paints the length of its title.
+// The same app on the test fixtures: one whose frame never ends, under one waiting render and a
+// 3 s timeout, and one that paints the length of its title.
 let limited: RunningServer;
 let longTitle: RunningServer;
 let fixtures: string[] = [];
@@ -71,7 +71,7 @@ async function renderToEnd(url: string, body: string | Uint8Array<ArrayBuffer>):
 test.before(async () => {
   const copy = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'template-assets.js'), 'static/vidkit-player.js', 'compositions'], { cwd: APP, encoding: 'utf8' });
   assert.is(copy.status, 0, copy.stderr);
-  fixtures = ['slow-render', 'long-variable'].map((f) => installFixtureComposition(f, compositions));
+  fixtures = ['endless-frame', 'long-variable'].map((f) => installFixtureComposition(f, compositions));
   const base = { VIDKIT_CLI: LOCAL_VIDKIT_CLI, ...SMALL_RENDER };
   server = await startApp({ VIDKIT_LOCAL_STORE_DIR: volume, ...base });
   limited = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), PREVIEW_COMPOSITION: fixtures[0], ...TIGHT_LIMITS, ...marker.env, ...base });
