@@ -43,6 +43,10 @@ let limited: RunningServer;
 let worker: RunningServer;
 let endlessDir: string;
 let longTitleDir: string;
+// The render servers' TMPDIR: what a render writes there (variables file, output, browser profile)
+// must be gone after it.
+const containerTmp = tempDir('vidkit-template-tmp-');
+const limitedTmp = tempDir('vidkit-template-tmp-');
 
 async function startRenderServer(root: string, env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
@@ -65,8 +69,8 @@ test.before(async () => {
   fs.cpSync(path.join(APP, 'public', 'compositions'), path.join(root, 'compositions'), { recursive: true });
   endlessDir = `compositions/${installFixtureComposition('endless-frame', path.join(root, 'compositions'))}`;
   longTitleDir = `compositions/${installFixtureComposition('long-variable', path.join(root, 'compositions'))}`;
-  container = await startRenderServer(root, { RENDER_MAX_WAITING: '0' });
-  limited = await startRenderServer(root, { ...TIGHT_LIMITS, ...marker.env });
+  container = await startRenderServer(root, { RENDER_MAX_WAITING: '0', TMPDIR: containerTmp });
+  limited = await startRenderServer(root, { ...TIGHT_LIMITS, ...marker.env, TMPDIR: limitedTmp });
   const port = await freePort();
   const vars = ['VIDKIT_ADAPTERS:local', `RENDER_SERVER_URL:${container.url}`].flatMap((v) => ['--var', v]);
   worker = await startServer(WRANGLER, ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', state, ...vars], {
@@ -123,17 +127,19 @@ test('RENDER_MAX_WAITING=1: with one render running and one waiting, a third is 
   assert.equal(accepted.map((r) => r.status), [504, 504], limited.output());
 });
 
-test('a render past RENDER_TIMEOUT_SECONDS answers 504 naming the limit, and its vidkit and browser are gone', async () => {
+test('a render past RENDER_TIMEOUT_SECONDS answers 504 naming the limit; its vidkit, browser and temporary files are gone', async () => {
   const { res, left } = await renderPastTimeout(() => renderDirectly(limited, endlessDir, ''), marker.entry);
   assert.is(res.status, 504);
   assert.match(((await res.json()) as { error: string }).error, TIMEOUT_ERROR);
   assert.equal(left, []);
+  assert.equal(fs.readdirSync(limitedTmp), [], 'the render left temporary files behind');
 });
 
 test('a 60 KiB variable that serialises past the argument-list limit renders, and reaches the page whole', async () => {
   const res = await renderDirectly(container, longTitleDir, LONG_TITLE_BODY);
   assert.is(res.status, 200, container.output());
   assertLongTitleRender(new Uint8Array(await res.arrayBuffer()));
+  assert.equal(fs.readdirSync(containerTmp), [], 'the render left temporary files behind');
 });
 
 test('wrangler deploy --dry-run accepts the config and builds the RenderContainer image from container/Dockerfile', () => {

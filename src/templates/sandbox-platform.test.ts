@@ -42,6 +42,9 @@ let server: RunningServer;
 let limited: RunningServer;
 let longTitle: RunningServer;
 let fixtures: string[] = [];
+// Their TMPDIR: what a render writes there (variables file, output, browser profile) must be gone after it.
+const limitedTmp = tempDir('vidkit-template-tmp-');
+const longTitleTmp = tempDir('vidkit-template-tmp-');
 
 async function startApp(extra: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
@@ -55,8 +58,8 @@ test.before(async () => {
   assert.is(build.status, 0, `next build failed:\n${build.stdout}\n${build.stderr}`);
   fixtures = ['endless-frame', 'long-variable'].map((f) => installFixtureComposition(f, compositions));
   server = await startApp({});
-  limited = await startApp({ PREVIEW_COMPOSITION_DIR: `compositions/${fixtures[0]}`, ...TIGHT_LIMITS, ...marker.env });
-  longTitle = await startApp({ PREVIEW_COMPOSITION_DIR: `compositions/${fixtures[1]}` });
+  limited = await startApp({ PREVIEW_COMPOSITION_DIR: `compositions/${fixtures[0]}`, ...TIGHT_LIMITS, ...marker.env, TMPDIR: limitedTmp });
+  longTitle = await startApp({ PREVIEW_COMPOSITION_DIR: `compositions/${fixtures[1]}`, TMPDIR: longTitleTmp });
 });
 
 test.after(async () => {
@@ -96,11 +99,12 @@ test('RENDER_MAX_WAITING=1: with one render running and one waiting, a third is 
   assert.equal(accepted.map((r) => r.status), [504, 504], limited.output());
 });
 
-test('a render past RENDER_TIMEOUT_SECONDS answers 504 naming the limit, and its vidkit and browser are gone', async () => {
+test('a render past RENDER_TIMEOUT_SECONDS answers 504 naming the limit; its vidkit, browser and temporary files are gone', async () => {
   const { res, left } = await renderPastTimeout(() => post(limited.url + '/api/render', ''), marker.entry);
   assert.is(res.status, 504);
   assert.match(((await res.json()) as { error: string }).error, TIMEOUT_ERROR);
   assert.equal(left, []);
+  assert.equal(fs.readdirSync(limitedTmp), [], 'the render left temporary files behind');
 });
 
 test('a 60 KiB variable that serialises past the argument-list limit renders, and reaches the page whole', async () => {
@@ -108,6 +112,7 @@ test('a 60 KiB variable that serialises past the argument-list limit renders, an
   const json = (await res.json()) as { url: string; error?: string };
   assert.is(res.status, 200, JSON.stringify(json) + longTitle.output());
   assertLongTitleRender(new Uint8Array(await (await fetch(json.url)).arrayBuffer()));
+  assert.equal(fs.readdirSync(longTitleTmp), [], 'the render left temporary files behind');
 });
 
 test.run();

@@ -42,6 +42,9 @@ let server: RunningServer;
 let limited: RunningServer;
 let longTitle: RunningServer;
 let fixtures: string[] = [];
+// Their TMPDIR: what a render writes there (variables file, output, browser profile) must be gone after it.
+const limitedTmp = tempDir('vidkit-template-tmp-');
+const longTitleTmp = tempDir('vidkit-template-tmp-');
 
 async function startApp(env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
@@ -74,8 +77,8 @@ test.before(async () => {
   fixtures = ['endless-frame', 'long-variable'].map((f) => installFixtureComposition(f, compositions));
   const base = { VIDKIT_CLI: LOCAL_VIDKIT_CLI, ...SMALL_RENDER };
   server = await startApp({ VIDKIT_LOCAL_STORE_DIR: volume, ...base });
-  limited = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), PREVIEW_COMPOSITION: fixtures[0], ...TIGHT_LIMITS, ...marker.env, ...base });
-  longTitle = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), PREVIEW_COMPOSITION: fixtures[1], ...base });
+  limited = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), PREVIEW_COMPOSITION: fixtures[0], ...TIGHT_LIMITS, ...marker.env, TMPDIR: limitedTmp, ...base });
+  longTitle = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), PREVIEW_COMPOSITION: fixtures[1], TMPDIR: longTitleTmp, ...base });
 });
 
 test.after(async () => {
@@ -140,17 +143,19 @@ test('RENDER_MAX_WAITING=1: with one render running and one waiting, a third is 
   assert.equal(ends.map((r) => r.status), [504, 504], limited.output());
 });
 
-test('a render past RENDER_TIMEOUT_SECONDS is 504 on the poll route, naming the limit, and its vidkit and browser are gone', async () => {
+test('a render past RENDER_TIMEOUT_SECONDS is 504 on the poll route, naming the limit; its vidkit, browser and temporary files are gone', async () => {
   const { res, left } = await renderPastTimeout(() => renderToEnd(limited.url, ''), marker.entry);
   assert.is(res.status, 504);
   assert.match(((await res.json()) as { error: string }).error, TIMEOUT_ERROR);
   assert.equal(left, []);
+  assert.equal(fs.readdirSync(limitedTmp), [], 'the render left temporary files behind');
 });
 
 test('a 60 KiB variable that serialises past the argument-list limit renders, and reaches the page whole', async () => {
   const res = await renderToEnd(longTitle.url, LONG_TITLE_BODY);
   assert.is(res.status, 200, longTitle.output());
   assertLongTitleRender(new Uint8Array(await res.arrayBuffer()));
+  assert.equal(fs.readdirSync(longTitleTmp), [], 'the render left temporary files behind');
 });
 
 test('a render that fails is a 500 with the error on the poll route', async () => {
