@@ -12,6 +12,7 @@ APT_PACKAGES=(
   ffmpeg                               # ffprobe/ffmpeg: the tests' independent check of outputs
   fonts-dejavu-core fonts-liberation   # default fonts for compositions
   python3 python3-venv                 # venvs: the cloud tests' emulator and cfn-lint, the Python template
+  bubblewrap                           # the tests' Lambda-shaped sandbox (read-only root, writable /tmp)
   ca-certificates
 )
 

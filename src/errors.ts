@@ -19,7 +19,12 @@ export const ExitCode = {
   RenderFailed: 1,
   BadInput: 2,
   MissingDependency: 3,
+  /** The output could not be written: full disk, read-only, no permission. */
+  OutputFailed: 4,
+  /** 128 + the signal's number, as shells report a process a signal ended. */
+  Hangup: 129,
   Interrupted: 130,
+  Terminated: 143,
 } as const;
 
 export function badInput(message: string): VidkitError {

@@ -1,6 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { badInput } from '../errors';
-import { columns, readManifest, writeLines } from '../sdk/batch-manifest';
+import { columns, latestRowPerLine, readManifest, writeLines } from '../sdk/batch-manifest';
 import type { RenderProgress } from '../sdk/progress';
 import { CloudCommand } from './cloud-command';
 import { STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
@@ -23,7 +23,9 @@ export class CloudfnProgressCommand extends CloudCommand {
       state machine (--state-machine-arn or VIDKIT_SFN_ARN); an execution ARN does not.
 
       With --batch-manifest <file> (the .manifest.jsonl that render-batch wrote), every render of
-      the batch: a summary line (done, running, failed, percent) and one row per batch line.
+      the batch: a summary line (done, running, failed, percent) and one row per batch line. When
+      the file holds several runs, each line's latest row counts. A row a crash cut off is skipped
+      with a warning.
     `,
   });
 
@@ -60,7 +62,8 @@ export class CloudfnProgressCommand extends CloudCommand {
 
   private async reportBatch(file: string): Promise<void> {
     const { getBatchProgress } = await import('../sdk/batch-progress');
-    const batch = await getBatchProgress(readManifest(file), this.stateMachineArn);
+    const rows = latestRowPerLine(readManifest(file, (message) => this.warn(message)));
+    const batch = await getBatchProgress(rows, this.stateMachineArn);
     if (this.json) {
       this.context.stdout.write(`${JSON.stringify(batch)}\n`);
       return;

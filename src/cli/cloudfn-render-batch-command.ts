@@ -26,9 +26,14 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
       (default 50); a throttled start is retried with backoff before its row fails.
 
       The manifest (a summary line, then one row per line: line, outputKey, status, executionArn,
-      renderId) is printed, and also written row by row to <batch>.manifest.jsonl next to the batch,
-      so an interrupted run leaves a record of what it started. --dry-run validates everything,
-      starts nothing and uploads nothing: every good row is would-invoke.
+      renderId) is printed, and also appended row by row to <batch>.manifest.jsonl next to the
+      batch, so an interrupted run leaves a record of what it started. The file is never truncated:
+      each run's rows carry its "run" (the run's start time) after the earlier runs' rows.
+      --dry-run validates everything, starts nothing, uploads nothing and writes no manifest file:
+      every good row is would-invoke.
+
+      An outputKey must be one line (no NUL, \\n or \\r), relative (no leading /, no URL scheme such
+      as s3:// or https:), without a .. path segment, and at most 1024 bytes of UTF-8.
 
       The --format applies to every entry, whose outputKey must carry the format's extension.
 
@@ -68,8 +73,9 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
 
     const siteHandle = await this.site(prepared);
 
-    const manifest = new ManifestWriter(manifestPathFor(this.batch));
-    this.log(`manifest: ${manifest.file}`);
+    // A dry run starts nothing, so it adds nothing to the record of what was started.
+    const manifest = this.dryRun ? undefined : new ManifestWriter(manifestPathFor(this.batch));
+    if (manifest) this.log(`manifest: ${manifest.file} (run ${manifest.run})`);
     const interrupt = new AbortController();
     const onSigint = () => {
       this.log('interrupted: starting nothing more; waiting for the starts in flight');
@@ -88,13 +94,13 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
         strictVariables: this.strictVariables,
         maxConcurrent,
         dryRun: this.dryRun,
-        onRow: (row) => manifest.append(row),
+        onRow: (row) => manifest?.append(row),
         onWarning: (message) => this.warn(message),
         signal: interrupt.signal,
       });
     } finally {
       process.off('SIGINT', onSigint);
-      manifest.close();
+      manifest?.close();
     }
     writeLines(this.context.stdout, this.json ? manifestJson(rows) : manifestText(rows));
     if (interrupt.signal.aborted) return ExitCode.Interrupted;

@@ -24,4 +24,6 @@ cli.register(InitCommand);
 cli.register(PreviewCommand);
 cli.register(TypesGenerateCommand);
 
-void cli.runExit(process.argv.slice(2), Cli.defaultContext);
+// Exits as soon as the command is done: a handle left open (a socket, a child's pipe) never keeps
+// a finished command waiting. Output on Linux pipes and files is written synchronously.
+void cli.run(process.argv.slice(2), Cli.defaultContext).then((code) => process.exit(code));

@@ -17,7 +17,10 @@ export class PreviewCommand extends VidkitCommand {
       the renderer's runtime and virtual clock, so a frame here is the frame \`vidkit render\` makes.
 
       Prints the URL on stdout and runs until Ctrl-C (exit 0). Bound to 127.0.0.1 unless
-      \`--host\` says otherwise.
+      \`--host\` says otherwise, and answers only requests addressed to localhost, 127.0.0.1 or
+      [::1] on its port (with \`--host\` another address, also to an IP address), so a web page
+      that points its own name at this machine cannot read the project. Dotfiles and files
+      that a symlink leads to outside the project are never served.
     `,
     examples: [
       ['Preview the current directory', '$0 preview'],
@@ -27,7 +30,9 @@ export class PreviewCommand extends VidkitCommand {
 
   projectDir = Option.String({ required: false, name: 'projectDir' });
   port = Option.String('--port', String(DEFAULT_PREVIEW_PORT), { description: `Port to listen on (default ${DEFAULT_PREVIEW_PORT}; 0 picks a free one)` });
-  host = Option.String('--host', '127.0.0.1', { description: 'Address to bind (default 127.0.0.1, this machine only)' });
+  host = Option.String('--host', '127.0.0.1', {
+    description: 'Address to bind (default 127.0.0.1, this machine only); another address, e.g. 0.0.0.0, lets other machines open the preview by IP address',
+  });
 
   protected async run(): Promise<number> {
     const port = Number(this.port);

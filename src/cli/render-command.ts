@@ -6,11 +6,15 @@ import { ExitCode, badInput } from '../errors';
 import type { CaptureMode } from '../render/browser';
 import { OUTPUT_FORMATS, formatExtension, parseOutputFormat } from '../render/formats';
 import { renderLocal } from '../render/local-render';
+import { DEFAULT_MAX_ASSET_BYTES } from '../render/remote-assets';
+import { DEFAULT_TIMEOUTS } from '../render/render-context';
 import { qualitySettings } from '../render/quality';
 import { parseWorkers } from '../render/workers';
+import { DEFAULT_SEED, EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import { VidkitCommand } from './base-command';
 import { renderInDocker } from './docker';
 import { frameProgress } from './progress';
+import { exitOnTermination } from './termination';
 
 const CAPTURE_MODES = ['auto', 'beginframe', 'screenshot'];
 
@@ -31,8 +35,13 @@ export class RenderCommand extends VidkitCommand {
       Variables override the composition's declared defaults. A value of the wrong type is a
       warning, or an error with \`--strict-variables\`.
 
+      Media the page references by http(s) URL are fetched once per render, from public addresses
+      only (loopback, link-local and private ones need \`--allow-private-network\`), each at most
+      \`--max-asset-bytes\`.
+
       Exit codes: 0 success, 1 render failed, 2 bad input, 3 missing dependency (browser, Docker,
-      native addon), 130 interrupted.
+      native addon), 4 output not writable (full disk, read-only, permission), 130 interrupted
+      (Ctrl-C), 143 terminated (SIGTERM), 129 hangup (SIGHUP).
     `,
     examples: [
       ['Render the bundled example', '$0 render examples/ui-3d-reveal --output out/reveal.mp4'],
@@ -58,7 +67,19 @@ export class RenderCommand extends VidkitCommand {
   allowMissingMedia = Option.Boolean('--allow-missing-media', false, {
     description: 'A remote image or media file that cannot be fetched is a warning and a transparent placeholder instead of an error',
   });
+  allowPrivateNetwork = Option.Boolean('--allow-private-network', false, {
+    description: 'Remote assets may be fetched from loopback, link-local and private addresses (refused by default)',
+  });
+  maxAssetBytes = Option.String('--max-asset-bytes', { description: `Bytes one remote asset may have (default ${DEFAULT_MAX_ASSET_BYTES}, 512 MiB)` });
+  seed = Option.String('--seed', { description: `Seeds Math.random, crypto.getRandomValues and crypto.randomUUID in the page (default "${DEFAULT_SEED}")` });
+  epoch = Option.String('--epoch', { description: 'What Date reads at time 0: an ISO date (2024-01-01, 2024-01-01T12:00:00Z) or ms since 1970 (default 2024-01-01T00:00:00Z)' });
   capture = Option.String('--capture', 'auto', { description: 'auto (a probe; screenshot for a page with <video>), beginframe (headless shell) or screenshot' });
+  loadTimeout = Option.String('--load-timeout', {
+    description: `Seconds the page may take to load and become ready (default ${DEFAULT_TIMEOUTS.loadMs / 1000})`,
+  });
+  frameTimeout = Option.String('--frame-timeout', {
+    description: `Seconds one frame may take to seek and draw before the render fails (default ${DEFAULT_TIMEOUTS.frameMs / 1000})`,
+  });
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
   protected async run(): Promise<number> {
@@ -68,14 +89,22 @@ export class RenderCommand extends VidkitCommand {
     const fps = this.fps === undefined ? undefined : Number(this.fps);
     if (fps !== undefined && !(fps > 0 && fps <= 240)) throw badInput(`--fps must be a number above 0 and at most 240, got "${this.fps}"`);
     if (!CAPTURE_MODES.includes(this.capture)) throw badInput(`--capture must be one of ${CAPTURE_MODES.join(', ')}, got "${this.capture}"`);
+    const maxAssetBytes = this.maxAssetBytes === undefined ? undefined : Number(this.maxAssetBytes);
+    if (maxAssetBytes !== undefined && !(Number.isSafeInteger(maxAssetBytes) && maxAssetBytes > 0)) {
+      throw badInput(`--max-asset-bytes must be a whole number of bytes above 0, got "${this.maxAssetBytes}"`);
+    }
+    const epochMs = this.epoch === undefined ? undefined : parseEpoch(this.epoch);
+    if (this.epoch !== undefined && epochMs === undefined) throw badInput(`--epoch must be ${EPOCH_FORMS}, got "${this.epoch}"`);
     const overrides = parseOverrides({ json: this.variables, file: this.variablesFile }, (p) => fs.readFileSync(p, 'utf8'));
 
     if (this.docker) return this.runInDocker(overrides);
 
-    const controller = new AbortController();
-    const onSigint = () => controller.abort();
-    process.once('SIGINT', onSigint);
+    const timeouts = {
+      loadMs: seconds('--load-timeout', this.loadTimeout, DEFAULT_TIMEOUTS.loadMs),
+      frameMs: seconds('--frame-timeout', this.frameTimeout, DEFAULT_TIMEOUTS.frameMs),
+    };
     const progress = frameProgress(this.context.stderr);
+    const stopHandling = exitOnTermination(this.context.stderr, () => progress.stop());
     try {
       const result = await renderLocal({
         projectDir: this.projectDir,
@@ -91,7 +120,11 @@ export class RenderCommand extends VidkitCommand {
         allowGpu: this.browserGpu,
         capture: this.capture as CaptureMode | 'auto',
         allowMissingMedia: this.allowMissingMedia,
-        signal: controller.signal,
+        allowPrivateNetwork: this.allowPrivateNetwork,
+        maxAssetBytes,
+        timeouts,
+        seed: this.seed,
+        epochMs,
         onWarning: (m) => this.warn(m),
         onInfo: (m) => this.log(m),
         onStart: ({ totalFrames }) => progress.start(totalFrames),
@@ -107,7 +140,7 @@ export class RenderCommand extends VidkitCommand {
       return ExitCode.Ok;
     } finally {
       progress.stop();
-      process.removeListener('SIGINT', onSigint);
+      stopHandling();
     }
   }
 
@@ -117,15 +150,28 @@ export class RenderCommand extends VidkitCommand {
     if (this.strictVariables) pass.push('--strict-variables');
     if (!this.browserGpu) pass.push('--no-browser-gpu');
     if (this.allowMissingMedia) pass.push('--allow-missing-media');
+    if (this.allowPrivateNetwork) pass.push('--allow-private-network');
+    if (this.maxAssetBytes !== undefined) pass.push('--max-asset-bytes', this.maxAssetBytes);
     if (this.fps !== undefined) pass.push('--fps', this.fps);
     if (this.width !== undefined) pass.push('--width', this.width);
     if (this.height !== undefined) pass.push('--height', this.height);
     if (this.quality !== undefined) pass.push('--quality', this.quality);
     if (this.crf !== undefined) pass.push('--crf', this.crf);
+    // Joined with `=`: a seed or epoch may begin with a dash.
+    if (this.seed !== undefined) pass.push(`--seed=${this.seed}`);
+    if (this.epoch !== undefined) pass.push(`--epoch=${this.epoch}`);
     if (this.json) pass.push('--json');
     const format = parseOutputFormat(this.format);
     pass.push('--format', format);
     const output = this.output ?? path.join('out', `${path.basename(path.resolve(this.projectDir))}${formatExtension(format)}`);
     return renderInDocker(this.projectDir, output, pass);
   }
+}
+
+/** A positive number of seconds as milliseconds, or `fallback` when the option is absent. */
+function seconds(option: string, value: string | undefined, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!(n > 0 && n <= 3600)) throw badInput(`${option} must be a number of seconds above 0 and at most 3600, got "${value}"`);
+  return n * 1000;
 }

@@ -1,13 +1,6 @@
 import { exists, putJson } from '../sdk/bucket-files';
 import { RenderJob, renderKeys } from '../sdk/render-input';
-
-/** The error the state machine retries: a chunk that may well succeed on a second attempt. */
-export class TransientChunkError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'TransientChunkError';
-  }
-}
+import { TransientChunkError } from './chunk-errors';
 
 /**
  * Test-only fault injection, off unless VIDKIT_FAULT_CHUNK is set on the function:

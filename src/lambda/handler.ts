@@ -1,19 +1,17 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { loadComposition, totalFrames as framesOf } from '../composition/composition';
-import { resolveVariables } from '../composition/resolve';
+import { loadComposition } from '../composition/composition';
 import { loadNative } from '../native';
-import { findBrowser, resolveProfile } from '../render/browser';
-import { CaptureSession, FrameFormat, MediaElementTiming } from '../render/capture-session';
-import { renderChunk, segmentEncoder } from '../render/chunk-renderer';
-import { formatContentType, formatExtension, hasAlpha } from '../render/formats';
+import { CaptureSession, MediaElementTiming } from '../render/capture-session';
+import { SessionSlot, renderChunk, segmentEncoder } from '../render/chunk-renderer';
+import { formatContentType, formatExtension } from '../render/formats';
 import { fpsToRational } from '../render/fps';
-import { captureFor } from '../render/local-render';
-import { resolveOutputSize } from '../render/output-size';
 import { serveProject } from '../render/project-server';
+import { RenderContextOptions, createRenderContext, planRender } from '../render/render-context';
 import { soundtrackOf } from '../render/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
 import { ChunkProgressRecord, ChunkSpec, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
+import { classifyChunkError } from './chunk-errors';
 import { injectedFault } from './fault-injection';
 import { portableTimeline, siteAssets, timelineAssets } from './site-media';
 
@@ -45,7 +43,9 @@ export async function handler(event: RenderEvent): Promise<unknown> {
     case 'plan':
       return plan(event.render);
     case 'chunk':
-      return chunk(event.render, event.chunk);
+      return chunk(event.render, event.chunk).catch((err) => {
+        throw classifyChunkError(err);
+      });
     case 'assemble':
       return assemble(event.render, event.totalFrames, event.segments);
     default:
@@ -76,11 +76,26 @@ async function fetchSite(render: RenderJob): Promise<string> {
   return dir;
 }
 
+/** The render context's options of a cloud render: the same for the plan and every chunk. */
+function renderOptions(render: RenderJob, siteDir: string): RenderContextOptions {
+  return {
+    projectDir: siteDir,
+    overrides: render.config.variables,
+    strictVariables: false,
+    format: render.config.format,
+    fps: render.config.fps,
+    width: render.config.width,
+    height: render.config.height,
+    ...render.encode,
+    capture: 'auto',
+    allowGpu: false,
+    seed: render.config.seed,
+    epochMs: render.config.epochMs,
+  };
+}
+
 async function plan(render: RenderJob): Promise<{ totalFrames: number; chunks: ChunkSpec[] }> {
-  const composition = loadComposition(await fetchSite(render));
-  const fps = render.config.fps ?? composition.fps;
-  const totalFrames = framesOf(composition.durationSeconds, fps);
-  resolveOutputSize(composition, render.config.width, render.config.height);
+  const { totalFrames } = planRender(renderOptions(render, await fetchSite(render)));
   const chunks = loadNative()
     .planChunks({
       totalFrames,
@@ -96,16 +111,9 @@ async function plan(render: RenderJob): Promise<{ totalFrames: number; chunks: C
 async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
   await injectedFault(render, range.index);
   const siteDir = await fetchSite(render);
-  const composition = loadComposition(siteDir);
-  const variables = resolveVariables(composition, render.config.variables, false);
-  for (const w of variables.warnings) console.warn(`vidkit: warning: ${w}`);
-  const fps = render.config.fps ?? composition.fps;
-  const size = resolveOutputSize(composition, render.config.width, render.config.height);
   const { format } = render.config;
-  // As in a local render: transparency needs PNG frames, JPEG has no alpha.
-  const transparent = hasAlpha(format);
-  const frameFormat: FrameFormat = transparent ? { type: 'png' } : render.encode.frameFormat;
-  const profile = await resolveProfile({ executablePath: findBrowser(), capture: captureFor(composition.entryFile, 'auto'), allowGpu: false });
+  const context = await createRenderContext(renderOptions(render, siteDir));
+  for (const w of context.warnings) console.warn(`vidkit: warning: ${w}`);
   const workDir = path.join(WORK_ROOT, 'renders', render.renderId, `chunk-${range.index}`);
   const segmentFile = path.join(workDir, `segment${formatExtension(format)}`);
   const assetDir = path.join(workDir, 'assets');
@@ -115,47 +123,40 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
     putJson(render.bucket, renderKeys.progress(render.renderId, range.index), { index: range.index, frames, totalFrames, done } satisfies ChunkProgressRecord);
   await record(0, false);
 
-  const server = await serveProject(composition.projectDir, { remoteDir: assetDir });
-  let session: CaptureSession | undefined;
+  const server = await serveProject(context.composition.projectDir, { remoteDir: assetDir });
+  const url = new URL('index.html', server.url).href;
+  let profiles = 0;
+  const slot = new SessionSlot(() =>
+    CaptureSession.open(context.sessionOptions(url, siteAssets(siteDir, assetDir, server.url), path.join(workDir, `profile-${profiles++}`))),
+  );
   try {
-    session = await CaptureSession.open({
-      profile,
-      url: new URL('index.html', server.url).href,
-      width: composition.width,
-      height: composition.height,
-      scale: size.scale,
-      boot: { variables: variables.values, fps, epochMs: render.epochMs },
-      format: frameFormat,
-      transparent,
-      assets: siteAssets(siteDir, assetDir, server.url),
-    });
-    const encoder = segmentEncoder(
-      { ...render.encode, width: size.width, height: size.height, fps: fpsToRational(fps), frameFormat, format },
-      segmentFile,
-    );
+    const encoder = segmentEncoder(context.settings, segmentFile);
     let frames = 0;
     let lastReport = Date.now();
     let reporting: Promise<void> = Promise.resolve();
-    const result = await renderChunk(session, range, encoder, () => {
-      frames += 1;
-      if (Date.now() - lastReport >= PROGRESS_INTERVAL_MS) {
-        lastReport = Date.now();
-        reporting = reporting.then(() => record(frames, false)).catch(() => undefined);
-      }
+    const result = await renderChunk(slot, range, encoder, {
+      onFrame: () => {
+        frames += 1;
+        if (Date.now() - lastReport >= PROGRESS_INTERVAL_MS) {
+          lastReport = Date.now();
+          reporting = reporting.then(() => record(frames, false)).catch(() => undefined);
+        }
+      },
+      onRelaunch: (message) => console.warn(`vidkit: warning: chunk ${range.index}: ${message}`),
     });
     await reporting;
     // The page stepped through every earlier frame, so the last chunk's page has seen every media element.
-    if (range.endFrame === framesOf(composition.durationSeconds, fps)) {
-      await putJson(render.bucket, renderKeys.mediaTimeline(render.renderId), portableTimeline(await session.mediaTimeline(), server.url));
+    if (range.endFrame === context.totalFrames) {
+      await putJson(render.bucket, renderKeys.mediaTimeline(render.renderId), portableTimeline(await (await slot.current()).mediaTimeline(), server.url));
     }
     const segmentKey = renderKeys.segment(render.renderId, range.index, formatExtension(format));
     await upload(render.bucket, segmentKey, segmentFile, formatContentType(format));
     await record(result.frames, true);
     return { index: range.index, frames: result.frames, segmentKey };
   } finally {
-    await session?.close();
+    await slot.close();
     await server.close();
-    fs.rmSync(workDir, { recursive: true, force: true });
+    fs.rmSync(workDir, { recursive: true, force: true, maxRetries: 3 });
   }
 }
 

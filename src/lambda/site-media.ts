@@ -11,8 +11,9 @@ const SITE_ORIGIN = 'http://site.vidkit.invalid/';
 
 /** How an invocation's page reaches the site's media: project files, fetched remote URLs, video proxies. */
 export function siteAssets(siteDir: string, assetDir: string, serverUrl: string): AssetRouter {
-  // The cloud path has no --allow-missing-media: a remote asset that cannot be fetched fails the render.
-  const remote = new RemoteAssets({ dir: assetDir, allowMissing: false });
+  // The cloud path has no --allow-missing-media, --allow-private-network or --max-asset-bytes: a
+  // remote asset that cannot be fetched, on a private address or over 512 MiB fails the render.
+  const remote = new RemoteAssets({ dir: assetDir, allowMissing: false, origin: new URL(serverUrl).origin });
   return new AssetRouter({ projectDir: siteDir, serverUrl, remote, proxies: new VideoProxies(assetDir) });
 }
 

@@ -1,4 +1,5 @@
 import { DeclarationSet, Overrides, mergeVariables, parseDeclarations } from '../composition/variables';
+import { Determinism, runtimeBoot } from '../runtime/boot';
 
 /** Defined at build time (scripts/build-browser.mjs): the text of src/runtime/page-runtime.js. */
 declare const VIDKIT_PAGE_RUNTIME: string;
@@ -42,11 +43,11 @@ export async function fetchComposition(url: string): Promise<CompositionDocument
 
 /**
  * The page as the iframe loads it: a base URL so relative assets resolve against the original
- * location, then the same boot configuration and runtime the renderer injects, ahead of every
- * page script. Script errors are collected so the player can report them.
+ * location, then the same boot configuration (seed and epoch included) and runtime the renderer
+ * injects, ahead of every page script. Script errors are collected so the player can report them.
  */
-export function playableHtml(comp: CompositionDocument, overrides: Overrides, muted: boolean): string {
-  const boot = { variables: mergeVariables(comp.variables, overrides), fps: comp.fps, epochMs: 0 };
+export function playableHtml(comp: CompositionDocument, overrides: Overrides, determinism: Determinism, muted: boolean): string {
+  const boot = runtimeBoot(mergeVariables(comp.variables, overrides), comp.fps, determinism);
   // `<` escaped so a value holding "</script>" cannot end the script early.
   const bootJson = JSON.stringify(boot).replace(/</g, '\\u003c');
   const head =

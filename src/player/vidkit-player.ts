@@ -1,4 +1,5 @@
 import type { Overrides } from '../composition/variables';
+import { Determinism, EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import { CompositionDocument, fetchComposition, playableHtml } from './composition-document';
 import { PLAYER_STYLE, formatTime } from './player-view';
 
@@ -18,12 +19,13 @@ interface Stage {
   frame: number;
 }
 
-const ATTRIBUTES = ['src', 'width', 'height', 'variables', 'controls', 'muted', 'loop', 'autoplay'] as const;
+const ATTRIBUTES = ['src', 'width', 'height', 'variables', 'seed', 'epoch', 'controls', 'muted', 'loop', 'autoplay'] as const;
 
 /**
- * `<vidkit-player src width height variables autoplay loop muted controls>`: shows a composition
- * through the same runtime and virtual clock as the renderer, so frame i here is frame i of
- * `vidkit render`. Methods play(), pause(), seek(seconds); events timeupdate, ended, error, ready.
+ * `<vidkit-player src width height variables seed epoch autoplay loop muted controls>`: shows a
+ * composition through the same runtime, virtual clock and seeded randomness as the renderer, so
+ * frame i here is frame i of `vidkit render` (with the same `--seed` and `--epoch`).
+ * Methods play(), pause(), seek(seconds); events timeupdate, ended, error, ready.
  */
 export class VidkitPlayer extends HTMLElement {
   static get observedAttributes(): readonly string[] {
@@ -91,7 +93,7 @@ export class VidkitPlayer extends HTMLElement {
   attributeChangedCallback(name: string, old: string | null, value: string | null): void {
     if (old === value || !this.isConnected) return;
     if (name === 'src') void this.load();
-    else if (name === 'variables') this.rebuild();
+    else if (name === 'variables' || name === 'seed' || name === 'epoch') this.rebuild();
     else if (name === 'width' || name === 'height') this.sizeBox();
     else if (name === 'controls') this.bar.hidden = value === null;
     else if (name === 'muted' && this.stage) this.applyMuted(this.stage.win);
@@ -279,7 +281,7 @@ export class VidkitPlayer extends HTMLElement {
     iframe.width = String(comp.width);
     iframe.height = String(comp.height);
     const loaded = new Promise<void>((resolve) => iframe.addEventListener('load', () => resolve(), { once: true }));
-    iframe.srcdoc = playableHtml(comp, this.overrides(), this.hasAttribute('muted'));
+    iframe.srcdoc = playableHtml(comp, this.overrides(), this.determinism(), this.hasAttribute('muted'));
     this.screen.appendChild(iframe);
     this.layout();
     await loaded;
@@ -303,6 +305,14 @@ export class VidkitPlayer extends HTMLElement {
   private dropStage(): void {
     this.stage?.iframe.remove();
     this.stage = undefined;
+  }
+
+  /** `seed` and `epoch`, as `vidkit render --seed` and `--epoch` take them; unset, the same defaults. */
+  private determinism(): Determinism {
+    const epoch = this.getAttribute('epoch');
+    const epochMs = epoch === null ? undefined : parseEpoch(epoch);
+    if (epoch !== null && epochMs === undefined) throw new Error(`vidkit-player: the epoch attribute must be ${EPOCH_FORMS}, got "${epoch}"`);
+    return { seed: this.getAttribute('seed') ?? undefined, epochMs };
   }
 
   private overrides(): Overrides {

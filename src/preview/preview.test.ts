@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { findBrowser, launchBrowser } from '../render/browser';
 import { FIXTURES, REPO_ROOT, ServingCli, errorLines, tempDir, vidkit, vidkitAsync, vidkitServe } from '../test-support/cli';
+import { httpGet } from '../test-support/http';
 import { decodeImageRgb, decodeRgbFrame, imageAsVideoRgb, psnr, rgbAt } from '../test-support/media';
 
 const EXAMPLE = path.join(REPO_ROOT, 'examples', 'ui-3d-reveal');
@@ -68,6 +69,38 @@ preview.after(async () => {
 
 preview('serves on loopback and says so on stdout', () => {
   assert.match(example.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
+});
+
+preview('answers only requests addressed to loopback with its port, and never serves dotfiles or symlinks out of the project', async () => {
+  const project = path.join(out, 'confined');
+  fs.cpSync(path.join(FIXTURES, 'color-var'), project, { recursive: true });
+  fs.writeFileSync(path.join(project, '.env'), 'TOKEN=1');
+  fs.mkdirSync(path.join(project, '.git'));
+  fs.writeFileSync(path.join(project, '.git', 'config'), '[core]');
+  fs.writeFileSync(path.join(out, 'outside.txt'), 'outside the project');
+  fs.symlinkSync(path.join(out, 'outside.txt'), path.join(project, 'escape.txt'));
+  const server = await vidkitServe(['preview', project, '--port', '0']);
+  try {
+    const port = new URL(server.url).port;
+    for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `[::1]:${port}`]) {
+      for (const route of ['/', '/index.html', '/__vidkit/composition']) {
+        assert.equal([host, route, (await httpGet(server.url, route, host)).status], [host, route, 200]);
+      }
+    }
+    // A page of attacker.example that points its name at 127.0.0.1 (DNS rebinding) still sends its name.
+    for (const host of [`attacker.example:${port}`, `localhost:${Number(port) + 1}`]) {
+      for (const route of ['/', '/index.html', '/__vidkit/composition']) {
+        assert.equal([host, route, (await httpGet(server.url, route, host)).status], [host, route, 403]);
+      }
+    }
+    for (const route of ['/.env', '/.git/config', '/escape.txt']) {
+      const res = await httpGet(server.url, route);
+      assert.equal([route, res.status], [route, 404]);
+      assert.not.match(res.body, /TOKEN|core|outside/);
+    }
+  } finally {
+    assert.is(await server.stop(), 0);
+  }
 });
 
 preview('the player seeked to t shows frame t of vidkit render (PSNR >= 40 dB), backwards too', async () => {

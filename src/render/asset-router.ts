@@ -1,4 +1,4 @@
-import * as path from 'node:path';
+import { projectFile } from './project-files';
 import { REMOTE_PREFIX } from './project-server';
 import type { RemoteAssets } from './remote-assets';
 import type { VideoProxies } from './video-proxies';
@@ -22,9 +22,8 @@ export class AssetRouter {
     const parsed = new URL(url);
     if (parsed.origin === this.origin) {
       if (parsed.pathname.startsWith(REMOTE_PREFIX)) return undefined;
-      // The project server only serves inside the directory, so the path maps back onto it.
-      const file = path.resolve(this.opts.projectDir, `.${decodeURIComponent(parsed.pathname)}`);
-      return file.startsWith(path.resolve(this.opts.projectDir) + path.sep) ? file : undefined;
+      // The file the project server serves for this path, under the same confinement.
+      return projectFile(this.opts.projectDir, parsed.pathname);
     }
     if (!/^https?:$/.test(parsed.protocol)) return undefined;
     const file = await this.opts.remote.file(url);
@@ -38,7 +37,10 @@ export class AssetRouter {
     if (resourceType === 'media') {
       const file = await this.localFile(url);
       const proxy = file === undefined ? null : await this.opts.proxies.of(file, url);
-      if (proxy) return `${this.origin}${REMOTE_PREFIX}${proxy}`;
+      if (proxy) {
+        if (remote) this.opts.remote.shareCors(url, proxy);
+        return `${this.origin}${REMOTE_PREFIX}${proxy}`;
+      }
     }
     if (!remote) return undefined;
     await this.opts.remote.file(url);

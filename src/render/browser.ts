@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
 import { ExitCode, VidkitError, errorMessage } from '../errors';
 import { withDeadline } from './deadline';
+import { killGroup, trackProcess, untrackProcess } from './leftovers';
 
 /** How frames are taken from the page. */
 export type CaptureMode = 'beginframe' | 'screenshot';
@@ -67,6 +68,9 @@ const BASE_ARGS = [
   '--disable-extensions',
   '--hide-scrollbars',
   '--mute-audio',
+  // No sound device: vidkit mixes the soundtrack itself. With one, PulseAudio's client left a
+  // pulse-* directory in TMPDIR at every launch.
+  '--disable-audio-output',
   // A Chromium renderer process takes text hinting from fontconfig, slight by default; only
   // --single-process (begin-frame capture) obeys this switch. Slight makes frames draw text as a
   // page in a browser (the player) does: with `none` they differed (37-39 dB at 960x540).
@@ -121,8 +125,9 @@ export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePat
     ...(hasSharedMemory() ? [] : ['--disable-dev-shm-usage']),
     ...(scale !== 1 ? [`--force-device-scale-factor=${scale}`] : []),
   ];
+  let browser: Browser;
   try {
-    return await puppeteer.launch({
+    browser = await puppeteer.launch({
       executablePath: profile.executablePath,
       headless: 'shell',
       pipe: true,
@@ -141,6 +146,9 @@ export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePat
       exitCode: ExitCode.MissingDependency,
     });
   }
+  const proc = browser.process();
+  if (proc) trackProcess(proc);
+  return browser;
 }
 
 /** Lambda and some sandboxes have no writable /dev/shm; Chromium then keeps shared memory in /tmp. */
@@ -153,7 +161,10 @@ function hasSharedMemory(): boolean {
   }
 }
 
-/** Closes `browser`, and kills its process if it does not close in time (a page looping forever). */
+/**
+ * Closes `browser`, then kills its process group: what did not close in time (a page looping
+ * forever) and any child a launcher script left behind.
+ */
 export async function closeBrowser(browser: Browser): Promise<void> {
   const proc = browser.process();
   try {
@@ -161,7 +172,10 @@ export async function closeBrowser(browser: Browser): Promise<void> {
   } catch {
     // Hung or already gone: the process is killed below either way.
   }
-  if (proc && proc.exitCode === null && proc.signalCode === null) proc.kill('SIGKILL');
+  if (proc) {
+    killGroup(proc);
+    untrackProcess(proc);
+  }
 }
 
 /** Options a user can set; `auto` means probe. */

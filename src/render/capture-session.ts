@@ -1,8 +1,11 @@
+import * as fs from 'node:fs';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { VidkitError, errorMessage } from '../errors';
 import { RuntimeBoot, bootScript } from '../runtime/runtime';
 import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from './browser';
 import type { AssetRouter } from './asset-router';
+import { DeadlineError, withDeadline } from './deadline';
+import type { PageTimeouts } from './render-context';
 
 const DRAW_ATTEMPTS = 3;
 /** Draws without a capture that a seeked video may take to present its new picture. */
@@ -38,8 +41,25 @@ export interface SessionOptions {
   transparent?: boolean;
   /** Answers remote requests from the render's fetched copies and video requests from proxies. */
   assets?: AssetRouter;
-  /** Milliseconds the page may take to load and become ready. */
-  loadTimeoutMs?: number;
+  timeouts: PageTimeouts;
+  /** The browser's profile directory, removed on close; by default puppeteer's own. */
+  profileDir?: string;
+}
+
+/** Milliseconds a setup step on an open page (metrics, background, scripts) may take. */
+const STEP_TIMEOUT_MS = 15_000;
+/** Milliseconds a browser whose page hangs has to answer a browser-level call to count as alive. */
+const ALIVE_TIMEOUT_MS = 3_000;
+
+/**
+ * The browser died or stopped answering: not the page's fault, so the worker relaunches it and
+ * renders on from the frame it was at (README, "How a render runs").
+ */
+export class BrowserFailure extends VidkitError {
+  constructor(message: string) {
+    super(message);
+    this.name = 'BrowserFailure';
+  }
 }
 
 /**
@@ -55,6 +75,9 @@ export class CaptureSession {
   private lastImage?: Buffer;
   private readonly pageErrors: string[] = [];
   private readonly assetErrors: string[] = [];
+  /** Where the page went when it navigated away from the composition. */
+  private navigatedTo?: string;
+  private disconnected = false;
 
   private constructor(private readonly opts: SessionOptions) {}
 
@@ -70,31 +93,46 @@ export class CaptureSession {
   }
 
   private async start(): Promise<void> {
-    const { profile, width, height } = this.opts;
+    const { profile, width, height, timeouts } = this.opts;
     const scale = this.opts.scale ?? 1;
-    this.browser = await launchBrowser(profile, { scale });
-    this.page = await this.createPage(this.browser);
+    this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir });
+    this.browser.once('disconnected', () => (this.disconnected = true));
+    const step = <T>(name: string, work: Promise<T>) =>
+      this.guard(withDeadline(work, STEP_TIMEOUT_MS, () => `the browser did not ${name} within ${STEP_TIMEOUT_MS / 1000} s`), `while it was opening the page (${name})`);
+    this.page = await step('open a page', this.createPage(this.browser));
     this.page.on('pageerror', (err) => this.pageErrors.push(errorMessage(err)));
-    if (this.opts.assets) await this.routeAssets(this.page, this.opts.assets);
-    this.client = await this.page.createCDPSession();
-    await this.client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false });
-    await this.client.send('Emulation.setDefaultBackgroundColorOverride', {
-      color: { r: 255, g: 255, b: 255, a: this.opts.transparent ? 0 : 1 },
-    });
-    await this.page.evaluateOnNewDocument(bootScript(this.opts.boot));
-    const timeout = this.opts.loadTimeoutMs ?? 60_000;
+    if (this.opts.assets) await step('route assets', this.routeAssets(this.page, this.opts.assets));
+    this.client = await step('open a protocol session', this.page.createCDPSession());
+    const client = this.client;
+    await step('set the viewport', client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false }));
+    await step(
+      'set the background',
+      client.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 255, g: 255, b: 255, a: this.opts.transparent ? 0 : 1 } }),
+    );
+    // Local-time Date methods read the same on every machine and in every cloud region.
+    await step('set the time zone', client.send('Emulation.setTimezoneOverride', { timezoneId: 'UTC' }));
+    await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.opts.boot)));
+    const loadBy = Date.now() + timeouts.loadMs;
+    const loadLimit = `within the load timeout of ${timeouts.loadMs / 1000} s (a script may loop forever at load, or an asset never arrives; --load-timeout sets it)`;
     let response;
     try {
-      response = await this.page.goto(this.opts.url, { waitUntil: 'load', timeout });
+      response = await this.guard(this.page.goto(this.opts.url, { waitUntil: 'load', timeout: timeouts.loadMs }), 'while the page loaded');
     } catch (err) {
-      throw new VidkitError(`the composition page did not load: ${errorMessage(err)}`);
+      if (err instanceof BrowserFailure) throw err;
+      if ((err as Error).name === 'TimeoutError') throw new DeadlineError(`the composition page did not load ${loadLimit}`);
+      throw new VidkitError(`the composition page did not load: ${firstLine(errorMessage(err))}`);
     }
     if (response && !response.ok()) {
       throw new VidkitError(`the composition page did not load: HTTP ${response.status()} for ${this.opts.url}`);
     }
+    await step('watch navigation', this.watchNavigation(client));
     try {
-      await this.page.evaluate('window.__vidkit.__ready()');
+      await this.guard(
+        withDeadline(this.page.evaluate('window.__vidkit.__ready()'), Math.max(1, loadBy - Date.now()), () => `the composition did not become ready ${loadLimit}`),
+        'while the page got ready',
+      );
     } catch (err) {
+      if (err instanceof BrowserFailure || err instanceof DeadlineError) throw err;
       this.throwIfAssetFailed();
       this.throwIfPageFailed();
       throw new VidkitError(`the composition did not become ready: ${firstLine(errorMessage(err))}`);
@@ -103,8 +141,44 @@ export class CaptureSession {
     this.throwIfPageFailed();
     if (profile.capture === 'beginframe') {
       // The first controlled frame after load draws nothing; prime the compositor once.
-      await this.beginFrame(false);
+      await step('draw a first frame', this.beginFrame(false));
     }
+  }
+
+  /** A page that leaves the composition would render another document's frames: that fails the render. */
+  private async watchNavigation(client: CDPSession): Promise<void> {
+    // Only cross-document navigations arrive here (history.pushState does not); frames of
+    // other origins live in targets of their own, so no parent means the page itself.
+    client.on('Page.frameNavigated', ({ frame }) => {
+      if (!frame.parentId) this.navigatedTo = frame.url;
+    });
+    await client.send('Page.enable');
+  }
+
+  private throwIfNavigated(frame: number): void {
+    if (this.navigatedTo !== undefined) {
+      throw new VidkitError(`the composition navigated away to ${this.navigatedTo} at frame ${frame}: a composition must stay on its page`);
+    }
+  }
+
+  /**
+   * Turns the protocol's errors after the browser died into a {@link BrowserFailure} saying so.
+   * `during` says what was going on ("at frame 12").
+   */
+  private async guard<T>(work: Promise<T>, during: string): Promise<T> {
+    try {
+      return await work;
+    } catch (err) {
+      if (this.disconnected || isConnectionLoss(err)) throw new BrowserFailure(`the browser ${this.exitDescription()} ${during}`);
+      throw err;
+    }
+  }
+
+  private exitDescription(): string {
+    const proc = this.browser?.process();
+    if (proc?.signalCode) return `was killed (${proc.signalCode})`;
+    if (proc?.exitCode !== null && proc?.exitCode !== undefined) return `exited with code ${proc.exitCode}`;
+    return 'stopped answering';
   }
 
   /**
@@ -157,6 +231,33 @@ export class CaptureSession {
    * image even then: the first frame of a new segment has no frame before it to repeat.
    */
   async capture(frame: number, whole = false): Promise<Buffer | null> {
+    const { frameMs } = this.opts.timeouts;
+    try {
+      return await this.guard(
+        withDeadline(this.captureFrame(frame, whole), frameMs, () => `frame ${frame} did not seek and draw within ${frameMs / 1000} s`),
+        `at frame ${frame}`,
+      );
+    } catch (err) {
+      if (!(err instanceof DeadlineError)) throw err;
+      // A browser that still answers has a page stuck in a script: the same frame would hang again.
+      if (!(await this.answers())) throw new BrowserFailure(`the browser stopped answering at frame ${frame}`);
+      throw new DeadlineError(
+        `frame ${frame} did not seek and draw within the frame timeout of ${frameMs / 1000} s: a script of the composition may loop forever at that time ` +
+          '(--frame-timeout sets the limit)',
+      );
+    }
+  }
+
+  /** Whether the browser process answers a call of its own, whatever its page is doing. */
+  private async answers(): Promise<boolean> {
+    if (this.disconnected || !this.browser) return false;
+    return withDeadline(this.browser.version(), ALIVE_TIMEOUT_MS, () => 'no answer').then(
+      () => true,
+      () => false,
+    );
+  }
+
+  private async captureFrame(frame: number, whole: boolean): Promise<Buffer | null> {
     const client = this.client!;
     // Resolves at once, or once every video on the page shows its frame for this time.
     const seek = await client.send('Runtime.evaluate', {
@@ -170,9 +271,12 @@ export class CaptureSession {
     }
     this.throwIfAssetFailed();
     this.throwIfPageFailed();
+    this.throwIfNavigated(frame);
     if (seek.result.value === false && this.lastImage) return whole ? this.lastImage : null;
-    this.lastImage = await this.draw(frame, seek.result.value === 'video');
-    return this.lastImage;
+    const image = await this.draw(frame, seek.result.value === 'video');
+    this.throwIfNavigated(frame);
+    this.lastImage = image;
+    return image;
   }
 
   private async draw(frame: number, seekedVideo: boolean): Promise<Buffer> {
@@ -228,7 +332,14 @@ export class CaptureSession {
     const browser = this.browser;
     this.browser = undefined;
     if (browser) await closeBrowser(browser);
+    if (this.opts.profileDir) fs.rmSync(this.opts.profileDir, { recursive: true, force: true, maxRetries: 3 });
   }
+}
+
+/** The protocol's errors once its browser is gone (puppeteer has no one class for them). */
+function isConnectionLoss(err: unknown): boolean {
+  const name = (err as Error)?.name;
+  return name === 'TargetCloseError' || /Target closed|Session closed|Connection closed|browser has disconnected/i.test(errorMessage(err));
 }
 
 function firstLine(s: string): string {

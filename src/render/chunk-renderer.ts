@@ -1,5 +1,6 @@
+import { VidkitError } from '../errors';
 import { loadNative } from '../native';
-import type { CaptureSession, FrameFormat } from './capture-session';
+import { BrowserFailure, CaptureSession, FrameFormat } from './capture-session';
 import type { OutputFormat } from './formats';
 import type { Rational } from './fps';
 
@@ -65,25 +66,85 @@ export function discardingSink(): FrameSink {
   };
 }
 
+/** Relaunches of a failed browser per range before the render fails. */
+export const MAX_RELAUNCHES = 2;
+
+/**
+ * A worker's browser session, opened on first use. After the browser fails the worker drops it
+ * and the next {@link current} opens a new one.
+ */
+export class SessionSlot {
+  private session?: CaptureSession;
+  /** The last frame the open page showed: a page only steps forward. */
+  pageFrame = -1;
+
+  constructor(private readonly open: () => Promise<CaptureSession>) {}
+
+  async current(): Promise<CaptureSession> {
+    this.session ??= await this.open();
+    return this.session;
+  }
+
+  get isOpen(): boolean {
+    return this.session !== undefined;
+  }
+
+  async close(): Promise<void> {
+    const session = this.session;
+    this.session = undefined;
+    this.pageFrame = -1;
+    await session?.close();
+  }
+}
+
+export interface ChunkHooks {
+  onFrame(frame: number): void;
+  /** A browser failed and is being relaunched to render on from `frame`. */
+  onRelaunch?(message: string): void;
+}
+
 /**
  * Renders one chunk: seeks the session to each frame of the range, captures it and streams it into
  * the sink. With the native encoder, capture and encoding overlap: it decodes and encodes on its
- * own threads while the next frame is being captured.
+ * own threads while the next frame is being captured. A browser that dies or stops answering is
+ * relaunched, at most {@link MAX_RELAUNCHES} times a range, and the range goes on from the frame it
+ * was at, so the segment still holds every frame once.
  * Used unchanged by local workers and by the cloud chunk function.
  */
 export async function renderChunk(
-  session: CaptureSession,
+  slot: SessionSlot,
   chunk: ChunkRange,
   encoder: FrameSink,
-  onFrame: (frame: number) => void,
+  hooks: ChunkHooks,
 ): Promise<{ frames: number; bytes: number }> {
+  let relaunches = 0;
   try {
+    // A new page has no frame before it to repeat, so its first capture is whole.
+    let fresh = true;
     // `endFrame` is read before every frame: another worker may take the rest of the range.
-    for (let frame = chunk.startFrame; frame < chunk.endFrame; frame++) {
-      const image = await session.capture(frame, frame === chunk.startFrame);
+    for (let frame = chunk.startFrame; frame < chunk.endFrame; ) {
+      if (slot.pageFrame >= frame) await slot.close();
+      let image: Buffer | null;
+      try {
+        fresh ||= !slot.isOpen;
+        const session = await slot.current();
+        image = await session.capture(frame, fresh || frame === chunk.startFrame);
+      } catch (err) {
+        if (!(err instanceof BrowserFailure)) throw err;
+        await slot.close();
+        if (relaunches === MAX_RELAUNCHES) {
+          throw new VidkitError(`frame ${frame}: ${err.message}, and again after ${MAX_RELAUNCHES} relaunches; the render stops here`);
+        }
+        relaunches += 1;
+        hooks.onRelaunch?.(`${err.message}; relaunching it to render on from frame ${frame} (${relaunches} of ${MAX_RELAUNCHES})`);
+        continue;
+      }
+      fresh = false;
+      slot.pageFrame = frame;
       if (image) await encoder.push(image);
       else await encoder.pushRepeat();
-      onFrame(frame);
+      hooks.onFrame(frame);
+      frame += 1;
     }
     return await encoder.finish();
   } catch (err) {

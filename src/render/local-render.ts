@@ -2,19 +2,19 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { loadComposition, totalFrames as framesOf } from '../composition/composition';
-import { resolveVariables } from '../composition/resolve';
 import type { Overrides } from '../composition/variables';
-import { ExitCode, VidkitError, badInput } from '../errors';
+import { ExitCode, VidkitError } from '../errors';
 import { loadNative } from '../native';
+import type { Determinism } from '../runtime/boot';
 import { AssetRouter } from './asset-router';
-import { CaptureMode, findBrowser, resolveProfile } from './browser';
+import type { CaptureMode } from './browser';
 import { CaptureSession, FrameFormat, MediaElementTiming } from './capture-session';
-import { ChunkRange, EncodeSettings, discardingSink, renderChunk, segmentEncoder } from './chunk-renderer';
-import { OutputFormat, assertOutputExtension, formatExtension, hasAlpha } from './formats';
-import { fpsToRational } from './fps';
-import { resolveOutputSize } from './output-size';
+import { ChunkRange, SessionSlot, discardingSink, renderChunk, segmentEncoder } from './chunk-renderer';
+import { OutputFormat, assertOutputExtension, formatExtension } from './formats';
+import { trackPath, untrackPath } from './leftovers';
+import { outputError, prepareOutput } from './output-path';
 import { serveProject } from './project-server';
+import { PageTimeouts, createRenderContext } from './render-context';
 import { RemoteAssets } from './remote-assets';
 import { soundtrackOf } from './soundtrack';
 import { VideoProxies } from './video-proxies';
@@ -22,7 +22,7 @@ import { measureIdle } from './cpu-idle';
 import { FramePart, FrameScheduler } from './frame-scheduler';
 import { ADD_SAMPLE_MS, WorkersOption, resolveWorkers, shouldAddWorker } from './workers';
 
-export interface LocalRenderOptions {
+export interface LocalRenderOptions extends Determinism {
   projectDir: string;
   /** Defaults to `out/<composition id>.<format's extension>` under the working directory. */
   output?: string;
@@ -44,6 +44,12 @@ export interface LocalRenderOptions {
   capture: CaptureMode | 'auto';
   /** A remote asset that cannot be fetched is a warning and a transparent placeholder, not an error. */
   allowMissingMedia?: boolean;
+  /** Remote assets may be fetched from loopback, link-local and private addresses (refused by default). */
+  allowPrivateNetwork?: boolean;
+  /** Bytes one remote asset may have; default 512 MiB. */
+  maxAssetBytes?: number;
+  /** Page deadlines; each defaults as in DEFAULT_TIMEOUTS. */
+  timeouts?: Partial<PageTimeouts>;
   /** `discard` captures every frame and drops it, writing nothing: the benchmarks' capture-only limit. */
   sink?: 'encode' | 'discard';
   signal?: AbortSignal;
@@ -86,63 +92,69 @@ const MIN_SPLIT_FRAMES = 15;
  */
 export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRenderResult> {
   const started = Date.now();
-  const composition = loadComposition(opts.projectDir);
-  const variables = resolveVariables(composition, opts.overrides, opts.strictVariables);
-  for (const w of variables.warnings) opts.onWarning?.(w);
-
-  const fpsValue = opts.fps ?? composition.fps;
-  const fps = fpsToRational(fpsValue);
-  const totalFrames = framesOf(composition.durationSeconds, fpsValue);
-  if (totalFrames < 1) throw badInput(`${composition.id}: data-duration ${composition.durationSeconds}s is shorter than one frame at ${fpsValue} fps`);
-
   const format = opts.format ?? 'mp4';
+  const context = await createRenderContext({
+    projectDir: opts.projectDir,
+    overrides: opts.overrides,
+    strictVariables: opts.strictVariables,
+    format,
+    fps: opts.fps,
+    width: opts.width,
+    height: opts.height,
+    crf: opts.crf,
+    preset: opts.preset,
+    x264Params: opts.x264Params,
+    frameFormat: opts.frameFormat,
+    capture: opts.capture,
+    allowGpu: opts.allowGpu,
+    seed: opts.seed,
+    epochMs: opts.epochMs,
+    timeouts: opts.timeouts,
+    beforeBrowser: ({ composition }) => {
+      const output = path.resolve(opts.output ?? path.join('out', `${composition.id}${formatExtension(format)}`));
+      if (opts.sink !== 'discard') prepareOutput(output);
+      assertOutputExtension(opts.output ?? output, format);
+    },
+  });
+  const { composition, totalFrames, profile, size, settings } = context;
+  for (const w of context.warnings) opts.onWarning?.(w);
   const extension = formatExtension(format);
   const output = path.resolve(opts.output ?? path.join('out', `${composition.id}${extension}`));
-  assertOutputExtension(opts.output ?? output, format);
-  // Transparency needs PNG frames: JPEG has no alpha.
-  const transparent = hasAlpha(format);
-  const frameFormat: FrameFormat = transparent ? { type: 'png' } : opts.frameFormat;
-
-  const size = resolveOutputSize(composition, opts.width, opts.height);
   const plan = resolveWorkers(opts.workers, totalFrames);
   const native = loadNative();
   const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: plan.initial, chunkSize: 1 });
-  const profile = await resolveProfile({ executablePath: findBrowser(), capture: captureFor(composition.entryFile, opts.capture), allowGpu: opts.allowGpu });
   opts.onInfo?.(
-    `rendering ${composition.id}: ${size.width}x${size.height}, ${totalFrames} frames at ${fpsValue} fps, ` +
+    `rendering ${composition.id}: ${size.width}x${size.height}, ${totalFrames} frames at ${context.fps} fps, ` +
       `${chunks.length} worker${chunks.length === 1 ? '' : 's'}${plan.max > chunks.length ? ` (up to ${plan.max} while cores are idle)` : ''}, capture ${profile.capture}, GL ${profile.gl} (${profile.glRenderer})`,
   );
   opts.onStart?.({ totalFrames, workers: chunks.length });
 
-  const settings: EncodeSettings = {
-    format,
-    width: size.width,
-    height: size.height,
-    fps,
-    crf: opts.crf,
-    preset: opts.preset,
-    x264Params: opts.x264Params,
-    frameFormat,
-  };
   // Each worker's encoder gets its share of the cores, the workers being the parallelism: on 2
   // cores x264 at its automatic count (3 threads) spent 22% more CPU than with one on the same
   // 180 1080p frames (4.1 vs 3.4 s, mostly kernel time).
   const encoderThreads = Math.max(1, Math.floor(os.availableParallelism() / chunks.length));
-  fs.mkdirSync(path.dirname(output), { recursive: true });
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-'));
   const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.partial${extension}`);
+  trackPath(tmpDir);
+  trackPath(partial);
   const assetDir = path.join(tmpDir, 'assets');
-  const remote = new RemoteAssets({ dir: assetDir, allowMissing: opts.allowMissingMedia ?? false, onWarning: opts.onWarning });
   const server = await serveProject(composition.projectDir, { remoteDir: assetDir });
+  const remote = new RemoteAssets({
+    dir: assetDir,
+    allowMissing: opts.allowMissingMedia ?? false,
+    allowPrivateNetwork: opts.allowPrivateNetwork,
+    maxBytes: opts.maxAssetBytes,
+    origin: new URL(server.url).origin,
+    onWarning: opts.onWarning,
+  });
   const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new VideoProxies(assetDir) });
-  const sessions = new Set<CaptureSession>();
+  const slots = new Set<SessionSlot>();
   // Set once every worker has settled; a pending decision to add a worker then does nothing.
   let finished = false;
-  const closeAll = () => Promise.all([...sessions].map((s) => s.close()));
+  const closeAll = () => Promise.all([...slots].map((slot) => slot.close()));
   const onAbort = () => void closeAll();
   opts.signal?.addEventListener('abort', onAbort);
   try {
-    const boot = { variables: variables.values, fps: fpsValue, epochMs: started };
     let firstFrameSeconds = 0;
     const onFrame = () => {
       // performance.now() counts from process start: the time a user waits for the first frame.
@@ -150,25 +162,9 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       opts.onFrame?.();
     };
     const url = new URL('index.html', server.url).href;
-    const openSession = async () => {
-      const session = await CaptureSession.open({
-        profile,
-        url,
-        width: composition.width,
-        height: composition.height,
-        scale: size.scale,
-        boot,
-        format: frameFormat,
-        transparent,
-        assets,
-      });
-      sessions.add(session);
-      return session;
-    };
-    const closeSession = async (session: CaptureSession) => {
-      await session.close();
-      sessions.delete(session);
-    };
+    let profiles = 0;
+    // Profiles live in the render's temporary directory, so an interrupted render leaves none.
+    const openSession = () => CaptureSession.open(context.sessionOptions(url, assets, path.join(tmpDir, `profile-${profiles++}`)));
     let timeline: MediaElementTiming[] = [];
     const segments = new Map<number, string>();
     const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES);
@@ -178,36 +174,30 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     let peakWorkers = 0;
     // One worker: renders its part, then takes half of the largest part left, until none is.
     const work = async (first: FramePart) => {
-      let session: CaptureSession | undefined;
-      let pageFrame = -1;
+      const slot = new SessionSlot(openSession);
+      slots.add(slot);
       let drew = false;
       active += 1;
       peakWorkers = Math.max(peakWorkers, active);
       try {
         for (let part: FramePart | undefined = first; part; part = scheduler.steal()) {
           throwIfAborted(opts.signal);
-          // A page only steps forward: a part before the page's frame needs a new one.
-          if (session && part.startFrame <= pageFrame) {
-            await closeSession(session);
-            session = undefined;
-          }
-          session ??= await openSession();
-          // Ctrl-C while the page opened: the other sessions are already closed.
-          throwIfAborted(opts.signal);
           const segment = path.join(tmpDir, `part-${String(part.index).padStart(4, '0')}${extension}`);
           const sink = opts.sink === 'discard' ? discardingSink() : segmentEncoder(settings, segment, encoderThreads);
           const current = part;
-          await renderChunk(session, part, sink, (frame) => {
-            current.next = frame + 1;
-            if (!drew) drawing += 1;
-            drew = true;
-            onFrame();
+          await renderChunk(slot, part, sink, {
+            onFrame: (frame) => {
+              current.next = frame + 1;
+              if (!drew) drawing += 1;
+              drew = true;
+              onFrame();
+            },
+            onRelaunch: (message) => opts.onWarning?.(message),
           });
           segments.set(part.index, segment);
-          pageFrame = part.endFrame - 1;
           // Each page steps through every earlier frame, so the one that drew the last frame
           // has seen every media element of the timeline.
-          if (part.endFrame === totalFrames) timeline = await session.mediaTimeline();
+          if (part.endFrame === totalFrames) timeline = await (await slot.current()).mediaTimeline();
         }
       } catch (err) {
         // One failed part fails the render: stop the other workers now rather than at the end.
@@ -216,7 +206,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
         throw err;
       } finally {
         active -= 1;
-        if (session) await closeSession(session);
+        await slot.close();
       }
     };
     const pool: Array<Promise<void>> = [];
@@ -256,20 +246,24 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     if (opts.sink !== 'discard') {
       const audio = await soundtrackOf(timeline, {
         assets,
-        durationSeconds: (totalFrames * fps.den) / fps.num,
+        durationSeconds: (totalFrames * settings.fps.den) / settings.fps.num,
       });
       const ordered = scheduler.inOrder().map((part) => segments.get(part.index)!);
-      joined = await native.concatSegments(ordered, partial, { faststart: true, format, audio });
-      fs.renameSync(partial, output);
+      try {
+        joined = await native.concatSegments(ordered, partial, { faststart: true, format, audio });
+        fs.renameSync(partial, output);
+      } catch (err) {
+        throw outputError(err, output);
+      }
     }
     return {
       output,
       compositionId: composition.id,
       width: size.width,
       height: size.height,
-      fps: fpsValue,
+      fps: context.fps,
       frames: joined.frames,
-      durationSeconds: joined.frames / fpsValue,
+      durationSeconds: joined.frames / context.fps,
       bytes: joined.bytes,
       workers: peakWorkers,
       segments: segments.size,
@@ -283,20 +277,11 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     opts.signal?.removeEventListener('abort', onAbort);
     await closeAll();
     await server.close();
-    fs.rmSync(tmpDir, { recursive: true, force: true });
+    fs.rmSync(tmpDir, { recursive: true, force: true, maxRetries: 3 });
     fs.rmSync(partial, { force: true });
+    untrackPath(tmpDir);
+    untrackPath(partial);
   }
-}
-
-/**
- * `auto` capture of a page with a `<video>` takes screenshots: with begin-frame control, a seeked
- * video's new picture was measured to reach the capture one seek late now and then (a whole
- * chunk one frame behind in about 1 render in 10 of the frame-index test composition, on a loaded
- * 2-core machine; none in 10 with screenshots, at about twice the time).
- */
-export function captureFor(entryFile: string, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
-  if (capture !== 'auto') return capture;
-  return /<video[\s>]/i.test(fs.readFileSync(entryFile, 'utf8')) ? 'screenshot' : 'auto';
 }
 
 /** Polls `done` every 20 ms: the workers' progress lives in plain counters. */

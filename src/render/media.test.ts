@@ -130,7 +130,10 @@ audio('media elements with no source yet (and one a script adds later) neither s
 
 const images = suite('images from URLs');
 
-/** A local HTTP server standing in for a CDN; counts requests per path. */
+/**
+ * A local HTTP server standing in for a CDN; counts requests per path. It listens on loopback (nothing
+ * else is reachable here), so the renders that use it pass --allow-private-network.
+ */
 async function imageServer(): Promise<{ url: string; counts: Map<string, number>; close: () => Promise<void> }> {
   const dir = path.join(work, 'cdn');
   fs.mkdirSync(dir, { recursive: true });
@@ -168,7 +171,7 @@ images('an <img> and a CSS background from URLs: fetched once for 3 workers, dra
   try {
     const dir = project('images', imagePage(cdn.url, 'red.png'));
     const output = path.join(work, 'images.mp4');
-    const run = await vidkitAsync(['render', dir, '--output', output, '--workers', '3']);
+    const run = await vidkitAsync(['render', dir, '--output', output, '--workers', '3', '--allow-private-network']);
     assert.is(run.status, 0, run.stderr);
     assert.equal(Object.fromEntries(cdn.counts), { '/red.png': 1, '/blue.png': 1 });
     for (const index of [0, 29]) {
@@ -188,12 +191,12 @@ images('a failed fetch is one error naming the URL; --allow-missing-media makes 
   try {
     const dir = project('missing', imagePage(cdn.url, 'gone.png'));
     const output = path.join(work, 'missing.mp4');
-    const failed = await vidkitAsync(['render', dir, '--output', output, '--workers', '2']);
+    const failed = await vidkitAsync(['render', dir, '--output', output, '--workers', '2', '--allow-private-network']);
     assert.is(failed.status, 1);
     assert.equal(errorLines(failed.stderr), [`vidkit: error: media ${cdn.url}/gone.png could not be fetched: HTTP 404`]);
     assert.not.ok(fs.existsSync(output));
 
-    const allowed = await vidkitAsync(['render', dir, '--output', output, '--workers', '2', '--allow-missing-media']);
+    const allowed = await vidkitAsync(['render', dir, '--output', output, '--workers', '2', '--allow-missing-media', '--allow-private-network']);
     assert.is(allowed.status, 0, allowed.stderr);
     assert.ok(
       allowed.stderr.includes(`vidkit: warning: media ${cdn.url}/gone.png could not be fetched: HTTP 404; using a transparent placeholder (--allow-missing-media)`),

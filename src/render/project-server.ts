@@ -1,6 +1,10 @@
 import * as http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import * as net from 'node:net';
+import * as path from 'node:path';
+import ipaddr from 'ipaddr.js';
 import sirv from 'sirv';
+import { projectFile } from './project-files';
+import { storedCorsHeaders } from './remote-assets';
 
 export interface ProjectServer {
   /** Base URL ending in '/', on loopback unless another host was asked for. */
@@ -24,35 +28,48 @@ export interface ServeOptions {
 
 /**
  * Serves the project directory so relative assets resolve as they do in preview, and, under
- * {@link REMOTE_PREFIX}, `remoteDir`. sirv resolves paths inside its directory only, so a request
- * cannot escape it, and it answers the range requests that media elements make.
+ * {@link REMOTE_PREFIX}, `remoteDir`, each confined by {@link projectFile}: no dotfiles, nothing a
+ * symlink leads to outside the directory. sirv sends the file checked there, with the range
+ * requests that media elements make. Only requests whose Host names this server are answered
+ * (see {@link hostAllowed}).
  */
 export async function serveProject(projectDir: string, options: ServeOptions = {}): Promise<ProjectServer> {
-  const serve = sirv(projectDir, { dev: true, dotfiles: false, etag: false });
-  // The page asked the remote origin, so its CORS check (fonts, crossorigin media) applies to
-  // this answer; the remote copy is this render's own, on loopback.
-  const serveRemote =
-    options.remoteDir === undefined
-      ? undefined
-      : sirv(options.remoteDir, { dev: true, dotfiles: false, etag: false, setHeaders: (res) => res.setHeader('access-control-allow-origin', '*') });
+  const sirvOptions = { dev: true, etag: false, extensions: [] };
+  const serve = sirv(projectDir, sirvOptions);
+  const serveRemote = options.remoteDir === undefined ? undefined : sirv(options.remoteDir, sirvOptions);
   const notFound = (res: http.ServerResponse) => {
     res.statusCode = 404;
     res.end('not found');
   };
-  const server = http.createServer((req, res) => {
-    if (options.handle?.(req, res)) return;
-    if (serveRemote && req.url?.startsWith(REMOTE_PREFIX)) {
-      req.url = req.url.slice(REMOTE_PREFIX.length - 1);
-      return serveRemote(req, res, () => notFound(res));
-    }
-    return serve(req, res, () => notFound(res));
-  });
+  const sendFrom = (root: string, send: ReturnType<typeof sirv>, req: http.IncomingMessage, res: http.ServerResponse, remote: boolean) => {
+    const file = projectFile(root, req.url ?? '/');
+    if (file === undefined) return notFound(res);
+    // The page asked the remote origin: its answer's CORS headers, and no others, decide what the page may read.
+    if (remote) for (const [name, value] of Object.entries(storedCorsHeaders(file))) res.setHeader(name, value);
+    req.url = encodeURI(`/${path.relative(root, file).split(path.sep).join('/')}`);
+    return send(req, res, () => notFound(res));
+  };
   const host = options.host ?? '127.0.0.1';
+  const loopbackOnly = isLoopback(host);
+  let port = 0;
+  const server = http.createServer((req, res) => {
+    if (!hostAllowed(req.headers.host, port, loopbackOnly)) {
+      res.statusCode = 403;
+      res.end(`forbidden: this server answers to localhost, 127.0.0.1 or [::1] on port ${port}${loopbackOnly ? '' : ', or an IP address'}`);
+      return;
+    }
+    if (options.handle?.(req, res)) return;
+    if (serveRemote && options.remoteDir !== undefined && req.url?.startsWith(REMOTE_PREFIX)) {
+      req.url = req.url.slice(REMOTE_PREFIX.length - 1);
+      return sendFrom(options.remoteDir, serveRemote, req, res, true);
+    }
+    return sendFrom(projectDir, serve, req, res, false);
+  });
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(options.port ?? 0, host, () => resolve());
   });
-  const { port } = server.address() as AddressInfo;
+  port = (server.address() as net.AddressInfo).port;
   return {
     url: `http://${host.includes(':') ? `[${host}]` : host}:${port}/`,
     close: () =>
@@ -61,4 +78,29 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
         server.close(() => resolve());
       }),
   };
+}
+
+function isLoopback(host: string): boolean {
+  if (host === 'localhost') return true;
+  return net.isIP(host) !== 0 && ipaddr.process(host).range() === 'loopback';
+}
+
+/**
+ * Whether a request's Host header names this server: a loopback name (localhost, *.localhost,
+ * 127.0.0.1, [::1]) with its port. A site that points its own name at 127.0.0.1 (DNS rebinding)
+ * still sends that name, so its pages are refused. Bound elsewhere (`vidkit preview --host`), an
+ * IP address with the port is answered too: a literal address cannot be rebound.
+ */
+function hostAllowed(header: string | undefined, port: number, loopbackOnly: boolean): boolean {
+  if (header === undefined || !/^([a-z0-9.-]+|\[[0-9a-f:.]+\])(:\d+)?$/i.test(header)) return false;
+  let url: URL;
+  try {
+    url = new URL(`http://${header}`);
+  } catch {
+    return false;
+  }
+  if (Number(url.port || 80) !== port) return false;
+  const name = url.hostname;
+  if (name === 'localhost' || name.endsWith('.localhost') || name === '127.0.0.1' || name === '[::1]') return true;
+  return !loopbackOnly && net.isIP(name.replace(/^\[(.*)\]$/, '$1')) !== 0;
 }

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VidkitError, errorMessage } from '../errors';
+import { download, privateAddressRefusal } from './remote-fetch';
 
 /** A 1×1 transparent PNG: what a failed image becomes with `--allow-missing-media`. */
 export const TRANSPARENT_PNG = Buffer.from(
@@ -9,19 +10,35 @@ export const TRANSPARENT_PNG = Buffer.from(
   'base64',
 );
 
+/** Bytes one remote asset may have unless the render says otherwise (`--max-asset-bytes`). */
+export const DEFAULT_MAX_ASSET_BYTES = 512 * 1024 * 1024;
+
+/**
+ * The response headers that say who may read a remote asset. The project server passes on those
+ * the origin sent with it and adds none, so a page reads a copy only where it could read the original.
+ */
+const CORS_HEADERS = ['access-control-allow-origin', 'access-control-allow-credentials', 'access-control-expose-headers', 'timing-allow-origin'];
+
 export interface RemoteAssetsOptions {
   /** Where fetched files are kept for the render. */
   dir: string;
   /** A failed fetch becomes a warning and a transparent placeholder instead of an error. */
   allowMissing: boolean;
+  /** Loopback, link-local and private addresses may be fetched (`--allow-private-network`); refused by default. */
+  allowPrivateNetwork?: boolean;
+  /** Bytes one asset may have; default {@link DEFAULT_MAX_ASSET_BYTES}. */
+  maxBytes?: number;
+  /** The page's origin, sent as `Origin` with each fetch (see remote-fetch.ts). */
+  origin?: string;
   onWarning?: (message: string) => void;
   /** Milliseconds one fetch may take. */
   timeoutMs?: number;
 }
 
 /**
- * Media referenced by URL (SPEC 2.1), fetched once per render however many workers ask: every
- * browser's request for it is answered from the same local copy, and the audio mixer reads it too.
+ * Media referenced by URL (README: Images and remote media), fetched once per render however many
+ * workers ask: every browser's request for it is answered from the same local copy, and the audio
+ * mixer reads it too. What may be fetched is README: Security model.
  */
 export class RemoteAssets {
   private readonly files = new Map<string, Promise<string>>();
@@ -52,22 +69,43 @@ export class RemoteAssets {
     return createHash('sha256').update(url).digest('hex').slice(0, 32) + extension;
   }
 
+  /** Serves the file `name` beside the copies, made from the copy of `url` (a video proxy), with the CORS headers `url` came with. */
+  shareCors(url: string, name: string): void {
+    const from = corsFile(path.join(this.opts.dir, this.nameOf(url)));
+    if (fs.existsSync(from)) fs.copyFileSync(from, corsFile(path.join(this.opts.dir, name)));
+  }
+
   private async fetchOnce(url: string): Promise<string> {
     const target = path.join(this.opts.dir, this.nameOf(url));
     try {
-      const response = await fetch(url, { signal: AbortSignal.timeout(this.opts.timeoutMs ?? 60_000) });
-      if (!response.ok) throw new Error(`HTTP ${response.status}`);
-      const partial = `${target}.partial`;
-      fs.writeFileSync(partial, Buffer.from(await response.arrayBuffer()));
-      fs.renameSync(partial, target);
+      const headers = await download(url, target, {
+        refuseAddress: this.opts.allowPrivateNetwork ? () => undefined : privateAddressRefusal,
+        maxBytes: this.opts.maxBytes ?? DEFAULT_MAX_ASSET_BYTES,
+        timeoutMs: this.opts.timeoutMs ?? 60_000,
+        origin: this.opts.origin,
+      });
+      const cors = Object.fromEntries(CORS_HEADERS.filter((name) => headers[name] !== undefined).map((name) => [name, String(headers[name])]));
+      fs.writeFileSync(corsFile(target), JSON.stringify(cors));
     } catch (err) {
-      const reason = err instanceof Error && err.cause instanceof Error ? err.cause.message : errorMessage(err);
-      const message = `media ${url} could not be fetched: ${reason}`;
+      const message = `media ${url} could not be fetched: ${errorMessage(err)}`;
       if (!this.opts.allowMissing) throw new VidkitError(message);
       this.opts.onWarning?.(`${message}; using a transparent placeholder (--allow-missing-media)`);
       fs.writeFileSync(target, TRANSPARENT_PNG);
+      // vidkit's own placeholder hides nothing from the page.
+      fs.writeFileSync(corsFile(target), JSON.stringify({ 'access-control-allow-origin': '*' }));
       this.missing.add(url);
     }
     return target;
   }
+}
+
+/** Where the CORS headers of a file in a RemoteAssets dir are kept: a dotfile beside it, which the project server never serves. */
+function corsFile(file: string): string {
+  return path.join(path.dirname(file), `.${path.basename(file)}.cors.json`);
+}
+
+/** The CORS headers to serve `file` of a RemoteAssets dir with: those its origin sent, none for any other file. */
+export function storedCorsHeaders(file: string): Record<string, string> {
+  const stored = corsFile(file);
+  return fs.existsSync(stored) ? (JSON.parse(fs.readFileSync(stored, 'utf8')) as Record<string, string>) : {};
 }

@@ -87,7 +87,8 @@ readiness('frame 0 waits for slow images and web fonts', async () => {
     </script></body></html>`,
   );
   const output = path.join(project, 'out.mp4');
-  const run = await vidkitAsync(['render', project, '--output', output]);
+  // The slow server listens on loopback, which a render fetches from only when allowed.
+  const run = await vidkitAsync(['render', project, '--output', output, '--allow-private-network']);
   server.close();
   assert.is(run.status, 0, run.stderr);
   const frame0 = decodeRgbFrame(output, 0, 320, 180);

@@ -1,14 +1,8 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import type { RuntimeBoot } from './boot';
 
-/** What the page runtime reads from `window.__vidkitBoot` before any page script runs. */
-export interface RuntimeBoot {
-  /** Declared defaults merged with overrides: what `getVariables()` returns. */
-  variables: Record<string, unknown>;
-  fps: number;
-  /** Wall-clock epoch of virtual time 0, shared by every chunk of a render. */
-  epochMs: number;
-}
+export type { RuntimeBoot } from './boot';
 
 let cachedSource: string | undefined;
 

@@ -38,4 +38,35 @@ test('readBatchFile decodes packed native entries exactly: multi-byte keys, esca
   }
 });
 
+test('a UTF-8 BOM before the first line is accepted; each bad outputKey fails its own line naming the rule, the good lines stay', async () => {
+  const dir = tempDir('vidkit-batch-file-');
+  try {
+    const file = path.join(dir, 'keys.jsonl');
+    const line = (outputKey: string) => JSON.stringify({ outputKey, variables: {} });
+    const long = `renders/${'é'.repeat(510)}.mp4`; // 8 + 1020 + 4 = 1032 bytes of UTF-8, 522 characters
+    const lines = [line('renders/first.mp4'), line('renders/../../escape.mp4'), line('a\u0000b.mp4'), line('a\nb.mp4'), line('s3://bucket/x.mp4'), line('https:x.mp4'), line('/abs.mp4'), line(long), line('renders/last.mp4')];
+    fs.writeFileSync(file, `\uFEFF${lines.join('\n')}\n`);
+    const batch = await readBatchFile(file);
+    assert.equal(
+      [0, 1].map((i) => batch.entries.at(i)),
+      [
+        { line: 1, outputKey: 'renders/first.mp4', variablesJson: '{}' },
+        { line: 9, outputKey: 'renders/last.mp4', variablesJson: '{}' },
+      ],
+    );
+    assert.is(batch.entries.length, 2);
+    assert.equal(batch.problems, [
+      { line: 2, reason: '"outputKey" "renders/../../escape.mp4" has a ".." path segment: name the object without climbing out of a folder' },
+      { line: 3, reason: '"outputKey" "a\\u0000b.mp4" contains a NUL character: remove it' },
+      { line: 4, reason: '"outputKey" "a\\nb.mp4" contains a line break (\\n or \\r): an object key is one line' },
+      { line: 5, reason: '"outputKey" "s3://bucket/x.mp4" starts with a URL scheme (s3:): give a key inside the render bucket, such as renders/name.mp4' },
+      { line: 6, reason: '"outputKey" "https:x.mp4" starts with a URL scheme (https:): give a key inside the render bucket, such as renders/name.mp4' },
+      { line: 7, reason: '"outputKey" "/abs.mp4" starts with "/": give a relative key, such as renders/name.mp4' },
+      { line: 8, reason: `"outputKey" "${long.slice(0, 60)}"… is 1032 bytes of UTF-8, over the 1024-byte limit of an object key: shorten it` },
+    ]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
 test.run();

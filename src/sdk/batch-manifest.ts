@@ -11,39 +11,75 @@ export function manifestPathFor(batchPath: string): string {
   return path.join(parsed.dir, `${parsed.name}.manifest.jsonl`);
 }
 
+/** A row as the manifest file keeps it: which run of render-batch decided it, then the row. */
+export interface ManifestRecord extends BatchManifestRow {
+  /** The run's start time (ISO 8601, UTC); absent from rows written before runs were recorded. */
+  run?: string;
+}
+
+/** How often the appended rows are forced to disk, so a power cut loses at most this much. */
+const SYNC_EVERY_MS = 1000;
+
 /**
  * Appends each row as one JSON line the moment it is decided, with a synchronous write, so a crash
- * or Ctrl-C mid-dispatch leaves a complete record of every execution that was started.
+ * or Ctrl-C mid-dispatch leaves a complete record of every execution that was started. The file is
+ * never truncated: each run adds its rows after the earlier runs', stamped with its {@link run}.
  */
 export class ManifestWriter {
+  /** This run's id: its start time, ISO 8601 in UTC. */
+  readonly run = new Date().toISOString();
   private readonly fd: number;
+  private lastSync = Date.now();
 
   constructor(readonly file: string) {
     try {
-      this.fd = fs.openSync(file, 'w');
+      this.fd = fs.openSync(file, 'a+');
+      // A row torn by a crash of an earlier run has no newline: end it, so our first row is a line of its own.
+      if (!endsWithNewline(this.fd)) fs.writeSync(this.fd, '\n');
     } catch (err) {
       throw badInput(`cannot write the batch manifest ${file}: ${errorMessage(err)}`);
     }
   }
 
   append(row: BatchManifestRow): void {
-    fs.writeSync(this.fd, `${JSON.stringify(row)}\n`);
+    const record: ManifestRecord = { run: this.run, ...row };
+    fs.writeSync(this.fd, `${JSON.stringify(record)}\n`);
+    if (Date.now() - this.lastSync >= SYNC_EVERY_MS) this.sync();
   }
 
   close(): void {
+    this.sync();
     fs.closeSync(this.fd);
+  }
+
+  private sync(): void {
+    fs.fdatasyncSync(this.fd);
+    this.lastSync = Date.now();
   }
 }
 
-/** Reads a manifest written by {@link ManifestWriter}; a bad line is an error naming it. */
-export function readManifest(file: string): BatchManifestRow[] {
+/** True for an empty file too: there is nothing to end. */
+function endsWithNewline(fd: number): boolean {
+  const { size } = fs.fstatSync(fd);
+  if (size === 0) return true;
+  const last = Buffer.alloc(1);
+  fs.readSync(fd, last, 0, 1, size - 1);
+  return last[0] === 0x0a;
+}
+
+/**
+ * Every row of a manifest written by {@link ManifestWriter}, in file order (every run, oldest
+ * first). A line that is not complete JSON is a row a crash cut off while writing it: it is skipped
+ * and named to `onSkipped`. A JSON line that is not a row is an error naming it.
+ */
+export function readManifest(file: string, onSkipped?: (message: string) => void): ManifestRecord[] {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     throw badInput(`cannot read the batch manifest ${file}: ${errorMessage(err)}`);
   }
-  const rows: BatchManifestRow[] = [];
+  const rows: ManifestRecord[] = [];
   text.split('\n').forEach((raw, index) => {
     if (raw.trim() === '') return;
     const where = `${file}:${index + 1}`;
@@ -51,19 +87,28 @@ export function readManifest(file: string): BatchManifestRow[] {
     try {
       row = JSON.parse(raw);
     } catch {
-      throw badInput(`${where}: not a manifest row (invalid JSON)`);
+      onSkipped?.(`${where}: skipped a torn row (not complete JSON: a run was cut off while writing it)`);
+      return;
     }
     if (!isManifestRow(row)) throw badInput(`${where}: not a manifest row (needs line, outputKey, status, and executionArn when started)`);
     rows.push(row);
   });
-  return rows.sort((a, b) => a.line - b.line);
+  return rows;
 }
 
-function isManifestRow(v: unknown): v is BatchManifestRow {
+/** Each batch line's latest row: a re-run's row replaces the earlier runs' for its line. In line order. */
+export function latestRowPerLine<Row extends BatchManifestRow>(rows: readonly Row[]): Row[] {
+  const latest = new Map<number, Row>();
+  for (const row of rows) latest.set(row.line, row);
+  return [...latest.values()].sort((a, b) => a.line - b.line);
+}
+
+function isManifestRow(v: unknown): v is ManifestRecord {
   if (typeof v !== 'object' || v === null) return false;
   const row = v as Record<string, unknown>;
   return (
     Number.isInteger(row.line) &&
+    (row.run === undefined || typeof row.run === 'string') &&
     (typeof row.outputKey === 'string' || row.outputKey === null) &&
     STATUSES.includes(row.status as BatchRowStatus) &&
     (row.status !== 'started' || typeof row.executionArn === 'string')

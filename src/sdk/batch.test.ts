@@ -9,6 +9,7 @@ import { TEST_IMAGE, TestAws, downloadObject, registerZipHandler, testAwsClients
 import { CountingProxy, startCountingProxy } from '../test-support/counting-proxy';
 import { decodeRgbFrame, ffprobe, rgbAt } from '../test-support/media';
 import type { BatchManifestRow } from './batch-dispatch';
+import type { ManifestRecord } from './batch-manifest';
 
 // `cloudfn render-batch` and `cloudfn progress --batch-manifest` against MiniStack on loopback: the
 // real stack renders the started entries in the (zip-registered) render function with real Chromium.
@@ -33,6 +34,23 @@ function writeBatch(name: string, lines: string[]): string {
 }
 
 const entry = (outputKey: string, variables: unknown) => JSON.stringify({ outputKey, variables });
+
+/** The rows of a manifest file, in file order; a line that is not JSON (a torn row) is left out. */
+function manifestRows(file: string): ManifestRecord[] {
+  return fs.readFileSync(file, 'utf8').split('\n').flatMap((l) => {
+    try {
+      return [JSON.parse(l) as ManifestRecord];
+    } catch {
+      return [];
+    }
+  });
+}
+
+/** The run id a render-batch run printed with its manifest path. */
+const runOf = (stderr: string): string => /manifest: .* \(run (\S+)\)/.exec(stderr)![1];
+
+/** A manifest record as the row --json printed: without its run. */
+const withoutRun = ({ run: _run, ...row }: ManifestRecord): BatchManifestRow => row;
 
 /** The rows of the text manifest (after its summary line and header); an empty last cell is ''. */
 function textRows(stdout: string): string[][] {
@@ -125,8 +143,11 @@ batch('a 5-entry batch with one malformed line: 4 started and rendered, 1 failed
   );
   assert.equal(rows[2].slice(3), ['-', '-', '"variables" must be an object, got a string']);
   const manifestFile = path.join(out, 'five.manifest.jsonl');
-  assert.match(run.stderr, `manifest: ${manifestFile}`);
-  const written = fs.readFileSync(manifestFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as BatchManifestRow).sort((a, b) => a.line - b.line);
+  assert.match(run.stderr, `manifest: ${manifestFile} (run `);
+  const firstRun = runOf(run.stderr);
+  const firstText = fs.readFileSync(manifestFile, 'utf8');
+  const written = manifestRows(manifestFile).sort((a, b) => a.line - b.line);
+  assert.equal(written.map((r) => r.run), Array(5).fill(firstRun), 'every row names its run');
   assert.equal(
     written.map((r) => [String(r.line), r.outputKey, r.status, r.executionArn ?? '-', r.renderId ?? '-', r.error ?? '']),
     rows,
@@ -158,16 +179,24 @@ batch('a 5-entry batch with one malformed line: 4 started and rendered, 1 failed
     rows.map((r) => [r[0], r[1], r[2], r[5]]),
     '--json has the same rows as the text manifest',
   );
-  assert.equal(
-    fs.readFileSync(manifestFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)).sort((a, b) => a.line - b.line),
-    jsonRows,
-    'the manifest file has the --json rows',
-  );
+  // The second run appended: the first run's rows are still there, byte for byte, then its own.
+  const secondRun = runOf(asJson.stderr);
+  assert.is.not(secondRun, firstRun);
+  const bothText = fs.readFileSync(manifestFile, 'utf8');
+  assert.ok(bothText.startsWith(firstText), 'the first run is kept as written');
+  const appended = manifestRows(manifestFile).slice(5);
+  assert.equal(appended.map((r) => r.run), Array(5).fill(secondRun));
+  assert.equal(appended.map(withoutRun).sort((a, b) => a.line - b.line), jsonRows, 'the second run appended the --json rows');
 
   const progress = vidkit(['cloudfn', 'progress', '--batch-manifest', manifestFile, '--json'], { env: env() });
   assert.is(progress.status, 0, progress.stderr);
   const report = JSON.parse(progress.stdout);
-  assert.equal([report.total, report.failed], [5, 1]);
+  assert.equal([report.total, report.failed], [5, 1], 'one row per line: the latest run\'s');
+  assert.equal(
+    (report.rows as { renderId: string | null }[]).map((r) => r.renderId),
+    jsonRows.map((r) => r.renderId),
+    'progress reads the second run\'s executions',
+  );
 });
 
 batch('progress --batch-manifest reports the whole batch: done, failed and percent, as a table and as JSON', async () => {
@@ -175,7 +204,7 @@ batch('progress --batch-manifest reports the whole batch: done, failed and perce
   const run = await batchCli(['--batch', file]);
   assert.is(run.status, 1, run.stderr);
   const manifestFile = path.join(out, 'progress.manifest.jsonl');
-  const rows = fs.readFileSync(manifestFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l) as BatchManifestRow);
+  const rows = manifestRows(manifestFile);
   const byId = rows.find((r) => r.outputKey === 'batch/p-red.mp4')!;
   const single = vidkit(['cloudfn', 'progress', byId.renderId!, '--json'], { env: env() });
   assert.is(single.status, 0, 'a row renderId is accepted by progress');
@@ -199,6 +228,80 @@ batch('progress --batch-manifest reports the whole batch: done, failed and perce
   assert.equal([json.total, json.done, json.running, json.failed, json.percent], [3, 2, 0, 1, 66]);
 });
 
+batch('a re-run appends to the manifest after a row torn by a crash; progress skips the torn row with a warning and reports each line\'s latest row', async () => {
+  const file = writeBatch('rerun.jsonl', [entry('batch/re-1.mp4', { fill: '#ff0000' }), entry('batch/re-2.mp4', { fill: 42 })]);
+  const manifestFile = path.join(out, 'rerun.manifest.jsonl');
+  const first = await batchCli(['--batch', file, '--strict-variables', '--state-machine-arn', passMachine, '--json']);
+  assert.is(first.status, 1, first.stderr);
+  const firstRows = JSON.parse(first.stdout) as BatchManifestRow[];
+  assert.equal(firstRows.map((r) => r.status), ['started', 'failed-to-start']);
+  // A crash part-way through writing a row leaves its start and no newline.
+  const torn = `{"run":"${runOf(first.stderr)}","line":2,"outputKey":"batch/re-2.mp4","sta`;
+  fs.appendFileSync(manifestFile, torn);
+  const beforeRerun = fs.readFileSync(manifestFile, 'utf8');
+
+  const siteId = /site ([0-9a-f]+)/.exec(first.stderr)![1];
+  const second = await batchCli(['--batch', file, '--site-id', siteId, '--state-machine-arn', passMachine, '--json']);
+  assert.is(second.status, 0, second.stderr);
+  const secondRows = JSON.parse(second.stdout) as BatchManifestRow[];
+  assert.equal(secondRows.map((r) => r.status), ['started', 'started']);
+
+  const text = fs.readFileSync(manifestFile, 'utf8');
+  assert.ok(text.startsWith(`${beforeRerun}\n`), 'the first run and the torn row are kept; the re-run starts on a new line');
+  const records = manifestRows(manifestFile);
+  assert.is.not(runOf(second.stderr), runOf(first.stderr));
+  assert.equal(records.map((r) => r.run), [runOf(first.stderr), runOf(first.stderr), runOf(second.stderr), runOf(second.stderr)], text);
+  assert.equal(records.slice(0, 2).map(withoutRun).sort((a, b) => a.line - b.line), firstRows);
+  assert.equal(records.slice(2).map(withoutRun).sort((a, b) => a.line - b.line), secondRows);
+
+  const progress = vidkit(['cloudfn', 'progress', '--batch-manifest', manifestFile, '--json'], { env: env() });
+  assert.is(progress.status, 0, progress.stderr);
+  assert.match(progress.stderr, `vidkit: warning: ${manifestFile}:3: skipped a torn row (not complete JSON: a run was cut off while writing it)`);
+  const report = JSON.parse(progress.stdout);
+  assert.equal([report.total, report.failed], [2, 0], progress.stdout);
+  assert.equal(
+    (report.rows as { line: number; renderId: string | null }[]).map((r) => [r.line, r.renderId]),
+    secondRows.map((r) => [r.line, r.renderId]),
+    'each line by the re-run\'s row',
+  );
+});
+
+batch('bad outputKeys (.., NUL, line break, scheme, leading /, over 1024 bytes) each fail to start naming the line and the rule; a BOM is accepted; the good lines start', async () => {
+  const lines = [
+    entry('batch/key-ok-1.mp4', {}),
+    entry('batch/../escape.mp4', {}),
+    entry('batch/a\u0000b.mp4', {}),
+    entry('batch/a\nb.mp4', {}),
+    entry('s3://other-bucket/x.mp4', {}),
+    entry('/batch/abs.mp4', {}),
+    entry(`batch/${'x'.repeat(1020)}.mp4`, {}),
+    entry('batch/key-ok-2.mp4', {}),
+  ];
+  const file = path.join(out, 'keys.jsonl');
+  fs.writeFileSync(file, `\uFEFF${lines.join('\n')}\n`);
+  const run = await batchCli(['--batch', file, '--state-machine-arn', passMachine, '--json']);
+  assert.is(run.status, 1, run.stderr);
+  const rows = JSON.parse(run.stdout) as BatchManifestRow[];
+  assert.equal(rows.map((r) => [r.line, r.outputKey, r.status]), [
+    [1, 'batch/key-ok-1.mp4', 'started'],
+    [2, null, 'failed-to-start'],
+    [3, null, 'failed-to-start'],
+    [4, null, 'failed-to-start'],
+    [5, null, 'failed-to-start'],
+    [6, null, 'failed-to-start'],
+    [7, null, 'failed-to-start'],
+    [8, 'batch/key-ok-2.mp4', 'started'],
+  ]);
+  assert.equal(rows.slice(1, 7).map((r) => r.error), [
+    '"outputKey" "batch/../escape.mp4" has a ".." path segment: name the object without climbing out of a folder',
+    '"outputKey" "batch/a\\u0000b.mp4" contains a NUL character: remove it',
+    '"outputKey" "batch/a\\nb.mp4" contains a line break (\\n or \\r): an object key is one line',
+    '"outputKey" "s3://other-bucket/x.mp4" starts with a URL scheme (s3:): give a key inside the render bucket, such as renders/name.mp4',
+    '"outputKey" "/batch/abs.mp4" starts with "/": give a relative key, such as renders/name.mp4',
+    `"outputKey" "batch/${'x'.repeat(54)}"… is 1030 bytes of UTF-8, over the 1024-byte limit of an object key: shorten it`,
+  ]);
+});
+
 batch('--dry-run: every good entry would-invoke, the malformed line stays failed-to-start, and no request reaches AWS', async () => {
   const proxy = await startCountingProxy(emu.endpoint);
   try {
@@ -210,6 +313,7 @@ batch('--dry-run: every good entry would-invoke, the malformed line stays failed
     assert.equal(textRows(run.stdout).map((r) => r[2]), ['would-invoke', 'would-invoke', 'failed-to-start', 'would-invoke', 'would-invoke']);
     assert.is(proxy.requests, 0, 'a dry run sends nothing: no upload, no StartExecution');
     assert.is(await executionCount(renderMachine), before, 'the emulator shows no new execution');
+    assert.not.ok(fs.existsSync(path.join(out, 'dry.manifest.jsonl')), 'a dry run starts nothing, so it records nothing');
   } finally {
     await proxy.close();
   }

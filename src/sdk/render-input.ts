@@ -18,6 +18,10 @@ export interface RenderConfig {
   chunkSize?: number;
   maxParallelChunks: number;
   targetChunkFrames?: number;
+  /** Seeds the page's Math.random and crypto; unset, the runtime's default (src/runtime/boot.ts). */
+  seed?: string;
+  /** What the page's Date reads at time 0; unset, the runtime's default epoch. */
+  epochMs?: number;
 }
 
 export interface SiteRef {
@@ -34,8 +38,6 @@ export interface RenderJob {
   outputKey: string;
   config: RenderConfig;
   encode: QualitySettings;
-  /** Wall-clock epoch the page's virtual Date starts at: one value for every chunk. */
-  epochMs: number;
 }
 
 export interface ExecutionInput {

@@ -91,7 +91,6 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
       outputKey: input.outputKey,
       config,
       encode: QUALITY_SETTINGS.standard,
-      epochMs: Date.now(),
     },
   };
   const body = checkInputSize(executionInput);

@@ -7,6 +7,10 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TEST_CREDENTIALS } from '../test-support/aws-emulator';
 import { FIXTURES, REPO_ROOT, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
+import { EPOCH_FORMS } from '../runtime/boot';
+import { validateConfig } from './render';
+import { prepareSite } from './site';
+import type { RenderConfigInput } from './validate-config';
 
 // Checks made before any AWS request. The "AWS endpoint" here is a loopback server that only counts
 // the requests it gets (and fails them): a check that ran after a request would show in the count.
@@ -131,6 +135,21 @@ checks('chunks likely to outrun the 15-minute cap are warned about with the opti
   assert.match(slow.warnings[0], /^chunks of 150 frames at 6400x3600 may outrun the 15-minute function cap \(about \d+ min each by estimate\); use more, shorter chunks: raise --max-parallel-chunks, or set --target-chunk-frames$/);
   const fast = await renderToLambda({});
   assert.equal(fast.warnings, []);
+});
+
+checks('config.seed and config.epoch are checked before any request and reach the execution input every chunk reads', async () => {
+  requests = 0;
+  assert.is((await renderToLambda({ seed: 7 })).error, '[validateConfig] config.seed: must be a string, got 7');
+  assert.is((await renderToLambda({ epoch: '2024-02-30' })).error, `[validateConfig] config.epoch: must be ${EPOCH_FORMS}, got "2024-02-30"`);
+  assert.is(requests, 0);
+  const render = (config: RenderConfigInput) =>
+    validateConfig({ siteHandle: prepareSite(path.join(FIXTURES, 'frame-clock')), bucketName: 'b', outputKey: 'renders/out.mp4', config }).input.render.config;
+  const given = render({ seed: 'shapes', epoch: '2030-06-15T12:00:00+02:00' });
+  assert.equal([given.seed, given.epochMs], ['shapes', Date.UTC(2030, 5, 15, 10)]);
+  assert.is(render({ epoch: 1_893_456_000_000 }).epochMs, 1_893_456_000_000);
+  // Unset, the render function applies the same defaults as `vidkit render` and the player.
+  const unset = render({});
+  assert.equal([unset.seed, unset.epochMs], [undefined, undefined]);
 });
 
 checks('cloudfn render refuses --variables-file (local only) before any request', async () => {

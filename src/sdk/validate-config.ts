@@ -1,5 +1,6 @@
 import { ExitCode, VidkitError } from '../errors';
 import { OutputFormat, assertDistributedFormat } from '../render/formats';
+import { EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import type { ExecutionInput, RenderConfig } from './render-input';
 
 /** Standard workflow executions take at most this many bytes of input (SPEC.md 8). */
@@ -17,6 +18,10 @@ export interface RenderConfigInput {
   chunkSize?: number;
   maxParallelChunks?: number;
   targetChunkFrames?: number;
+  /** Seeds Math.random and crypto in the page (default "vidkit", as `vidkit render --seed`). */
+  seed?: string;
+  /** What Date reads at time 0: an ISO date or ms since 1970 (default 2024-01-01T00:00:00Z, as `vidkit render --epoch`). */
+  epoch?: string | number;
 }
 
 function configError(field: string, message: string): VidkitError {
@@ -33,6 +38,14 @@ function evenPixels(value: unknown, field: string): number | undefined {
   const n = positiveInt(value, field);
   if (n !== undefined && n % 2 !== 0) throw configError(field, `must be an even number of pixels (H.264 yuv420p), got ${n}`);
   return n;
+}
+
+/** `config.epoch` in ms, or undefined when unset. */
+function epochOf(value: unknown): number | undefined {
+  if (value === undefined) return undefined;
+  const ms = typeof value === 'string' || typeof value === 'number' ? parseEpoch(value) : undefined;
+  if (ms === undefined) throw configError('epoch', `must be ${EPOCH_FORMS}, got ${JSON.stringify(value)}`);
+  return ms;
 }
 
 /**
@@ -63,6 +76,7 @@ export function resolveConfig(input: RenderConfigInput | undefined): RenderConfi
   if (c.fps !== undefined && !(typeof c.fps === 'number' && c.fps > 0 && c.fps <= 240)) {
     throw configError('fps', `must be a number above 0 and at most 240, got ${JSON.stringify(c.fps)}`);
   }
+  if (c.seed !== undefined && typeof c.seed !== 'string') throw configError('seed', `must be a string, got ${JSON.stringify(c.seed)}`);
   return {
     fps: c.fps,
     width: evenPixels(c.width, 'width'),
@@ -72,6 +86,8 @@ export function resolveConfig(input: RenderConfigInput | undefined): RenderConfi
     chunkSize: positiveInt(c.chunkSize, 'chunkSize'),
     maxParallelChunks: positiveInt(c.maxParallelChunks, 'maxParallelChunks') ?? DEFAULT_MAX_PARALLEL_CHUNKS,
     targetChunkFrames: positiveInt(c.targetChunkFrames, 'targetChunkFrames'),
+    seed: c.seed,
+    epochMs: epochOf(c.epoch),
   };
 }
 

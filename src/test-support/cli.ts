@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -25,14 +25,23 @@ export function vidkit(args: string[], opts: { cwd?: string; env?: NodeJS.Proces
   return { status: r.status ?? -1, stdout: r.stdout, stderr: r.stderr };
 }
 
-/** Like {@link vidkit}, without blocking this process: for tests that serve something themselves. */
-export function vidkitAsync(args: string[], opts: { env?: NodeJS.ProcessEnv } = {}): Promise<CliRun> {
+/**
+ * Like {@link vidkit}, without blocking this process: for tests that serve something themselves,
+ * or that act on the running command (`watch` sees its stderr so far after each write).
+ */
+export function vidkitAsync(
+  args: string[],
+  opts: { env?: NodeJS.ProcessEnv; watch?: (stderr: string, child: ChildProcess) => void } = {},
+): Promise<CliRun> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
-    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => {
+      stderr += d;
+      opts.watch?.(stderr, child);
+    });
     child.on('error', reject);
     child.on('close', (code) => resolve({ status: code ?? -1, stdout, stderr }));
   });

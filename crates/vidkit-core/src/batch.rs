@@ -5,7 +5,9 @@
 //! by the longest line, not the file. A line is parsed without building a JSON tree: `variables` is
 //! kept as the raw text the line gave. Every entry's outputKey and variables text are packed back to
 //! back into one string, so a batch of any size is three allocations, not two per line. A bad line
-//! is reported and never stops the others.
+//! is reported and never stops the others. A UTF-8 byte order mark before the first line is skipped
+//! (editors on Windows write one). Every outputKey is checked against the object-key rules of
+//! `check_output_key`, so every renderer that reads a batch refuses the same keys.
 
 use std::collections::HashMap;
 use std::fmt;
@@ -128,10 +130,14 @@ fn parse_lines<R: BufRead>(mut reader: R, text_capacity: usize) -> Result<BatchP
             break;
         }
         line += 1;
-        if buf.iter().all(u8::is_ascii_whitespace) {
+        let bytes = match buf.strip_prefix(UTF8_BOM) {
+            Some(rest) if line == 1 => rest,
+            _ => &buf[..],
+        };
+        if bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match parse_line(&buf, line, &mut first_seen) {
+        match parse_line(bytes, line, &mut first_seen) {
             Ok((output_key, variables_json)) => {
                 let start = parse.text.len();
                 parse.text.push_str(&output_key);
@@ -149,6 +155,8 @@ fn parse_lines<R: BufRead>(mut reader: R, text_capacity: usize) -> Result<BatchP
     }
     Ok(parse)
 }
+
+const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 
 /// Spans are u32 to halve their size; a batch over 4 GiB of keys and variables is refused.
 fn offset(n: usize) -> Result<u32, BatchReadError> {
@@ -232,7 +240,67 @@ fn output_key(raw: Option<&RawValue>) -> Result<String, String> {
     if key.is_empty() {
         return Err("\"outputKey\" is empty: give a non-empty string naming this render's output".into());
     }
+    check_output_key(&key)?;
     Ok(key)
+}
+
+/// The longest object key S3 stores, in UTF-8 bytes.
+const MAX_OUTPUT_KEY_BYTES: usize = 1024;
+
+/// An outputKey names an object inside the render bucket (or, rendered locally, a file under the
+/// output folder): one line, relative, no `..` segment and no URL scheme, so it can never name a
+/// place outside, and at most [`MAX_OUTPUT_KEY_BYTES`] bytes. The error says which rule it broke.
+fn check_output_key(key: &str) -> Result<(), String> {
+    match broken_key_rule(key) {
+        Some(rule) => Err(format!("\"outputKey\" {} {rule}", shown_key(key))),
+        None => Ok(()),
+    }
+}
+
+/// The rule a key breaks, as the end of a sentence about it; `None` for a good key (no allocation).
+fn broken_key_rule(key: &str) -> Option<String> {
+    if key.contains('\0') {
+        return Some("contains a NUL character: remove it".into());
+    }
+    if key.contains(['\n', '\r']) {
+        return Some("contains a line break (\\n or \\r): an object key is one line".into());
+    }
+    if let Some(scheme) = url_scheme(key) {
+        return Some(format!(
+            "starts with a URL scheme ({scheme}:): give a key inside the render bucket, such as renders/name.mp4"
+        ));
+    }
+    if key.starts_with('/') {
+        return Some("starts with \"/\": give a relative key, such as renders/name.mp4".into());
+    }
+    if key.split('/').any(|segment| segment == "..") {
+        return Some("has a \"..\" path segment: name the object without climbing out of a folder".into());
+    }
+    if key.len() > MAX_OUTPUT_KEY_BYTES {
+        return Some(format!(
+            "is {} bytes of UTF-8, over the {MAX_OUTPUT_KEY_BYTES}-byte limit of an object key: shorten it",
+            key.len()
+        ));
+    }
+    None
+}
+
+/// The scheme of a key that begins like a URL (`s3://…`, `https:…`, `file:…`): RFC 3986's
+/// `ALPHA *( ALPHA / DIGIT / "+" / "-" / "." )` followed by `:`, before any `/`.
+fn url_scheme(key: &str) -> Option<&str> {
+    let (scheme, _) = key.split_once(':')?;
+    let mut chars = scheme.chars();
+    let starts_with_letter = chars.next().is_some_and(|c| c.is_ascii_alphabetic());
+    (starts_with_letter && chars.all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))).then_some(scheme)
+}
+
+/// The key as a JSON string, so control characters show as escapes; a long one is cut short.
+fn shown_key(key: &str) -> String {
+    const SHOWN_CHARS: usize = 60;
+    match key.char_indices().nth(SHOWN_CHARS) {
+        Some((cut, _)) => format!("{}…", serde_json::Value::from(&key[..cut])),
+        None => serde_json::Value::from(key).to_string(),
+    }
 }
 
 /// What kind of JSON value a raw value is, from its first character (it is valid JSON).
@@ -426,6 +494,134 @@ mod tests {
             vec!["ok1", "ok2"]
         );
         assert_eq!(parsed.errors.iter().map(|e| e.line).collect::<Vec<_>>(), vec![1, 3, 5]);
+    }
+
+    #[test]
+    fn a_utf8_bom_before_the_first_line_is_skipped() {
+        let parsed = parse(
+            "\u{feff}{\"outputKey\": \"a.mp4\", \"variables\": {}}\n{\"outputKey\": \"b.mp4\", \"variables\": {}}\n",
+        );
+        assert!(parsed.errors.is_empty(), "{parsed:?}");
+        assert_eq!(
+            parsed.entries().map(|e| (e.line, e.output_key)).collect::<Vec<_>>(),
+            vec![(1, "a.mp4"), (2, "b.mp4")]
+        );
+        // A BOM alone on the first line leaves a blank line; one anywhere else is not skipped.
+        let parsed = parse("\u{feff}\r\n{\"outputKey\": \"a\", \"variables\": {}}\n\u{feff}{\"outputKey\": \"b\", \"variables\": {}}\n");
+        assert_eq!(parsed.spans.iter().map(|e| e.line).collect::<Vec<_>>(), vec![2]);
+        assert_eq!(parsed.errors.iter().map(|e| e.line).collect::<Vec<_>>(), vec![3]);
+    }
+
+    fn key_error(key: &str) -> BatchLineError {
+        let line = serde_json::json!({"outputKey": key, "variables": {}}).to_string();
+        only_error(&line)
+    }
+
+    #[test]
+    fn an_output_key_with_a_dot_dot_segment_is_refused() {
+        for key in ["../up.mp4", "renders/../../etc/x.mp4", "renders/.."] {
+            let error = key_error(key);
+            assert_eq!(
+                error.reason,
+                format!(
+                    "\"outputKey\" {key:?} has a \"..\" path segment: name the object without climbing out of a folder"
+                )
+            );
+            assert_eq!(error.output_key, None, "a refused key is not the row's outputKey");
+        }
+        // Dots inside a segment are a name, not a climb.
+        assert!(parse("{\"outputKey\": \"a..b/..c/d...mp4\", \"variables\": {}}")
+            .errors
+            .is_empty());
+    }
+
+    #[test]
+    fn an_output_key_with_a_nul_is_refused() {
+        assert_eq!(
+            key_error("a\0b.mp4").reason,
+            "\"outputKey\" \"a\\u0000b.mp4\" contains a NUL character: remove it"
+        );
+    }
+
+    #[test]
+    fn an_output_key_with_a_line_break_is_refused() {
+        for (key, shown) in [
+            ("a\nb.mp4", "a\\nb.mp4"),
+            ("a\rb.mp4", "a\\rb.mp4"),
+            ("a.mp4\r\n", "a.mp4\\r\\n"),
+        ] {
+            assert_eq!(
+                key_error(key).reason,
+                format!("\"outputKey\" \"{shown}\" contains a line break (\\n or \\r): an object key is one line")
+            );
+        }
+    }
+
+    #[test]
+    fn an_output_key_with_a_url_scheme_is_refused() {
+        for (key, scheme) in [
+            ("s3://bucket/a.mp4", "s3"),
+            ("https://example.com/a.mp4", "https"),
+            ("https:a.mp4", "https"),
+            ("file:///tmp/a.mp4", "file"),
+            ("C:\\out\\a.mp4", "C"),
+            ("git+ssh://h/a.mp4", "git+ssh"),
+        ] {
+            assert_eq!(
+                key_error(key).reason,
+                format!("\"outputKey\" {key:?} starts with a URL scheme ({scheme}:): give a key inside the render bucket, such as renders/name.mp4")
+            );
+        }
+        // A colon after a folder, or after something that cannot be a scheme, is part of a name.
+        let parsed = parse(concat!(
+            "{\"outputKey\": \"renders/10:30.mp4\", \"variables\": {}}\n",
+            "{\"outputKey\": \"2024-01-01T10:30.mp4\", \"variables\": {}}\n",
+        ));
+        assert!(parsed.errors.is_empty(), "{parsed:?}");
+    }
+
+    #[test]
+    fn an_output_key_with_a_leading_slash_is_refused() {
+        assert_eq!(
+            key_error("/renders/a.mp4").reason,
+            "\"outputKey\" \"/renders/a.mp4\" starts with \"/\": give a relative key, such as renders/name.mp4"
+        );
+    }
+
+    #[test]
+    fn an_output_key_over_1024_bytes_of_utf8_is_refused() {
+        // The limit is 1024 bytes of UTF-8, not 1024 characters.
+        let at_limit = format!("{}.mp4", "€".repeat(340));
+        assert_eq!((at_limit.len(), at_limit.chars().count()), (1024, 344));
+        assert!(
+            parse(&serde_json::json!({"outputKey": at_limit, "variables": {}}).to_string())
+                .errors
+                .is_empty()
+        );
+        let over = format!("x{at_limit}");
+        let error = key_error(&over);
+        assert_eq!(
+            error.reason,
+            format!(
+                "\"outputKey\" \"x{}\"… is 1025 bytes of UTF-8, over the 1024-byte limit of an object key: shorten it",
+                "€".repeat(59)
+            )
+        );
+    }
+
+    #[test]
+    fn bad_output_keys_fail_their_line_only() {
+        let parsed = parse(concat!(
+            "{\"outputKey\": \"ok1.mp4\", \"variables\": {}}\n",
+            "{\"outputKey\": \"s3://b/x.mp4\", \"variables\": {}}\n",
+            "{\"outputKey\": \"../x.mp4\", \"variables\": {}}\n",
+            "{\"outputKey\": \"ok2.mp4\", \"variables\": {}}\n",
+        ));
+        assert_eq!(
+            parsed.entries().map(|e| (e.line, e.output_key)).collect::<Vec<_>>(),
+            vec![(1, "ok1.mp4"), (4, "ok2.mp4")]
+        );
+        assert_eq!(parsed.errors.iter().map(|e| e.line).collect::<Vec<_>>(), vec![2, 3]);
     }
 
     #[test]

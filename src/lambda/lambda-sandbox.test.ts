@@ -1,0 +1,58 @@
+import { spawnSync } from 'node:child_process';
+import * as path from 'node:path';
+import { CreateBucketCommand } from '@aws-sdk/client-s3';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { validateConfig } from '../sdk/render';
+import { deploySite } from '../sdk/site';
+import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
+import { downloadObject, testAwsClients } from '../test-support/cloud-stack';
+import { FIXTURES, REPO_ROOT, tempDir } from '../test-support/cli';
+import { decodeGray, readBits } from '../test-support/media';
+
+/**
+ * The chunk handler as Lambda runs it: a read-only root, only /tmp writable (and empty), HOME=/tmp,
+ * no probe cache, no writable /dev/shm. bubblewrap (Debian package) builds that sandbox; S3 is the
+ * emulator on loopback (the network is shared with the sandbox).
+ */
+const test = suite('chunk handler in a Lambda-shaped sandbox');
+const BUCKET = 'vidkit-sandbox-test';
+let emu: AwsEmulator;
+
+test.before(async () => {
+  emu = await startAwsEmulator();
+  Object.assign(process.env, emu.env);
+  await testAwsClients(emu).s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
+});
+
+test.after(async () => {
+  await emu?.stop();
+});
+
+test('renders its frame range exactly, with nothing but /tmp to write to', async () => {
+  const site = await deploySite({ projectDir: path.join(FIXTURES, 'frame-clock'), bucketName: BUCKET });
+  const plan = validateConfig({ siteHandle: site, bucketName: BUCKET, config: { maxParallelChunks: 3 }, outputKey: 'renders/clock.mp4' });
+  const event = { mode: 'chunk', render: plan.input.render, chunk: { index: 1, startFrame: 50, endFrame: 100 } };
+  const invoke = `require(${JSON.stringify(path.join(REPO_ROOT, 'cloud', 'handler.js'))}).handler(JSON.parse(process.argv[1])).then((r) => console.log(JSON.stringify(r)))`;
+  const env: Record<string, string> = { PATH: process.env.PATH!, HOME: '/tmp', ...emu.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
+  const run = spawnSync(
+    'bwrap',
+    [
+      ...['--ro-bind', '/', '/', '--tmpfs', '/tmp', '--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev', '--die-with-parent', '--clearenv'],
+      ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
+      ...[process.execPath, '-e', invoke, JSON.stringify(event)],
+    ],
+    { encoding: 'utf8', timeout: 120_000 },
+  );
+  assert.is(run.status, 0, `${run.stderr}\n${run.error ?? ''}`);
+  const result = JSON.parse(run.stdout.trim().split('\n').pop()!);
+  assert.is(result.frames, 50);
+  const segment = path.join(tempDir('vidkit-sandbox-'), 'segment.mp4');
+  await downloadObject(testAwsClients(emu), BUCKET, result.segmentKey, segment);
+  const frames = decodeGray(segment, 640, 360);
+  assert.is(frames.length, 50);
+  const wrong = frames.flatMap((f, i) => (readBits(f, 0) === 50 + i ? [] : [`segment frame ${i}: clock ${readBits(f, 0)}, want ${50 + i}`]));
+  assert.equal(wrong, []);
+});
+
+test.run();

@@ -1,0 +1,97 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tempDir } from '../test-support/cli';
+import { httpGet } from '../test-support/http';
+import { ProjectServer, serveProject } from './project-server';
+
+const outside = tempDir('vidkit-outside-');
+fs.writeFileSync(path.join(outside, 'secret.txt'), 'outside the project');
+const dir = tempDir('vidkit-served-');
+fs.writeFileSync(path.join(dir, 'index.html'), 'the composition');
+fs.mkdirSync(path.join(dir, 'sub'));
+fs.writeFileSync(path.join(dir, 'sub', 'index.html'), 'sub index');
+fs.writeFileSync(path.join(dir, 'sub', 'a b.txt'), 'spaced');
+fs.writeFileSync(path.join(dir, 'sub', '.secret'), 'hidden');
+fs.writeFileSync(path.join(dir, '.env'), 'TOKEN=1');
+fs.mkdirSync(path.join(dir, '.git'));
+fs.writeFileSync(path.join(dir, '.git', 'config'), '[core]');
+fs.symlinkSync(path.join(outside, 'secret.txt'), path.join(dir, 'escape.txt'));
+fs.symlinkSync(outside, path.join(dir, 'escape-dir'));
+fs.symlinkSync('../outside.txt', path.join(dir, 'sub', 'relative-escape.txt'));
+fs.writeFileSync(path.join(path.dirname(dir), 'outside.txt'), 'beside the project');
+fs.symlinkSync('index.html', path.join(dir, 'inner-link.html'));
+fs.symlinkSync('sub', path.join(dir, 'inner-dir'));
+
+const confined = suite('project server: confinement');
+let server: ProjectServer;
+
+confined.before(async () => {
+  server = await serveProject(dir);
+});
+confined.after(() => server.close());
+
+confined('serves project files, directory index pages and symlinks that stay inside the project', async () => {
+  for (const [urlPath, body] of [
+    ['/index.html', 'the composition'],
+    ['/sub/', 'sub index'],
+    ['/sub/a%20b.txt', 'spaced'],
+    ['/inner-link.html', 'the composition'],
+    ['/inner-dir/index.html', 'sub index'],
+  ]) {
+    const res = await httpGet(server.url, urlPath);
+    assert.equal([urlPath, res.status, res.body], [urlPath, 200, body]);
+  }
+});
+
+confined('a symlink that leads out of the project is 404, file or directory, absolute or relative', async () => {
+  for (const urlPath of ['/escape.txt', '/escape-dir/secret.txt', '/sub/relative-escape.txt']) {
+    const res = await httpGet(server.url, urlPath);
+    assert.equal([urlPath, res.status], [urlPath, 404]);
+    assert.not.match(res.body, /outside|beside/);
+  }
+});
+
+confined('dotfiles and everything under a dot-directory are 404, however the path is spelled', async () => {
+  for (const urlPath of ['/.env', '/.git/config', '/sub/.secret', '/%2eenv', '/%2Egit/config', '/sub/%2esecret', '/sub/../.env']) {
+    const res = await httpGet(server.url, urlPath);
+    assert.equal([urlPath, res.status], [urlPath, 404]);
+    assert.not.match(res.body, /TOKEN|core|hidden/);
+  }
+});
+
+const hosts = suite('project server: Host header');
+let hostServer: ProjectServer;
+
+hosts.before(async () => {
+  hostServer = await serveProject(dir);
+});
+hosts.after(() => hostServer.close());
+
+hosts('answers loopback names with its port; any other name or port is 403 (DNS rebinding)', async () => {
+  const port = new URL(hostServer.url).port;
+  for (const host of [`127.0.0.1:${port}`, `localhost:${port}`, `LOCALHOST:${port}`, `[::1]:${port}`, `preview.localhost:${port}`]) {
+    assert.equal([host, (await httpGet(hostServer.url, '/index.html', host)).status], [host, 200]);
+  }
+  for (const host of [`evil.example:${port}`, `127.0.0.1.evil.example:${port}`, 'localhost', `localhost:${Number(port) + 1}`, `192.168.1.20:${port}`, `localhost:${port}@evil.example`]) {
+    const res = await httpGet(hostServer.url, '/index.html', host);
+    assert.equal([host, res.status], [host, 403]);
+    assert.not.match(res.body, /composition/);
+  }
+});
+
+hosts('bound to another address, an IP address with the port is answered too, a name still is not', async () => {
+  const wide = await serveProject(dir, { host: '0.0.0.0' });
+  try {
+    const port = new URL(wide.url).port;
+    assert.is((await httpGet(wide.url, '/index.html', `192.168.1.20:${port}`)).status, 200);
+    assert.is((await httpGet(wide.url, '/index.html', `localhost:${port}`)).status, 200);
+    assert.is((await httpGet(wide.url, '/index.html', `evil.example:${port}`)).status, 403);
+  } finally {
+    await wide.close();
+  }
+});
+
+confined.run();
+hosts.run();

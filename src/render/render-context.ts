@@ -1,0 +1,169 @@
+import * as fs from 'node:fs';
+import { Composition, loadComposition, totalFrames as framesOf } from '../composition/composition';
+import { resolveVariables } from '../composition/resolve';
+import type { Overrides } from '../composition/variables';
+import { badInput } from '../errors';
+import { RuntimeBoot, runtimeBoot } from '../runtime/boot';
+import type { AssetRouter } from './asset-router';
+import { CaptureMode, findBrowser, resolveProfile } from './browser';
+import type { BrowserProfile } from './browser';
+import type { FrameFormat, SessionOptions } from './capture-session';
+import type { EncodeSettings } from './chunk-renderer';
+import { OutputFormat, hasAlpha } from './formats';
+import { Rational, fpsToRational } from './fps';
+import { OutputSize, resolveOutputSize } from './output-size';
+
+/** Deadlines of the steps on a page (README, "How a render runs"). */
+export interface PageTimeouts {
+  /** Milliseconds a page may take to load and become ready. */
+  loadMs: number;
+  /** Milliseconds one frame may take to seek and draw. */
+  frameMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: PageTimeouts = { loadMs: 60_000, frameMs: 30_000 };
+
+/** The longest composition one render takes; longer ones are split by the author. */
+export const MAX_DURATION_SECONDS = 6 * 3600;
+/** Level 6.2 of H.264, HEVC and VP9 alike: the most pixels a frame of any output format may have. */
+const MAX_FRAME_PIXELS = 35_651_584;
+const MAX_SIDE = 16_384;
+
+export interface RenderContextOptions {
+  projectDir: string;
+  overrides: Overrides;
+  strictVariables: boolean;
+  format: OutputFormat;
+  /** Overrides the composition's `data-fps`. */
+  fps?: number;
+  width?: number;
+  height?: number;
+  crf: number;
+  preset: string;
+  x264Params?: string;
+  /** Frames as the browser hands them over; alpha formats always take PNG. */
+  frameFormat: FrameFormat;
+  capture: CaptureMode | 'auto';
+  allowGpu: boolean;
+  /** The page's random seed and Date epoch; unset, the documented defaults (README, A composition). */
+  seed?: string;
+  epochMs?: number;
+  timeouts?: Partial<PageTimeouts>;
+  /** Checks of the caller's own (the output path) that must pass before a browser starts. */
+  beforeBrowser?: (planned: PlannedRender) => void;
+}
+
+/** What is known of a render before any browser starts. */
+export type PlannedRender = Omit<RenderContext, 'profile' | 'sessionOptions'>;
+
+/**
+ * Everything about one render that does not depend on who renders it: the composition, its
+ * variables, size, frames, encoder settings, browser profile and page deadlines. Built once, in
+ * one place, by `vidkit render` and by the cloud chunk function alike.
+ */
+export interface RenderContext {
+  composition: Composition;
+  /** Warnings about the variables (mismatches that did not stop the render). */
+  warnings: string[];
+  fps: number;
+  totalFrames: number;
+  size: OutputSize;
+  format: OutputFormat;
+  transparent: boolean;
+  profile: BrowserProfile;
+  settings: EncodeSettings;
+  boot: RuntimeBoot;
+  timeouts: PageTimeouts;
+  /** Options of one capture session of this render. */
+  sessionOptions(url: string, assets: AssetRouter | undefined, profileDir?: string): SessionOptions;
+}
+
+/**
+ * Everything that can be checked before a browser starts is checked here, so bad input fails in
+ * milliseconds with a message naming it, never after a browser launch.
+ */
+export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGpu'>): PlannedRender {
+  const composition = loadComposition(opts.projectDir);
+  const variables = resolveVariables(composition, opts.overrides, opts.strictVariables);
+  const fps = opts.fps ?? composition.fps;
+  if (composition.durationSeconds > MAX_DURATION_SECONDS) {
+    throw badInput(
+      `${composition.id}: data-duration ${composition.durationSeconds}s (${framesOf(composition.durationSeconds, fps)} frames at ${fps} fps) is over the ` +
+        `${MAX_DURATION_SECONDS / 3600} hour maximum of one render; split it into parts`,
+    );
+  }
+  const totalFrames = framesOf(composition.durationSeconds, fps);
+  if (totalFrames < 1) throw badInput(`${composition.id}: data-duration ${composition.durationSeconds}s is shorter than one frame at ${fps} fps`);
+  const size = resolveOutputSize(composition, opts.width, opts.height);
+  assertEncodableSize(size);
+  const transparent = hasAlpha(opts.format);
+  // Transparency needs PNG frames: JPEG has no alpha.
+  const frameFormat: FrameFormat = transparent ? { type: 'png' } : opts.frameFormat;
+  const rational: Rational = fpsToRational(fps);
+  return {
+    composition,
+    warnings: variables.warnings,
+    fps,
+    totalFrames,
+    size,
+    format: opts.format,
+    transparent,
+    settings: {
+      format: opts.format,
+      width: size.width,
+      height: size.height,
+      fps: rational,
+      crf: opts.crf,
+      preset: opts.preset,
+      x264Params: opts.x264Params,
+      frameFormat,
+    },
+    boot: runtimeBoot(variables.values, fps, opts),
+    timeouts: { ...DEFAULT_TIMEOUTS, ...opts.timeouts },
+  };
+}
+
+/** {@link planRender}, then the browser profile (probed once per browser binary). */
+export async function createRenderContext(opts: RenderContextOptions): Promise<RenderContext> {
+  const planned = planRender(opts);
+  opts.beforeBrowser?.(planned);
+  const capture = captureFor(planned.composition.entryFile, opts.capture);
+  const profile = await resolveProfile({ executablePath: findBrowser(), capture, allowGpu: opts.allowGpu });
+  return {
+    ...planned,
+    profile,
+    sessionOptions: (url, assets, profileDir) => ({
+      profile,
+      url,
+      width: planned.composition.width,
+      height: planned.composition.height,
+      scale: planned.size.scale,
+      boot: planned.boot,
+      format: planned.settings.frameFormat,
+      transparent: planned.transparent,
+      assets,
+      timeouts: planned.timeouts,
+      profileDir,
+    }),
+  };
+}
+
+/**
+ * `auto` capture of a page with a `<video>` takes screenshots: with begin-frame control, a seeked
+ * video's new picture was measured to reach the capture one seek late now and then (a whole
+ * chunk one frame behind in about 1 render in 10 of the frame-index test composition, on a loaded
+ * 2-core machine; none in 10 with screenshots, at about twice the time).
+ */
+function captureFor(entryFile: string, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
+  if (capture !== 'auto') return capture;
+  return /<video[\s>]/i.test(fs.readFileSync(entryFile, 'utf8')) ? 'screenshot' : 'auto';
+}
+
+function assertEncodableSize({ width, height }: OutputSize): void {
+  if (width > MAX_SIDE || height > MAX_SIDE || width * height > MAX_FRAME_PIXELS) {
+    throw badInput(
+      `output ${width}x${height} is over the encoders' limit of ${MAX_SIDE} pixels a side and ${MAX_FRAME_PIXELS} pixels a frame ` +
+        '(8192x4352, level 6.2): lower --width/--height or data-width/data-height',
+    );
+  }
+}
