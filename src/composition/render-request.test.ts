@@ -36,11 +36,11 @@ test('every problem is named in one message', () => {
   assert.throws(() => parseRenderRequest(body('{"variables": [1]}'), reveal), /"variables" must be a JSON object/);
 });
 
-test('RENDER_WIDTH/HEIGHT/FPS become --width/--height/--fps; anything but a positive integer is refused', () => {
-  const args = renderCliArgs('/p', '/o.mp4', { cards: 3 }, { RENDER_WIDTH: '320', RENDER_HEIGHT: '180', RENDER_FPS: '5' });
-  assert.equal(args, ['render', '/p', '--output', '/o.mp4', '--variables', '{"cards":3}', '--strict-variables', '--width', '320', '--height', '180', '--fps', '5']);
-  assert.equal(renderCliArgs('/p', '/o.mp4', {}, {}).slice(-1), ['--strict-variables']);
-  assert.throws(() => renderCliArgs('/p', '/o.mp4', {}, { RENDER_FPS: '0' }), /RENDER_FPS must be a positive whole number/);
+test('the variables go in a file; RENDER_WIDTH/HEIGHT/FPS become --width/--height/--fps; anything but a positive integer is refused', () => {
+  const args = renderCliArgs('/p', '/o.mp4', '/w/variables.json', { RENDER_WIDTH: '320', RENDER_HEIGHT: '180', RENDER_FPS: '5' });
+  assert.equal(args, ['render', '/p', '--output', '/o.mp4', '--variables-file', '/w/variables.json', '--strict-variables', '--width', '320', '--height', '180', '--fps', '5']);
+  assert.equal(renderCliArgs('/p', '/o.mp4', '/w/v.json', {}).slice(-1), ['--strict-variables']);
+  assert.throws(() => renderCliArgs('/p', '/o.mp4', '/w/v.json', { RENDER_FPS: '0' }), /RENDER_FPS must be a positive whole number/);
 });
 
 test.run();

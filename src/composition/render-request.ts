@@ -67,7 +67,11 @@ export function renderSizeArgs(env: Record<string, string | undefined>): string[
   return args;
 }
 
-/** The `vidkit` arguments of one template render; `--strict-variables` as the request was checked. */
-export function renderCliArgs(projectDir: string, output: string, variables: Overrides, env: Record<string, string | undefined>): string[] {
-  return ['render', projectDir, '--output', output, '--variables', JSON.stringify(variables), '--strict-variables', ...renderSizeArgs(env)];
+/**
+ * The `vidkit` arguments of one template render; `--strict-variables` as the request was checked.
+ * The variables travel in a file: on the argument list a 64 KiB body can outgrow Linux's 128 KiB
+ * cap on one argument (every byte that is not UTF-8 becomes a 3-byte U+FFFD).
+ */
+export function renderCliArgs(projectDir: string, output: string, variablesFile: string, env: Record<string, string | undefined>): string[] {
+  return ['render', projectDir, '--output', output, '--variables-file', variablesFile, '--strict-variables', ...renderSizeArgs(env)];
 }

@@ -7,37 +7,70 @@ import { FIXTURES, tempDir } from '../test-support/cli';
 import {
   ACCENT_VARIABLES,
   LOCAL_VIDKIT_CLI,
+  LONG_TITLE_BODY,
   RunningServer,
   SMALL_RENDER,
   TEMPLATES,
+  TIGHT_LIMITS,
+  TIMEOUT_ERROR,
+  assertLongTitleRender,
+  assertQueueFull,
   assertRejectsMalformedBodies,
   assertSmallAccentRender,
+  installFixtureComposition,
+  post,
   postJson,
   previewFrameSpread,
+  processMarker,
+  renderPastTimeout,
   startServer,
+  threeAtOnce,
 } from '../test-support/templates';
 import { freePort } from '../test-support/ports';
 
 // The edge-container template: the real Worker in `wrangler dev` (workerd + miniflare's local R2
-// bucket), containers disabled; the container's own server runs as a local process behind it.
+// bucket), containers disabled; the container's own server runs as a local process behind it, with
+// no render waiting (RENDER_MAX_WAITING=0). A second render server, on the test fixtures under one
+// waiting render and a 3 s timeout, is driven directly, as the Worker forwards to it.
 const APP = path.join(TEMPLATES, 'edge-container');
 const WRANGLER = path.join(APP, 'node_modules', '.bin', 'wrangler');
 const test = suite('edge-container template');
 const state = tempDir('vidkit-wrangler-');
 const wranglerEnv = { WRANGLER_SEND_METRICS: 'false', CI: '1' };
+const marker = processMarker();
 let container: RunningServer;
+let limited: RunningServer;
 let worker: RunningServer;
+let endlessDir: string;
+let longTitleDir: string;
+// The render servers' TMPDIR: what a render writes there (variables file, output, browser profile)
+// must be gone after it.
+const containerTmp = tempDir('vidkit-template-tmp-');
+const limitedTmp = tempDir('vidkit-template-tmp-');
+
+async function startRenderServer(root: string, env: Record<string, string>): Promise<RunningServer> {
+  const port = await freePort();
+  return startServer(process.execPath, ['server.mjs'], {
+    cwd: path.join(APP, 'container'),
+    env: { PORT: String(port), COMPOSITIONS_ROOT: root, VIDKIT_CLI: LOCAL_VIDKIT_CLI, ...SMALL_RENDER, ...env },
+    port,
+    readyPath: '/health',
+  });
+}
+
+/** POST /render as the Worker sends it, for the composition in `dir`. */
+const renderDirectly = (server: RunningServer, dir: string, body: string | Uint8Array<ArrayBuffer>) => post(server.url + '/render', body, { 'x-composition-dir': dir });
 
 test.before(async () => {
   const copy = spawnSync('npm', ['run', '--silent', 'assets'], { cwd: APP, encoding: 'utf8' });
   assert.is(copy.status, 0, copy.stderr);
-  const containerPort = await freePort();
-  container = await startServer(process.execPath, ['server.mjs'], {
-    cwd: path.join(APP, 'container'),
-    env: { PORT: String(containerPort), COMPOSITIONS_ROOT: path.join(APP, 'public'), VIDKIT_CLI: LOCAL_VIDKIT_CLI, ...SMALL_RENDER },
-    port: containerPort,
-    readyPath: '/health',
-  });
+  // The render servers' public/: the template's compositions and the fixtures.
+  const root = tempDir('vidkit-edge-public-');
+  fs.cpSync(path.join(APP, 'public', 'compositions'), path.join(root, 'compositions'), { recursive: true });
+  endlessDir = `compositions/${installFixtureComposition('endless-frame', path.join(root, 'compositions'))}`;
+  longTitleDir = `compositions/${installFixtureComposition('long-variable', path.join(root, 'compositions'))}`;
+  container = await startRenderServer(root, { RENDER_MAX_WAITING: '0', TMPDIR: containerTmp });
+  limited = await startRenderServer(root, { ...TIGHT_LIMITS, ...marker.env, TMPDIR: limitedTmp });
   const port = await freePort();
   const vars = ['VIDKIT_ADAPTERS:local', `RENDER_SERVER_URL:${container.url}`].flatMap((v) => ['--var', v]);
   worker = await startServer(WRANGLER, ['dev', '--ip', '127.0.0.1', '--port', String(port), '--persist-to', state, ...vars], {
@@ -49,7 +82,7 @@ test.before(async () => {
 
 test.after(async () => {
   await worker?.stop();
-  await container?.stop();
+  await Promise.all([container?.stop(), limited?.stop()]);
 });
 
 test('GET / serves <vidkit-player> with the composition, and it draws a non-blank frame', async () => {
@@ -77,6 +110,36 @@ test('POST /api/render stores an H.264 MP4 in the vidkit-renders bucket and retu
 
 test('malformed bodies get a 400 with a message', async () => {
   await assertRejectsMalformedBodies(worker.url + '/api/render');
+});
+
+test('through the Worker, a render while one runs and none may wait (RENDER_MAX_WAITING=0) is answered 429 with Retry-After', async () => {
+  const answers = await Promise.all([1, 2].map(() => post(worker.url + '/api/render', '')));
+  const [done, refused] = answers.sort((a, b) => a.status - b.status);
+  assert.is(done.status, 200, container.output());
+  await done.arrayBuffer();
+  await assertQueueFull(refused, 0);
+});
+
+test('RENDER_MAX_WAITING=1: with one render running and one waiting, a third is answered 429 with Retry-After', async () => {
+  const [refused, ...accepted] = await threeAtOnce(() => renderDirectly(limited, endlessDir, ''));
+  await assertQueueFull(refused);
+  // The one that waited ran once the first was stopped: both ran into the timeout.
+  assert.equal(accepted.map((r) => r.status), [504, 504], limited.output());
+});
+
+test('a render past RENDER_TIMEOUT_SECONDS answers 504 naming the limit; its vidkit, browser and temporary files are gone', async () => {
+  const { res, left } = await renderPastTimeout(() => renderDirectly(limited, endlessDir, ''), marker.entry);
+  assert.is(res.status, 504);
+  assert.match(((await res.json()) as { error: string }).error, TIMEOUT_ERROR);
+  assert.equal(left, []);
+  assert.equal(fs.readdirSync(limitedTmp), [], 'the render left temporary files behind');
+});
+
+test('a 60 KiB variable that serialises past the argument-list limit renders, and reaches the page whole', async () => {
+  const res = await renderDirectly(container, longTitleDir, LONG_TITLE_BODY);
+  assert.is(res.status, 200, container.output());
+  assertLongTitleRender(new Uint8Array(await res.arrayBuffer()));
+  assert.equal(fs.readdirSync(containerTmp), [], 'the render left temporary files behind');
 });
 
 test('wrangler deploy --dry-run accepts the config and builds the RenderContainer image from container/Dockerfile', () => {

@@ -7,14 +7,24 @@ import { tempDir } from '../test-support/cli';
 import {
   ACCENT_VARIABLES,
   LOCAL_VIDKIT_CLI,
+  LONG_TITLE_BODY,
   RunningServer,
   SMALL_RENDER,
   TEMPLATES,
+  TIGHT_LIMITS,
+  TIMEOUT_ERROR,
+  assertLongTitleRender,
+  assertQueueFull,
   assertRejectsMalformedBodies,
   assertSmallAccentRender,
+  installFixtureComposition,
+  post,
   postJson,
   previewFrameSpread,
+  processMarker,
+  renderPastTimeout,
   startServer,
+  threeAtOnce,
 } from '../test-support/templates';
 import { freePort } from '../test-support/ports';
 
@@ -24,18 +34,37 @@ const APP = path.join(TEMPLATES, 'sandbox-platform');
 const test = suite('sandbox-platform template');
 const blobDir = tempDir('vidkit-blobs-');
 const env = { NEXT_TELEMETRY_DISABLED: '1', VIDKIT_ADAPTERS: 'local', VIDKIT_CLI: LOCAL_VIDKIT_CLI, VIDKIT_LOCAL_STORE_DIR: blobDir, ...SMALL_RENDER };
+const compositions = path.join(APP, 'public', 'compositions');
+const marker = processMarker();
 let server: RunningServer;
+// The same app on the test fixtures: one whose frame never ends, under one waiting render and a
+// 3 s timeout, and one that paints the length of its title.
+let limited: RunningServer;
+let longTitle: RunningServer;
+let fixtures: string[] = [];
+// Their TMPDIR: what a render writes there (variables file, output, browser profile) must be gone after it.
+const limitedTmp = tempDir('vidkit-template-tmp-');
+const longTitleTmp = tempDir('vidkit-template-tmp-');
+
+async function startApp(extra: Record<string, string>): Promise<RunningServer> {
+  const port = await freePort();
+  const next = path.join(APP, 'node_modules', '.bin', 'next');
+  return startServer(next, ['start', '-p', String(port), '-H', '127.0.0.1'], { cwd: APP, env: { ...env, ...extra }, port });
+}
 
 test.before(async () => {
   // `next build` checks the Next.js config, routes and types; the build script also copies the player in.
   const build = spawnSync('npm', ['run', '--silent', 'build'], { cwd: APP, env: { ...process.env, ...env }, encoding: 'utf8' });
   assert.is(build.status, 0, `next build failed:\n${build.stdout}\n${build.stderr}`);
-  const port = await freePort();
-  server = await startServer(path.join(APP, 'node_modules', '.bin', 'next'), ['start', '-p', String(port), '-H', '127.0.0.1'], { cwd: APP, env, port });
+  fixtures = ['endless-frame', 'long-variable'].map((f) => installFixtureComposition(f, compositions));
+  server = await startApp({});
+  limited = await startApp({ PREVIEW_COMPOSITION_DIR: `compositions/${fixtures[0]}`, ...TIGHT_LIMITS, ...marker.env, TMPDIR: limitedTmp });
+  longTitle = await startApp({ PREVIEW_COMPOSITION_DIR: `compositions/${fixtures[1]}`, TMPDIR: longTitleTmp });
 });
 
 test.after(async () => {
-  await server?.stop();
+  await Promise.all([server?.stop(), limited?.stop(), longTitle?.stop()]);
+  for (const name of fixtures) fs.rmSync(path.join(compositions, name), { recursive: true, force: true });
 });
 
 test('GET / serves <vidkit-player> with the composition, and it draws a non-blank frame', async () => {
@@ -61,6 +90,29 @@ test('POST /api/render stores an H.264 MP4 in the blob directory and returns its
 
 test('malformed bodies get a 400 with a message', async () => {
   await assertRejectsMalformedBodies(server.url + '/api/render');
+});
+
+test('RENDER_MAX_WAITING=1: with one render running and one waiting, a third is answered 429 with Retry-After', async () => {
+  const [refused, ...accepted] = await threeAtOnce(() => post(limited.url + '/api/render', ''));
+  await assertQueueFull(refused);
+  // The one that waited ran once the first was stopped: both ran into the timeout.
+  assert.equal(accepted.map((r) => r.status), [504, 504], limited.output());
+});
+
+test('a render past RENDER_TIMEOUT_SECONDS answers 504 naming the limit; its vidkit, browser and temporary files are gone', async () => {
+  const { res, left } = await renderPastTimeout(() => post(limited.url + '/api/render', ''), marker.entry);
+  assert.is(res.status, 504);
+  assert.match(((await res.json()) as { error: string }).error, TIMEOUT_ERROR);
+  assert.equal(left, []);
+  assert.equal(fs.readdirSync(limitedTmp), [], 'the render left temporary files behind');
+});
+
+test('a 60 KiB variable that serialises past the argument-list limit renders, and reaches the page whole', async () => {
+  const res = await post(longTitle.url + '/api/render', LONG_TITLE_BODY);
+  const json = (await res.json()) as { url: string; error?: string };
+  assert.is(res.status, 200, JSON.stringify(json) + longTitle.output());
+  assertLongTitleRender(new Uint8Array(await (await fetch(json.url)).arrayBuffer()));
+  assert.equal(fs.readdirSync(longTitleTmp), [], 'the render left temporary files behind');
 });
 
 test.run();

@@ -7,14 +7,24 @@ import { REPO_ROOT, tempDir } from '../test-support/cli';
 import {
   ACCENT_VARIABLES,
   LOCAL_VIDKIT_CLI,
+  LONG_TITLE_BODY,
   RunningServer,
   SMALL_RENDER,
   TEMPLATES,
+  TIGHT_LIMITS,
+  TIMEOUT_ERROR,
+  assertLongTitleRender,
+  assertQueueFull,
   assertRejectsMalformedBodies,
   assertSmallAccentRender,
+  installFixtureComposition,
+  post,
   postJson,
   previewFrameSpread,
+  processMarker,
+  renderPastTimeout,
   startServer,
+  threeAtOnce,
 } from '../test-support/templates';
 import { freePort } from '../test-support/ports';
 
@@ -24,21 +34,56 @@ const APP = path.join(TEMPLATES, 'serverless-container');
 const PYTHON = path.join(APP, '.venv', 'bin', 'python');
 const test = suite('serverless-container template');
 const volume = tempDir('vidkit-volume-');
+const compositions = path.join(APP, 'compositions');
+const marker = processMarker();
 let server: RunningServer;
+// The same app on the test fixtures: one whose frame never ends, under one waiting render and a
+// 3 s timeout, and one that paints the length of its title.
+let limited: RunningServer;
+let longTitle: RunningServer;
+let fixtures: string[] = [];
+// Their TMPDIR: what a render writes there (variables file, output, browser profile) must be gone after it.
+const limitedTmp = tempDir('vidkit-template-tmp-');
+const longTitleTmp = tempDir('vidkit-template-tmp-');
 
 async function startApp(env: Record<string, string>): Promise<RunningServer> {
   const port = await freePort();
   return startServer(PYTHON, ['-m', 'vidkit_web.local', '--port', String(port)], { cwd: APP, env, port });
 }
 
+/** Polls a render's route until it is no longer 202 (running); returns that answer. */
+async function finished(pollUrl: string): Promise<Response> {
+  const deadline = Date.now() + 120_000;
+  let res = await fetch(pollUrl);
+  while (res.status === 202 && Date.now() < deadline) {
+    await res.arrayBuffer();
+    await new Promise((r) => setTimeout(r, 250));
+    res = await fetch(pollUrl);
+  }
+  return res;
+}
+
+/** POSTs a render and waits for its end on the poll route. */
+async function renderToEnd(url: string, body: string | Uint8Array<ArrayBuffer>): Promise<Response> {
+  const started = await post(url + '/api/render', body);
+  const json = (await started.json()) as { url: string; error?: string };
+  assert.is(started.status, 202, JSON.stringify(json));
+  return finished(json.url);
+}
+
 test.before(async () => {
   const copy = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'template-assets.js'), 'static/vidkit-player.js', 'compositions'], { cwd: APP, encoding: 'utf8' });
   assert.is(copy.status, 0, copy.stderr);
-  server = await startApp({ VIDKIT_LOCAL_STORE_DIR: volume, VIDKIT_CLI: LOCAL_VIDKIT_CLI, ...SMALL_RENDER });
+  fixtures = ['endless-frame', 'long-variable'].map((f) => installFixtureComposition(f, compositions));
+  const base = { VIDKIT_CLI: LOCAL_VIDKIT_CLI, ...SMALL_RENDER };
+  server = await startApp({ VIDKIT_LOCAL_STORE_DIR: volume, ...base });
+  limited = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), PREVIEW_COMPOSITION: fixtures[0], ...TIGHT_LIMITS, ...marker.env, TMPDIR: limitedTmp, ...base });
+  longTitle = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), PREVIEW_COMPOSITION: fixtures[1], TMPDIR: longTitleTmp, ...base });
 });
 
 test.after(async () => {
-  await server?.stop();
+  await Promise.all([server?.stop(), limited?.stop(), longTitle?.stop()]);
+  for (const name of fixtures) fs.rmSync(path.join(compositions, name), { recursive: true, force: true });
 });
 
 test('GET / serves <vidkit-player> with the composition, and it draws a non-blank frame', async () => {
@@ -87,6 +132,30 @@ test('unknown ids and names are 404', async () => {
 
 test('malformed bodies get a 400 with a message', async () => {
   await assertRejectsMalformedBodies(server.url + '/api/render');
+});
+
+test('RENDER_MAX_WAITING=1: with one render running and one waiting, a third is answered 429 with Retry-After', async () => {
+  const [first, second, refused] = await threeAtOnce(() => post(limited.url + '/api/render', ''));
+  await assertQueueFull(refused);
+  assert.equal([first.status, second.status], [202, 202]);
+  // The one that waited ran once the first was stopped: both ran into the timeout.
+  const ends = await Promise.all([first, second].map(async (r) => finished(((await r.json()) as { url: string }).url)));
+  assert.equal(ends.map((r) => r.status), [504, 504], limited.output());
+});
+
+test('a render past RENDER_TIMEOUT_SECONDS is 504 on the poll route, naming the limit; its vidkit, browser and temporary files are gone', async () => {
+  const { res, left } = await renderPastTimeout(() => renderToEnd(limited.url, ''), marker.entry);
+  assert.is(res.status, 504);
+  assert.match(((await res.json()) as { error: string }).error, TIMEOUT_ERROR);
+  assert.equal(left, []);
+  assert.equal(fs.readdirSync(limitedTmp), [], 'the render left temporary files behind');
+});
+
+test('a 60 KiB variable that serialises past the argument-list limit renders, and reaches the page whole', async () => {
+  const res = await renderToEnd(longTitle.url, LONG_TITLE_BODY);
+  assert.is(res.status, 200, longTitle.output());
+  assertLongTitleRender(new Uint8Array(await res.arrayBuffer()));
+  assert.equal(fs.readdirSync(longTitleTmp), [], 'the render left temporary files behind');
 });
 
 test('a render that fails is a 500 with the error on the poll route', async () => {

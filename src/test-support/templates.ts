@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { freePort } from './ports';
 import * as assert from 'uvu/assert';
 import { findBrowser, launchBrowser } from '../render/browser';
-import { REPO_ROOT, tempDir } from './cli';
+import { FIXTURES, REPO_ROOT, tempDir } from './cli';
 import { decodeRgbFrame, ffprobe, rgbAt } from './media';
 
 export const TEMPLATES = path.join(REPO_ROOT, 'templates');
@@ -161,3 +161,105 @@ export async function assertRejectsMalformedBodies(renderUrl: string): Promise<v
     assert.match(String(json.error), message, `${what}: ${JSON.stringify(json)}`);
   }
 }
+
+/** POSTs a raw body (a string or bytes) and returns the response. */
+export function post(url: string, body: string | Uint8Array<ArrayBuffer>, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(url, { method: 'POST', body, headers: { 'content-type': 'application/json', ...headers } });
+}
+
+/**
+ * A 60 KiB `title` for the long-variable fixture, sent as Latin-1: each byte is not UTF-8 and
+ * decodes to U+FFFD (3 bytes in UTF-8), so serialised it is 180 KiB, past Linux's 128 KiB cap on
+ * one argument. The body stays within the 64 KiB contract.
+ */
+export const LONG_TITLE_LENGTH = 60 * 1024;
+export const LONG_TITLE_BODY = new Uint8Array(Buffer.concat([Buffer.from('{"variables": {"title": "'), Buffer.alloc(LONG_TITLE_LENGTH, 0xe9), Buffer.from('"}}')]));
+
+/**
+ * Copies a fixture composition into a template's compositions directory, as each template's
+ * README says to swap the composition; returns its name there. The copy is replaced if present.
+ */
+export function installFixtureComposition(fixture: string, compositionsDir: string): string {
+  const name = `vidkit-test-${fixture}`;
+  fs.rmSync(path.join(compositionsDir, name), { recursive: true, force: true });
+  fs.cpSync(path.join(FIXTURES, fixture), path.join(compositionsDir, name), { recursive: true });
+  return name;
+}
+
+/** Asserts an MP4 is the long-variable fixture at 320x180 and 5 fps, grey by the whole title's length. */
+export function assertLongTitleRender(bytes: Uint8Array): void {
+  const file = path.join(tempDir('vidkit-template-'), 'render.mp4');
+  fs.writeFileSync(file, bytes);
+  const video = ffprobe(file).streams.find((s) => s.codec_type === 'video');
+  assert.equal([video?.codec_name, video?.width, video?.height, video?.nb_read_frames], ['h264', 320, 180, '5']);
+  const level = Math.floor(LONG_TITLE_LENGTH / 256);
+  const pixel = rgbAt(decodeRgbFrame(file, 0, 320, 180), 320, 160, 90);
+  assert.ok(pixel.every((v) => Math.abs(v - level) <= 6), `pixel ${pixel}, expected grey ${level}: the title did not arrive whole`);
+}
+
+/**
+ * Marks the processes of one template server: every process it starts inherits the variable, the
+ * render's vidkit and browser processes included.
+ */
+export function processMarker(): { env: { VIDKIT_TEMPLATE_TEST_RUN: string }; entry: string } {
+  const id = `${process.pid}-${Math.random().toString(36).slice(2)}`;
+  return { env: { VIDKIT_TEMPLATE_TEST_RUN: id }, entry: `VIDKIT_TEMPLATE_TEST_RUN=${id}` };
+}
+
+/** The vidkit render and browser processes carrying the marker: `pid command line` each. */
+export function renderProcesses(marker: string): string[] {
+  const found: string[] = [];
+  for (const pid of fs.readdirSync('/proc').filter((e) => /^[0-9]+$/.test(e))) {
+    try {
+      if (!fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(marker)) continue;
+      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
+      if (/chrom|\/cli\/main\.js render /.test(cmdline)) found.push(`${pid} ${cmdline.slice(0, 160)}`);
+    } catch {
+      // gone meanwhile, or not ours to read
+    }
+  }
+  return found;
+}
+
+/**
+ * POSTs a render that is to time out, waits until its browser is running (so there is one to leave
+ * behind), and returns the response and what still runs once the template has answered.
+ */
+export async function renderPastTimeout(send: () => Promise<Response>, marker: string): Promise<{ res: Response; left: string[] }> {
+  let settled = false;
+  const pending = send().finally(() => (settled = true));
+  let browserSeen = false;
+  while (!settled && !browserSeen) {
+    browserSeen = renderProcesses(marker).some((p) => /chrom/.test(p));
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  const res = await pending;
+  assert.ok(browserSeen, 'the render ended before its browser started: nothing was left to stop');
+  // Killed processes vanish within moments; give them until a deadline.
+  let left = renderProcesses(marker);
+  for (let i = 0; left.length > 0 && i < 50; i++) {
+    await new Promise((r) => setTimeout(r, 100));
+    left = renderProcesses(marker);
+  }
+  return { res, left };
+}
+
+/** Sends three renders at once to a template whose queue holds one waiting; returns them in order of status. */
+export async function threeAtOnce(send: () => Promise<Response>): Promise<Response[]> {
+  const answers = await Promise.all([send(), send(), send()]);
+  return answers.sort((a, b) => a.status - b.status);
+}
+
+/** Asserts a 429 says the queue of `waiting` is full, with a whole number of seconds in Retry-After. */
+export async function assertQueueFull(res: Response, waiting = 1): Promise<void> {
+  assert.is(res.status, 429);
+  const retryAfter = res.headers.get('retry-after') ?? '';
+  assert.match(retryAfter, /^[1-9][0-9]*$/, `Retry-After: ${retryAfter}`);
+  const { error } = (await res.json()) as { error: string };
+  assert.is(error, `the render queue is full (${waiting} waiting, RENDER_MAX_WAITING); retry after ${retryAfter} s`);
+}
+
+/** What the timeout answers, the same in the three templates. */
+export const TIMEOUT_ERROR = /^render timed out after 3 s \(RENDER_TIMEOUT_SECONDS\) and was stopped/;
+/** The limits the queue and timeout tests run a template with: one waiting, a 3 s timeout. */
+export const TIGHT_LIMITS = { RENDER_MAX_WAITING: '1', RENDER_TIMEOUT_SECONDS: '3' };

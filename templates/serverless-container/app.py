@@ -8,6 +8,7 @@ from pathlib import Path
 import modal
 
 from vidkit_web import settings
+from vidkit_web.limits import render_limits
 from vidkit_web.render_job import render_to_directory
 
 HERE = Path(__file__).resolve().parent
@@ -33,10 +34,12 @@ image = (
 
 
 # The render runs up to 900 s; the web endpoint's 150 s request cap is why it is spawned (SPEC.md 8).
+# RENDER_TIMEOUT_SECONDS (default 600) stops the render itself first, so it fails with its own 504.
 @app.function(image=image, volumes={settings.VOLUME_PATH: volume}, timeout=900, cpu=4.0, memory=8192)
 def render(variables: dict, name: str) -> str:
     project_dir = Path(REMOTE_ROOT) / "compositions" / settings.PREVIEW_COMPOSITION
-    render_to_directory(project_dir, variables, Path(settings.VOLUME_PATH), name, ["vidkit"], os.environ)
+    timeout = render_limits(os.environ).timeout_seconds
+    render_to_directory(project_dir, variables, Path(settings.VOLUME_PATH), name, ["vidkit"], os.environ, timeout)
     volume.commit()
     return name
 
@@ -47,4 +50,5 @@ def web():
     from vidkit_web.backends import ModalBackend
     from vidkit_web.server import create_app
 
-    return create_app(ModalBackend(render, volume, settings.VOLUME_PATH), Path(REMOTE_ROOT) / "compositions", Path(REMOTE_ROOT) / "static")
+    backend = ModalBackend(render, volume, settings.VOLUME_PATH, render_limits(os.environ).max_waiting)
+    return create_app(backend, Path(REMOTE_ROOT) / "compositions", Path(REMOTE_ROOT) / "static")

@@ -41,8 +41,14 @@ async function forwardRender(request: Request, env: Env): Promise<Response> {
 /** POST /api/render: renders in the container, stores the MP4 in `vidkit-renders`, returns `{url}`. */
 async function render(request: Request, env: Env): Promise<Response> {
   const rendered = await forwardRender(request, env);
-  // The container answers 400/500 with the request contract's JSON message; pass it on.
-  if (!rendered.ok) return new Response(rendered.body, { status: rendered.status, headers: { 'content-type': 'application/json' } });
+  // The container answers 400/429/500/504 with the request contract's JSON message; pass it on,
+  // with Retry-After on a 429.
+  if (!rendered.ok) {
+    const headers = new Headers({ 'content-type': 'application/json' });
+    const retryAfter = rendered.headers.get('retry-after');
+    if (retryAfter) headers.set('retry-after', retryAfter);
+    return new Response(rendered.body, { status: rendered.status, headers });
+  }
   const name = `${crypto.randomUUID()}.mp4`;
   await env.RENDERS.put(name, rendered.body, { httpMetadata: { contentType: 'video/mp4' } });
   return json({ url: `${new URL(request.url).origin}/renders/${name}` }, 200);

@@ -1,5 +1,6 @@
 """Runs the template without a platform account: the web app under uvicorn, renders on a local
-thread pool running the vidkit CLI (VIDKIT_CLI), the volume a directory (VIDKIT_LOCAL_STORE_DIR).
+thread pool running the vidkit CLI (VIDKIT_CLI), the volume a directory (VIDKIT_LOCAL_STORE_DIR),
+RENDER_MAX_WAITING and RENDER_TIMEOUT_SECONDS as on the platform.
 
     python -m vidkit_web.local --port 8000
 """
@@ -13,6 +14,7 @@ import uvicorn
 
 from . import settings
 from .backends import LocalBackend
+from .limits import render_limits
 from .render_job import render_to_directory
 from .server import create_app
 
@@ -24,11 +26,13 @@ def main() -> None:
     args = parser.parse_args()
     renders_dir = Path(os.environ.get("VIDKIT_LOCAL_STORE_DIR", ".vidkit-local/renders")).resolve()
     cli = shlex.split(os.environ.get("VIDKIT_CLI", "vidkit"))
+    limits = render_limits(os.environ)
 
     def render(variables: dict, name: str) -> str:
-        return render_to_directory(settings.composition_dir(), variables, renders_dir, name, cli, os.environ)
+        return render_to_directory(settings.composition_dir(), variables, renders_dir, name, cli, os.environ, limits.timeout_seconds)
 
-    uvicorn.run(create_app(LocalBackend(render, renders_dir)), host=args.host, port=args.port, log_level="warning")
+    backend = LocalBackend(render, renders_dir, limits.max_waiting)
+    uvicorn.run(create_app(backend), host=args.host, port=args.port, log_level="warning")
 
 
 if __name__ == "__main__":

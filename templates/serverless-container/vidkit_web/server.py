@@ -11,8 +11,9 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from . import settings
-from .backends import Backend, Failed, Finished, Running
+from .backends import Backend, Failed, Finished, Running, TimedOut
 from .contract import MAX_RENDER_REQUEST_BYTES, RenderRequestError, load_declarations, parse_render_request
+from .limits import QueueFull
 from .render_job import RENDER_NAME
 
 
@@ -38,7 +39,10 @@ def create_app(backend: Backend, compositions_dir: Path = settings.COMPOSITIONS_
             variables = parse_render_request(await _read_capped(request), load_declarations(project_dir))
         except RenderRequestError as err:
             return JSONResponse({"error": str(err)}, status_code=400)
-        call_id = backend.spawn(variables, f"{uuid.uuid4()}.mp4")
+        try:
+            call_id = backend.spawn(variables, f"{uuid.uuid4()}.mp4")
+        except QueueFull as err:
+            return JSONResponse({"error": str(err)}, status_code=429, headers={"Retry-After": str(err.retry_after)})
         return JSONResponse({"call_id": call_id, "url": str(request.url_for("poll_render", call_id=call_id))}, status_code=202)
 
     async def poll_render(request: Request) -> Response:
@@ -48,6 +52,8 @@ def create_app(backend: Backend, compositions_dir: Path = settings.COMPOSITIONS_
             return JSONResponse({"call_id": call_id, "status": "running"}, status_code=202)
         if isinstance(status, Failed):
             return JSONResponse({"call_id": call_id, "error": status.error}, status_code=500)
+        if isinstance(status, TimedOut):
+            return JSONResponse({"call_id": call_id, "error": status.error}, status_code=504)
         if isinstance(status, Finished):
             return FileResponse(backend.render_path(status.name), media_type="video/mp4", headers={"x-render-url": f"/renders/{status.name}"})
         return JSONResponse({"error": f"no render with id {call_id}"}, status_code=404)
