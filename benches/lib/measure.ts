@@ -13,11 +13,24 @@ export interface Measured {
 const SAMPLE_MS = 100;
 const PAGE_SIZE = 4096;
 
-/** Runs a command, sampling the RSS of its whole process tree every 100 ms. */
-export function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}): Promise<Measured> {
+/**
+ * Runs a command, sampling the RSS of its whole process tree every 100 ms. With `timeoutMs`, the
+ * command runs in its own process group, which is sent SIGTERM past the limit (so its cleanup runs)
+ * and SIGKILL 5 s later.
+ */
+export function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}, timeoutMs?: number): Promise<Measured> {
   return new Promise((resolve, reject) => {
     const started = process.hrtime.bigint();
-    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(cmd, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'], detached: timeoutMs !== undefined });
+    let timedOut = false;
+    const deadline =
+      timeoutMs === undefined
+        ? undefined
+        : setTimeout(() => {
+            timedOut = true;
+            signalGroup(child.pid!, 'SIGTERM');
+            setTimeout(() => signalGroup(child.pid!, 'SIGKILL'), 5000).unref();
+          }, timeoutMs);
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -28,14 +41,25 @@ export function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}
     }, SAMPLE_MS);
     child.on('error', (err) => {
       clearInterval(timer);
+      clearTimeout(deadline);
       reject(err);
     });
     child.on('close', (code) => {
       clearInterval(timer);
+      clearTimeout(deadline);
       const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
+      if (timedOut) stderr += `\nerror: killed after ${timeoutMs! / 1000} s\n`;
       resolve({ status: code ?? -1, wallSeconds, peakRssBytes: peak, stdout, stderr });
     });
   });
+}
+
+function signalGroup(pid: number, signal: NodeJS.Signals): void {
+  try {
+    process.kill(-pid, signal);
+  } catch {
+    // The group has already exited.
+  }
 }
 
 /** Sum of RSS over `root` and all its descendants, read from /proc. */

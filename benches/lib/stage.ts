@@ -5,9 +5,9 @@ import * as path from 'node:path';
  * The bench compositions as both tools render them, staged under `dir`: each composition's own
  * files plus the shared fonts (Liberation Sans, SIL OFL), so both tools draw the same glyphs from
  * the same files. `ui-3d-reveal` is made from examples/ui-3d-reveal rather than kept as a copy.
+ * `compositions` is the folder they come from (the compatibility suite keeps its own).
  */
-export function stageComposition(root: string, name: string, dir: string): string {
-  const compositions = path.join(root, 'benches', 'compositions');
+export function stageComposition(root: string, name: string, dir: string, compositions = path.join(root, 'benches', 'compositions')): string {
   const staged = path.join(dir, name);
   if (name === 'ui-3d-reveal') {
     fs.mkdirSync(staged, { recursive: true });
@@ -15,7 +15,7 @@ export function stageComposition(root: string, name: string, dir: string): strin
   } else {
     fs.cpSync(path.join(compositions, name), staged, { recursive: true });
   }
-  fs.cpSync(path.join(compositions, 'fonts'), staged, { recursive: true });
+  fs.cpSync(path.join(root, 'benches', 'compositions', 'fonts'), staged, { recursive: true });
   return staged;
 }
 

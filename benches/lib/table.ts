@@ -17,11 +17,16 @@ export function printTable(rows: Row[], sweep?: Array<{ workers: string; medianW
     ]);
     if (p) lines.push(['', '', 'peer', f1(p.medianWall), f1(p.fps), f1(p.peakRssMb), f2(p.sizeMb), f2(p.psnrDb), String(p.frames), '', '', '', '', '', '', '', '']);
   }
-  const widths = header.map((_, i) => Math.max(...lines.map((l) => l[i].length)));
-  for (const l of lines) process.stdout.write(`${l.map((c, i) => c.padEnd(widths[i])).join(' | ')}\n`);
+  printColumns(lines);
   if (sweep) {
     const best = Math.min(...sweep.filter((s) => s.workers !== 'auto').map((s) => s.medianWall));
     process.stdout.write('\nworkers | median wall s | vs best fixed\n');
     for (const s of sweep) process.stdout.write(`${s.workers.padEnd(7)} | ${f1(s.medianWall).padEnd(13)} | ${f2(s.medianWall / best)}\n`);
   }
+}
+
+/** Prints rows of cells as aligned columns separated by ` | `; the first row is the header. */
+export function printColumns(lines: string[][]): void {
+  const widths = lines[0].map((_, i) => Math.max(...lines.map((l) => l[i].length)));
+  for (const l of lines) process.stdout.write(`${l.map((c, i) => c.padEnd(widths[i])).join(' | ')}\n`);
 }

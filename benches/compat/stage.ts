@@ -1,0 +1,47 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { stageComposition } from '../lib/stage';
+
+/**
+ * Files a composition may reference by name, copied in when its index.html names them: the
+ * animation libraries from the root's and the suite's own npm dependencies (benches/compat/
+ * package.json), so no copy of a library is kept in the repository.
+ */
+const LIBRARIES: Record<string, string[]> = {
+  'gsap.min.js': ['node_modules/gsap/dist/gsap.min.js'],
+  'anime.umd.min.js': ['benches/compat/node_modules/animejs/dist/bundles/anime.umd.min.js'],
+  'lottie.min.js': ['benches/compat/node_modules/lottie-web/build/player/lottie.min.js'],
+  // The module imports its core from the same folder.
+  'three.module.js': ['benches/compat/node_modules/three/build/three.module.js', 'benches/compat/node_modules/three/build/three.core.js'],
+};
+
+/**
+ * Media made when a composition names them, with ffmpeg's own test sources, so every run has the
+ * same bytes without keeping binaries in the repository: a 4 s 320x180 video whose picture changes
+ * every frame (test pattern, rotating hue) and a 4 s 440 Hz tone rising linearly from silence, so
+ * that where in the source a clip starts shows in its level.
+ */
+const MEDIA: Record<string, string[]> = {
+  'clip.mp4': ['-f', 'lavfi', '-i', 'testsrc2=s=320x180:r=30:d=4,hue=H=2*PI*t/4', '-c:v', 'libx264', '-crf', '12', '-g', '15', '-pix_fmt', 'yuv420p', '-an'],
+  'tone.wav': ['-f', 'lavfi', '-i', 'aevalsrc=0.8*sin(2*PI*440*t)*t/4:s=48000:d=4', '-c:a', 'pcm_s16le'],
+};
+
+/** Stages one suite composition under `dir` with the shared fonts and what its page names. */
+export function stageCompatComposition(root: string, name: string, dir: string): string {
+  const staged = stageComposition(root, name, dir, path.join(root, 'benches', 'compat', 'compositions'));
+  const html = fs.readFileSync(path.join(staged, 'index.html'), 'utf8');
+  for (const [file, sources] of Object.entries(LIBRARIES)) {
+    if (!html.includes(`"${file}"`) && !html.includes(`'./${file}'`)) continue;
+    for (const source of sources) {
+      const from = path.join(root, source);
+      if (!fs.existsSync(from)) throw new Error(`${name} needs ${source}: run bash benches/compat/install.sh (and npm install at the root)`);
+      fs.copyFileSync(from, path.join(staged, path.basename(source)));
+    }
+  }
+  for (const [file, args] of Object.entries(MEDIA)) {
+    if (!html.includes(`"${file}"`)) continue;
+    execFileSync('ffmpeg', ['-v', 'error', '-y', ...args, path.join(staged, file)]);
+  }
+  return staged;
+}

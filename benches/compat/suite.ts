@@ -1,0 +1,52 @@
+/**
+ * The compatibility suite: compositions in HyperFrames' format, written for it, each measuring one
+ * feature of the format (README, HyperFrames compositions). Every one is rendered by the peer and by
+ * vidkit in the same run and compared frame by frame.
+ */
+export interface CompatCase {
+  /** Folder under benches/compat/compositions. */
+  name: string;
+  /** What the composition measures. */
+  feature: string;
+  /**
+   * Draws text. Feature rows are kept text-free; a text row can differ by font rasterisation
+   * alone (the two tools draw the same font files with different settings), and is named so.
+   */
+  text?: true;
+  /** Output format, mp4 unless given. */
+  format?: 'webm';
+  /** Given to both tools with `--variables`. */
+  variables?: Record<string, unknown>;
+}
+
+export const SUITE: CompatCase[] = [
+  { name: 'variables-script', feature: 'variables: __hyperframes.getVariables() at top level, __hfVariables, overrides', variables: { count: 5, outline: true } },
+  { name: 'variables-bindings', feature: 'variables: [data-composition-variables] on the root, image type, data-var-src, --<id> bindings', variables: { accent: '#457b9d', logo: 'logo-b.svg' } },
+  { name: 'clips-window', feature: 'clips: data-start with data-duration, data-end, none' },
+  { name: 'clips-relative', feature: 'clips: relative starts (id, id + s, id - s, forward reference)' },
+  { name: 'clips-hidden-ancestor', feature: 'clips: a hidden timed ancestor hides its timed descendants' },
+  { name: 'clips-tracks', feature: 'clips: data-track-index lanes overlap; z-index orders' },
+  { name: 'root-data-root', feature: 'root: data-root="true" over the first data-composition-id, which becomes a clip' },
+  { name: 'root-inferred-duration', feature: 'root: no data-duration, inferred from the timeline (1.5 s)' },
+  { name: 'timelines-gsap', feature: 'timelines: paused GSAP timeline under the root id' },
+  { name: 'timelines-array', feature: 'timelines: window.__timelines as an array, endless repeat inside' },
+  { name: 'timelines-other-key', feature: 'timelines: the single timeline under another key' },
+  { name: 'timelines-nested', feature: 'timelines: a child composition timeline in its local time' },
+  { name: 'timelines-hf-protocol', feature: 'timelines: window.__hf {duration, seek} as the page sees it' },
+  { name: 'adapter-hf-seek', feature: 'adapters: hf-seek event, waitUntil holds the frame' },
+  { name: 'adapter-anime', feature: 'adapters: anime.js instances in __hfAnime' },
+  { name: 'adapter-lottie', feature: 'adapters: Lottie (lottie-web) in __hfLottie' },
+  { name: 'adapter-three-seek', feature: 'adapters: three.js drawn from hf-seek' },
+  { name: 'adapter-three-time', feature: 'adapters: three.js loop reading __hfThreeTime' },
+  { name: 'waapi-paused', feature: 'adapters: WAAPI animations paused by the page still seeked' },
+  { name: 'css-clip-offset', feature: 'adapters: CSS animations offset by their clip start' },
+  { name: 'iframe-same-origin', feature: 'adapters: same-origin iframe (rAF canvas, CSS animation)' },
+  { name: 'media-video-window', feature: 'media: video window, trim, data-media-start / data-playback-start, relative start' },
+  { name: 'media-video-rate', feature: 'media: data-playback-rate 2 and 0.5' },
+  { name: 'media-audio', feature: 'media: audio data-volume, data-media-start, trim, relative start (levels compared)' },
+  { name: 'media-audio-volume', feature: 'media: volume animated by a GSAP timeline (levels compared)' },
+  { name: 'alpha-webm', feature: 'alpha: html and body backgrounds left out in webm', format: 'webm' },
+  { name: 'text-plain', feature: 'text: static text and a GSAP fade, nothing else of the format', text: true },
+  { name: 'text-variables', feature: 'text: data-var-text, font variable type', text: true, variables: { title: 'Launch day' } },
+  { name: 'text-captions', feature: 'text: captions in relative clips, GSAP', text: true },
+];

@@ -1,0 +1,35 @@
+import { spawnSync } from 'node:child_process';
+
+const RATE = 48_000;
+/** Quieter than this counts as silence: level differences below it are not measured. */
+export const SILENCE_DB = -60;
+
+/**
+ * The loudness of a file's first audio stream over time: RMS in dBFS of each `windowSeconds`
+ * window of its mono mix (at least {@link SILENCE_DB}), for `seconds` seconds. A file without
+ * audio is silence throughout.
+ */
+export function audioLevels(file: string, seconds: number, windowSeconds = 0.05): number[] {
+  const run = spawnSync('ffmpeg', ['-v', 'error', '-i', file, '-map', '0:a:0?', '-ac', '1', '-ar', String(RATE), '-f', 'f32le', '-'], { maxBuffer: 512 * 1024 * 1024 });
+  if (run.status !== 0) throw new Error(`ffmpeg could not decode the audio of ${file}: ${run.stderr.toString().slice(-500)}`);
+  const pcm = run.stdout;
+  const samples = new Float32Array(pcm.buffer, pcm.byteOffset, Math.floor(pcm.byteLength / 4));
+  const perWindow = Math.round(RATE * windowSeconds);
+  const windows = Math.round(seconds / windowSeconds);
+  const levels: number[] = [];
+  for (let w = 0; w < windows; w++) {
+    let sum = 0;
+    for (let i = w * perWindow; i < (w + 1) * perWindow; i++) {
+      const s = i < samples.length ? samples[i] : 0;
+      sum += s * s;
+    }
+    const rms = Math.sqrt(sum / perWindow);
+    levels.push(Math.max(SILENCE_DB, rms > 0 ? 20 * Math.log10(rms) : SILENCE_DB));
+  }
+  return levels;
+}
+
+/** The largest difference in dB between two level curves of the same length. */
+export function maxLevelDifference(a: number[], b: number[]): number {
+  return a.reduce((max, level, i) => Math.max(max, Math.abs(level - b[i])), 0);
+}
