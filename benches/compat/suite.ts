@@ -46,6 +46,7 @@ export const SUITE: CompatCase[] = [
   { name: 'media-audio', feature: 'media: audio data-volume, data-media-start, trim, relative start (levels compared)' },
   { name: 'media-audio-volume', feature: 'media: volume animated by a GSAP timeline (levels compared)' },
   { name: 'alpha-webm', feature: 'alpha: html and body backgrounds left out in webm', format: 'webm' },
+  { name: 'alpha-root-background', feature: "alpha: the root's own half-transparent background in webm", format: 'webm' },
   { name: 'text-plain', feature: 'text: static text and a GSAP fade, nothing else of the format', text: true },
   { name: 'text-variables', feature: 'text: data-var-text, font variable type', text: true, variables: { title: 'Launch day' } },
   { name: 'text-captions', feature: 'text: captions in relative clips, GSAP', text: true },
