@@ -119,8 +119,12 @@ export interface SoundtrackTrack {
   /** Applied by resampling: the pitch follows the rate. */
   playbackRate: number;
   looped: boolean;
-  /** 0 to 1. */
+  /** Gain, 0 to 3.98 (+12 dB). */
   volume: number;
+  /** Composition time at which it stops (trimmed); absent: at its source's end. */
+  end?: number;
+  /** Its gain over time, in time order, linear in between; absent: `volume` throughout. */
+  volumes?: Array<{ time: number; volume: number }>;
 }
 
 export interface SoundtrackOptions {

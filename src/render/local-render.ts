@@ -14,7 +14,7 @@ import { OutputFormat, assertOutputExtension, formatExtension } from './formats'
 import { trackPath, untrackPath } from './leftovers';
 import { outputError, prepareOutput } from './output-path';
 import { serveProject } from './project-server';
-import { PageTimeouts, createRenderContext } from './render-context';
+import { PageTimeouts, createRenderContext, framesOfPage } from './render-context';
 import { RemoteAssets } from './remote-assets';
 import { soundtrackOf } from './soundtrack';
 import { VideoProxies } from './video-proxies';
@@ -116,23 +116,11 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       assertOutputExtension(opts.output ?? output, format);
     },
   });
-  const { composition, totalFrames, profile, size, settings } = context;
+  const { composition, profile, size, settings } = context;
   for (const w of context.warnings) opts.onWarning?.(w);
   const extension = formatExtension(format);
   const output = path.resolve(opts.output ?? path.join('out', `${composition.id}${extension}`));
-  const plan = resolveWorkers(opts.workers, totalFrames);
   const native = loadNative();
-  const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: plan.initial, chunkSize: 1 });
-  opts.onInfo?.(
-    `rendering ${composition.id}: ${size.width}x${size.height}, ${totalFrames} frames at ${context.fps} fps, ` +
-      `${chunks.length} worker${chunks.length === 1 ? '' : 's'}${plan.max > chunks.length ? ` (up to ${plan.max} while cores are idle)` : ''}, capture ${profile.capture}, GL ${profile.gl} (${profile.glRenderer})`,
-  );
-  opts.onStart?.({ totalFrames, workers: chunks.length });
-
-  // Each worker's encoder gets its share of the cores, the workers being the parallelism: on 2
-  // cores x264 at its automatic count (3 threads) spent 22% more CPU than with one on the same
-  // 180 1080p frames (4.1 vs 3.4 s, mostly kernel time).
-  const encoderThreads = Math.max(1, Math.floor(os.availableParallelism() / chunks.length));
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-'));
   const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.partial${extension}`);
   trackPath(tmpDir);
@@ -148,6 +136,10 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     onWarning: opts.onWarning,
   });
   const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new VideoProxies(assetDir) });
+  const url = new URL('index.html', server.url).href;
+  let profiles = 0;
+  // Profiles live in the render's temporary directory, so an interrupted render leaves none.
+  const openSession = () => CaptureSession.open(context.sessionOptions(url, assets, path.join(tmpDir, `profile-${profiles++}`)));
   const slots = new Set<SessionSlot>();
   // Set once every worker has settled; a pending decision to add a worker then does nothing.
   let finished = false;
@@ -155,16 +147,27 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const onAbort = () => void closeAll();
   opts.signal?.addEventListener('abort', onAbort);
   try {
+    // The first worker's page, opened before the plan when only the page can tell the length.
+    const firstSlot = new SessionSlot(openSession);
+    slots.add(firstSlot);
+    const totalFrames = context.totalFrames ?? (await framesOfPage(context, await firstSlot.current()));
+    const plan = resolveWorkers(opts.workers, totalFrames);
+    const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: plan.initial, chunkSize: 1 });
+    opts.onInfo?.(
+      `rendering ${composition.id}: ${size.width}x${size.height}, ${totalFrames} frames at ${context.fps} fps, ` +
+        `${chunks.length} worker${chunks.length === 1 ? '' : 's'}${plan.max > chunks.length ? ` (up to ${plan.max} while cores are idle)` : ''}, capture ${profile.capture}, GL ${profile.gl} (${profile.glRenderer})`,
+    );
+    opts.onStart?.({ totalFrames, workers: chunks.length });
+    // Each worker's encoder gets its share of the cores, the workers being the parallelism: on 2
+    // cores x264 at its automatic count (3 threads) spent 22% more CPU than with one on the same
+    // 180 1080p frames (4.1 vs 3.4 s, mostly kernel time).
+    const encoderThreads = Math.max(1, Math.floor(os.availableParallelism() / chunks.length));
     let firstFrameSeconds = 0;
     const onFrame = () => {
       // performance.now() counts from process start: the time a user waits for the first frame.
       if (firstFrameSeconds === 0) firstFrameSeconds = performance.now() / 1000;
       opts.onFrame?.();
     };
-    const url = new URL('index.html', server.url).href;
-    let profiles = 0;
-    // Profiles live in the render's temporary directory, so an interrupted render leaves none.
-    const openSession = () => CaptureSession.open(context.sessionOptions(url, assets, path.join(tmpDir, `profile-${profiles++}`)));
     let timeline: MediaElementTiming[] = [];
     const segments = new Map<number, string>();
     const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES);
@@ -173,8 +176,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     let active = 0;
     let peakWorkers = 0;
     // One worker: renders its part, then takes half of the largest part left, until none is.
-    const work = async (first: FramePart) => {
-      const slot = new SessionSlot(openSession);
+    const work = async (first: FramePart, slot = new SessionSlot(openSession)) => {
       slots.add(slot);
       let drew = false;
       active += 1;
@@ -210,8 +212,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       }
     };
     const pool: Array<Promise<void>> = [];
-    const launch = (part: FramePart) => {
-      const running = work(part);
+    const launch = (part: FramePart, slot?: SessionSlot) => {
+      const running = work(part, slot);
       // Handled here as well as where the pool is awaited: a worker may fail after another has.
       running.catch(() => undefined);
       pool.push(running);
@@ -219,7 +221,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     // The other workers start their browsers once the first has drawn: started together they
     // share the cores and every one reaches its first frame late.
     const first = scheduler.takePlanned()!;
-    launch(first);
+    launch(first, firstSlot);
     await waitFor(() => drawing > 0 || failed);
     for (let part = scheduler.takePlanned(); part && !failed; part = scheduler.takePlanned()) launch(part);
     // `auto` adds workers, one at a time, while the cores sit idle with every worker drawing.
