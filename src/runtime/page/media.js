@@ -131,7 +131,7 @@ function sampleVolumes(elements) {
   if (registry.root) all.push({ tl: registry.root, at: function (s) { return s; } });
   registry.children.forEach(function (child) { all.push({ tl: child.tl, at: function (s) { return registry.childTime(child, timing(), s); } }); });
   registry.others.forEach(function (tl) { all.push({ tl: tl, at: function (s) { return s; } }); });
-  if (all.length === 0) return samples;
+  if (elements.length === 0 || all.length === 0) return samples;
   var frames = Math.max(1, Math.round(compositionDuration() * fps));
   var probe = function (tl, seconds) {
     if (typeof tl.totalTime === 'function') tl.totalTime(seconds, true);

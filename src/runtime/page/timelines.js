@@ -24,8 +24,8 @@ function timelineRegistry() {
   var rootId = root ? root.getAttribute('data-composition-id') : 'root';
   var named = {};
   if (Array.isArray(raw)) {
-    if (raw.length === 1) named[rootId] = raw[0];
-    else raw.forEach(function (tl, i) { named['tl-' + i] = tl; });
+    if (raw.length === 1 && isTimeline(raw[0])) named[rootId] = raw[0];
+    else if (raw.length > 1) raw.forEach(function (tl, i) { if (isTimeline(tl)) named['tl-' + i] = tl; });
   } else {
     for (var key in raw) if (isTimeline(raw[key])) named[key] = raw[key];
   }

@@ -59,6 +59,7 @@ function timing() {
 function forgetTiming() { timingCache = null; }
 
 function readTiming() {
+  var root = compositionRoot();
   var starts = new Map();
   var durations = new Map();
   var resolving = new Set();
@@ -120,7 +121,7 @@ function readTiming() {
     }
     if (el.tagName === 'IMG') return IMAGE_SECONDS;
     var id = el.getAttribute('data-composition-id');
-    if (id !== null && el !== compositionRoot()) {
+    if (id !== null && el !== root) {
       var tl = timelines.named[id];
       var length = tl ? timelineLength(tl) : null;
       return length ? length / playbackRateOf(el) : null;
@@ -143,7 +144,6 @@ function readTiming() {
   // In its window, and so is every clip around it up to the root.
   function shownAt(el, frameIndex) {
     if (!inWindow(el, frameIndex)) return false;
-    var root = compositionRoot();
     for (var up = el.parentElement; up && up !== root; up = up.parentElement) {
       if (up.hasAttribute('data-start') && !inWindow(up, frameIndex)) return false;
     }
