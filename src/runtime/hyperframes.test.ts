@@ -69,6 +69,18 @@ for (const workers of ['1', '3']) {
   });
 }
 
+clips('clips in the page\'s flow: length from the last clip, a CSS animation starts with its clip, a hidden clip leaves the layout; __hfTypegpuTime', () => {
+  const frames = decodeGray(render(fixtureCopy('hf-layout', out), 'layout.mp4', ['--workers', '2']), W, H);
+  assert.is(frames.length, 30, 'no data-duration: 1 s from the last clip');
+  const wrong: string[] = [];
+  frames.forEach((f, i) => {
+    const got = [brightFrom(f, W, 20), f[70 * W + 220] > 128, brightFrom(f, W, 140)];
+    const want = [i < 15 ? -1 : 4 * (i - 15), i >= 15, 4 * i];
+    if (got.join() !== want.join()) wrong.push(`frame ${i}: got ${got}, want ${want}`);
+  });
+  assert.equal(wrong, []);
+});
+
 clips('window.__hf = { duration, seek } drives a page that declares no data-duration', () => {
   const frames = decodeGray(render(fixtureCopy('hf-protocol', out), 'protocol.mp4'), W, H);
   assert.is(frames.length, 15);
