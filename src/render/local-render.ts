@@ -187,6 +187,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
           const current = part;
           await renderChunk(slot, part, sink, {
             onFrame: (frame) => {
+              // Closing the sessions on abort is not enough: the chunk renderer reopens a closed one.
+              throwIfAborted(opts.signal);
               current.next = frame + 1;
               if (!drew) drawing += 1;
               drew = true;
