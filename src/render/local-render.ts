@@ -120,8 +120,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const slots = new Set<SessionSlot>();
   // Set once every worker has settled; a pending decision to add a worker then does nothing.
   let finished = false;
-  const closeAll = () => Promise.all([...slots].map((slot) => slot.close()));
-  const onAbort = () => void closeAll();
+  const stopAll = () => Promise.all([...slots].map((slot) => slot.stop()));
+  const onAbort = () => void stopAll();
   opts.signal?.addEventListener('abort', onAbort);
   try {
     let firstFrameSeconds = 0;
@@ -173,7 +173,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       } catch (err) {
         // One failed part fails the render: stop the other workers now rather than at the end.
         failed = true;
-        void closeAll();
+        void stopAll();
         throw err;
       } finally {
         active -= 1;
@@ -246,7 +246,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   } finally {
     finished = true;
     opts.signal?.removeEventListener('abort', onAbort);
-    await closeAll();
+    await stopAll();
     await server.close();
     fs.rmSync(tmpDir, { recursive: true, force: true, maxRetries: 3 });
     fs.rmSync(partial, { force: true });
