@@ -12,7 +12,6 @@ import { runtimeBoot } from '../../dist/runtime/boot';
  */
 export async function renderReference(projectDir: string, output: string, scale = 1): Promise<void> {
   const comp = loadComposition(projectDir);
-  const frames = Math.round(comp.durationSeconds * comp.fps);
   const profile = await resolveProfile({ executablePath: findBrowser(), capture: 'auto', allowGpu: true });
   const server = await serveProject(comp.projectDir);
   const ffmpeg = spawn('ffmpeg', ['-v', 'error', '-y', '-f', 'image2pipe', '-framerate', String(comp.fps), '-c:v', 'png', '-i', '-', '-c:v', 'ffv1', '-pix_fmt', 'bgr0', output], {
@@ -30,6 +29,8 @@ export async function renderReference(projectDir: string, output: string, scale 
     timeouts: DEFAULT_TIMEOUTS,
   });
   try {
+    // Without data-duration the page tells its length.
+    const frames = Math.round((comp.durationSeconds ?? (await session.durationSeconds())) * comp.fps);
     let last: Buffer | undefined;
     for (let f = 0; f < frames; f++) {
       last = (await session.capture(f)) ?? last;
