@@ -134,11 +134,11 @@ output('--format webm: html, body and the root are transparent though the page p
   }
 });
 
-output('video: relative data-start, data-media-start, data-playback-start, data-playback-rate, trimmed by data-duration, hidden outside its window', () => {
+output('video: relative data-start, data-media-start, data-playback-start, data-playback-rate, trimmed by data-duration, hidden outside its window; length from the media', () => {
   const project = fixtureCopy('hf-media', out);
   writePatternVideo(path.join(project, 'pattern.mp4'));
   const frames = decodeGray(render(project, 'media.mp4'), W, H);
-  assert.is(frames.length, 60);
+  assert.is(frames.length, 60, 'no data-duration: 2 s, where the last video ends');
   const wrong: string[] = [];
   frames.forEach((f, i) => {
     const got = [readPatternCode(f, 0), readPatternCode(f, 96)];
