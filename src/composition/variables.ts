@@ -1,8 +1,9 @@
 import { badInput } from '../errors';
 
 /**
- * The variable types: the five of SPEC.md 2.1 and HyperFrames' `font` (a font-family name) and
- * `image` (an image URL or path), both strings. Anything else is dropped silently.
+ * The variable types (README, "A composition"): string, number, color, boolean, enum, and
+ * HyperFrames' `font` (a font-family name) and `image` (an image URL or path), both strings.
+ * Anything else is dropped silently.
  */
 export const VARIABLE_TYPES = ['string', 'number', 'color', 'boolean', 'enum', 'font', 'image'] as const;
 export type VariableType = (typeof VARIABLE_TYPES)[number];

@@ -3,7 +3,7 @@
 // for Math.random and crypto. It reads its configuration from `window.__vidkitBoot` =
 // { variables, fps, seed, epochMs, transparent } (src/runtime/boot.ts builds it).
 // This file and its neighbours are parts of one script: src/runtime/runtime.ts joins them, in
-// the order it lists, inside one function (README, "HyperFrames compositions").
+// the order it lists, inside one function.
 var boot = window.__vidkitBoot || {};
 var fps = boot.fps || 30;
 // Every chunk of one render shares the same epoch, so Date agrees across chunk seams.
