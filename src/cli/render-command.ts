@@ -13,6 +13,7 @@ import { parseWorkers } from '../render/workers';
 import { DEFAULT_SEED, EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import { VidkitCommand } from './base-command';
 import { renderInDocker } from './docker';
+import { failOnLintErrors } from './lint-command';
 import { frameProgress } from './progress';
 import { exitOnTermination } from './termination';
 
@@ -81,6 +82,7 @@ export class RenderCommand extends VidkitCommand {
     description: `Seconds one frame may take to seek and draw before the render fails (default ${DEFAULT_TIMEOUTS.frameMs / 1000})`,
   });
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
+  strict = Option.Boolean('--strict', false, { description: 'Run vidkit lint first and fail (exit 2) on its errors' });
 
   protected async run(): Promise<number> {
     const quality = qualitySettings(this.quality, this.crf);
@@ -97,6 +99,7 @@ export class RenderCommand extends VidkitCommand {
     if (this.epoch !== undefined && epochMs === undefined) throw badInput(`--epoch must be ${EPOCH_FORMS}, got "${this.epoch}"`);
     const overrides = parseOverrides({ json: this.variables, file: this.variablesFile }, (p) => fs.readFileSync(p, 'utf8'));
 
+    if (this.strict) failOnLintErrors(this.projectDir, this.context.stderr);
     if (this.docker) return this.runInDocker(overrides);
 
     const timeouts = {

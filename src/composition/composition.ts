@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { parse } from 'node-html-parser';
+import { HTMLElement, parse } from 'node-html-parser';
 import { badInput } from '../errors';
 import { ROOT_SELECTORS } from './root';
 import { DeclarationSet, parseDeclarationSources } from './variables';
@@ -27,6 +27,12 @@ export interface Composition {
 
 /** Reads `<projectDir>/index.html` and validates the composition root (SPEC.md 2.2). */
 export function loadComposition(projectDir: string): Composition {
+  const { dir, entryFile, html } = readEntry(projectDir);
+  return parseComposition(html, dir, entryFile);
+}
+
+/** The project directory, resolved, and its `index.html`; bad input naming what is missing. */
+export function readEntry(projectDir: string): { dir: string; entryFile: string; html: string } {
   const dir = path.resolve(projectDir);
   let stat: fs.Stats;
   try {
@@ -36,19 +42,38 @@ export function loadComposition(projectDir: string): Composition {
   }
   if (!stat.isDirectory()) throw badInput(`not a directory: ${projectDir} (pass the project directory)`);
   const entryFile = path.join(dir, ENTRY_FILE);
-  let html: string;
   try {
-    html = fs.readFileSync(entryFile, 'utf8');
+    return { dir, entryFile, html: fs.readFileSync(entryFile, 'utf8') };
   } catch {
     throw badInput(`no ${ENTRY_FILE} in ${projectDir}: a project's composition lives in ${ENTRY_FILE}`);
   }
-  return parseComposition(html, dir, entryFile);
 }
 
 export function parseComposition(html: string, projectDir: string, entryFile: string): Composition {
   const where = path.relative(process.cwd(), entryFile) || entryFile;
   const doc = parse(html);
-  const root = doc.querySelector(ROOT_SELECTORS[0]) ?? doc.querySelector(ROOT_SELECTORS[1]);
+  const root = readRoot(doc, where);
+  const variables = parseDeclarationSources(
+    declaringElements(doc).map((el) => el.getAttribute('data-composition-variables')),
+    where,
+  );
+  return { projectDir, entryFile, ...root, variables };
+}
+
+/** The elements that declare variables: `<html>` first, then every other one in document order. */
+export function declaringElements(doc: HTMLElement): HTMLElement[] {
+  const htmlEl = doc.querySelector('html');
+  return [...(htmlEl ? [htmlEl] : []), ...doc.querySelectorAll('[data-composition-variables]').filter((el) => el !== htmlEl)];
+}
+
+/** The composition root of a parsed document (README, HyperFrames compositions), if it has one. */
+export function findRoot(doc: HTMLElement): HTMLElement | null {
+  return doc.querySelector(ROOT_SELECTORS[0]) ?? doc.querySelector(ROOT_SELECTORS[1]);
+}
+
+/** The root's attributes, validated; `where` names the file in the messages. */
+export function readRoot(doc: HTMLElement, where: string): Pick<Composition, 'id' | 'width' | 'height' | 'durationSeconds' | 'fps'> {
+  const root = findRoot(doc);
   if (!root) {
     throw badInput(`${where}: no composition root (an element with data-composition-id)`);
   }
@@ -61,13 +86,7 @@ export function parseComposition(html: string, projectDir: string, entryFile: st
   const durationSeconds = durationAttr === undefined ? undefined : positiveNumber(durationAttr, 'data-duration', where, 'seconds');
   const fpsAttr = attr('data-fps');
   const fps = fpsAttr === undefined ? DEFAULT_FPS : positiveNumber(fpsAttr, 'data-fps', where, 'frames per second');
-  const htmlEl = doc.querySelector('html');
-  const declarers = [htmlEl, ...doc.querySelectorAll('[data-composition-variables]').filter((el) => el !== htmlEl)];
-  const variables = parseDeclarationSources(
-    declarers.map((el) => el?.getAttribute('data-composition-variables')),
-    where,
-  );
-  return { projectDir, entryFile, id, width, height, durationSeconds, fps, variables };
+  return { id, width, height, durationSeconds, fps };
 }
 
 /**
