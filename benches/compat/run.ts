@@ -18,7 +18,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
 /** Every frame of a feature row must reach this against the peer's frame. */
 export const PASS_DB = 30;
 /** The most two soundtracks' levels (50 ms windows, dBFS) may differ anywhere. */
-export const AUDIO_TOLERANCE_DB = 3;
+export const AUDIO_TOLERANCE_DB = 1;
 /** A render of a 2 s composition that takes longer has hung (the peer waits without end on some pages). */
 const RENDER_TIMEOUT_MS = 120_000;
 

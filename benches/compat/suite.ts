@@ -20,7 +20,8 @@ export interface CompatCase {
 }
 
 export const SUITE: CompatCase[] = [
-  { name: 'variables-script', feature: 'variables: __hyperframes.getVariables() at top level, __hfVariables, overrides', variables: { count: 5, outline: true } },
+  { name: 'variables-script', feature: 'variables: __hyperframes.getVariables() at top level, with overrides', variables: { count: 5, outline: true } },
+  { name: 'variables-hf-overrides', feature: 'variables: the keys of window.__hfVariables', variables: { count: 5, outline: true } },
   { name: 'variables-bindings', feature: 'variables: [data-composition-variables] on the root, image type, data-var-src, --<id> bindings', variables: { accent: '#457b9d', logo: 'logo-b.svg' } },
   { name: 'clips-window', feature: 'clips: data-start with data-duration, data-end, none' },
   { name: 'clips-relative', feature: 'clips: relative starts (id, id + s, id - s, forward reference)' },
@@ -40,7 +41,7 @@ export const SUITE: CompatCase[] = [
   { name: 'adapter-three-time', feature: 'adapters: three.js loop reading __hfThreeTime' },
   { name: 'waapi-paused', feature: 'adapters: WAAPI animations paused by the page still seeked' },
   { name: 'css-clip-offset', feature: 'adapters: CSS animations offset by their clip start' },
-  { name: 'iframe-same-origin', feature: 'adapters: same-origin iframe (rAF canvas, CSS animation)' },
+  { name: 'iframe-same-origin', feature: 'adapters: same-origin iframe (rAF-driven canvas and element)' },
   { name: 'media-video-window', feature: 'media: video window, trim, data-media-start / data-playback-start, relative start' },
   { name: 'media-video-rate', feature: 'media: data-playback-rate 2 and 0.5' },
   { name: 'media-audio', feature: 'media: audio data-volume, data-media-start, trim, relative start (levels compared)' },
