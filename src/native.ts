@@ -190,8 +190,8 @@ const PLATFORM_SUFFIXES: Readonly<Record<string, string>> = {
 };
 
 const BUILD_HINT =
-  'Run `npm run build:native` to build it from source (needs Rust, clang and the libav development ' +
-  'packages: libavcodec-dev libavformat-dev libavutil-dev libswscale-dev).';
+  'Run `npm run build:native` to build it from source (needs Rust and clang; it builds libav first, with ' +
+  'nasm, cmake and meson; scripts/setup.sh installs all of them).';
 
 let cached: NativeBinding | undefined;
 
