@@ -1,13 +1,14 @@
 // Bundles the browser modules, each into one self-contained ES module: <vidkit-player>
 // (dist/player/vidkit-player.js, with the page runtime embedded so the player drives the very
-// clock the renderer injects) and the preview page's variables panel.
-import { readFileSync } from 'node:fs';
+// clock the renderer injects) and the preview page's variables panel. Runs after tsc: the
+// runtime's text comes from dist/runtime/runtime.js, the function the renderer uses.
+import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const runtime = readFileSync(join(root, 'src', 'runtime', 'page-runtime.js'), 'utf8');
+const { runtimeSource } = createRequire(import.meta.url)(join(root, 'dist', 'runtime', 'runtime.js'));
 
 const bundle = (entry, outfile) =>
   build({
@@ -17,7 +18,7 @@ const bundle = (entry, outfile) =>
     format: 'esm',
     platform: 'browser',
     target: 'es2020',
-    define: { VIDKIT_PAGE_RUNTIME: JSON.stringify(runtime) },
+    define: { VIDKIT_PAGE_RUNTIME: JSON.stringify(runtimeSource()) },
     legalComments: 'none',
     logLevel: 'warning',
   });

@@ -3,6 +3,8 @@ import { loadComposition } from '../../dist/composition/composition';
 import { findBrowser, resolveProfile } from '../../dist/render/browser';
 import { CaptureSession } from '../../dist/render/capture-session';
 import { serveProject } from '../../dist/render/project-server';
+import { DEFAULT_TIMEOUTS } from '../../dist/render/render-context';
+import { runtimeBoot } from '../../dist/runtime/boot';
 
 /**
  * The lossless reference of a composition: every frame as the browser draws it (PNG from one
@@ -10,7 +12,6 @@ import { serveProject } from '../../dist/render/project-server';
  */
 export async function renderReference(projectDir: string, output: string, scale = 1): Promise<void> {
   const comp = loadComposition(projectDir);
-  const frames = Math.round(comp.durationSeconds * comp.fps);
   const profile = await resolveProfile({ executablePath: findBrowser(), capture: 'auto', allowGpu: true });
   const server = await serveProject(comp.projectDir);
   const ffmpeg = spawn('ffmpeg', ['-v', 'error', '-y', '-f', 'image2pipe', '-framerate', String(comp.fps), '-c:v', 'png', '-i', '-', '-c:v', 'ffv1', '-pix_fmt', 'bgr0', output], {
@@ -23,10 +24,13 @@ export async function renderReference(projectDir: string, output: string, scale 
     width: comp.width,
     height: comp.height,
     scale,
-    boot: { variables: {}, fps: comp.fps, epochMs: Date.now() },
+    boot: runtimeBoot({}, comp.fps, {}),
     format: { type: 'png' },
+    timeouts: DEFAULT_TIMEOUTS,
   });
   try {
+    // Without data-duration the page tells its length.
+    const frames = Math.round((comp.durationSeconds ?? (await session.durationSeconds())) * comp.fps);
     let last: Buffer | undefined;
     for (let f = 0; f < frames; f++) {
       last = (await session.capture(f)) ?? last;

@@ -87,7 +87,8 @@ export class CloudfnRenderCommand extends CloudCommand {
     const site = this.siteId ? await siteHandleFor(this.siteId, this.bucket) : await deploySite({ prepared, bucketName: this.bucket });
     if (!this.siteId) this.log(site.uploadedFiles === 0 ? `site ${site.siteId}: already uploaded` : `site ${site.siteId}: uploaded ${site.uploadedFiles} files`);
     const handle = await renderToLambda({ ...request, siteHandle: site, onWarning: (m) => this.warn(m) });
-    this.log(`render ${handle.renderId} started: ${handle.totalFrames} frames in ${handle.chunks} chunk${handle.chunks === 1 ? '' : 's'}`);
+    const frames = handle.totalFrames === undefined ? 'length measured on the page, up to' : `${handle.totalFrames} frames in`;
+    this.log(`render ${handle.renderId} started: ${frames} ${handle.chunks} chunk${handle.chunks === 1 ? '' : 's'}`);
     if (!this.wait) {
       if (this.json) this.context.stdout.write(`${JSON.stringify(handle)}\n`);
       else this.context.stdout.write(`Render ID: ${handle.renderId}\nExecution ARN: ${handle.executionArn}\n`);

@@ -15,6 +15,33 @@ test('reads the root attributes, fps defaulting to 30', () => {
   assert.equal([d.durationSeconds, d.fps], [2.5, 60]);
 });
 
+test('the root is the composition marked data-root="true", else the first; data-duration may be left to the page', () => {
+  const nested = '<div data-composition-id="outer" data-width="640" data-height="360"><div data-composition-id="inner" data-width="320" data-height="180" data-duration="2"></div></div>';
+  const first = parseRoot(nested);
+  assert.equal([first.id, first.width, first.durationSeconds], ['outer', 640, undefined]);
+  const marked = parseRoot(nested.replace('data-composition-id="inner"', 'data-composition-id="inner" data-root="true"'));
+  assert.equal([marked.id, marked.width, marked.durationSeconds], ['inner', 320, 2]);
+});
+
+test('declarations of <html> and of every [data-composition-variables] element, a later one of an id winning', () => {
+  const c = parseComposition(
+    html(
+      `<div data-composition-id="a" data-width="2" data-height="2" data-duration="1" data-composition-variables='[{"id":"size","type":"number","default":2},{"id":"title","type":"string","default":"Root"}]'></div>`,
+      `data-composition-variables='[{"id":"title","type":"string","default":"Html"},{"id":"logo","type":"image","default":"a.png"}]'`,
+    ),
+    '/p',
+    '/p/index.html',
+  );
+  assert.equal(
+    c.variables.declarations.map((d) => [d.id, d.type, d.default]),
+    [
+      ['logo', 'image', 'a.png'],
+      ['size', 'number', 2],
+      ['title', 'string', 'Root'],
+    ],
+  );
+});
+
 test('loads a project directory and its declarations', () => {
   const c = loadComposition(path.join(FIXTURES, 'color-var'));
   assert.is(c.id, 'color-var');
@@ -28,7 +55,6 @@ test('root errors say what is wrong', () => {
     ['<div data-composition-id="a" data-height="2" data-duration="1"></div>', /no data-width/],
     ['<div data-composition-id="a" data-width="-4" data-height="2" data-duration="1"></div>', /data-width must be a positive number/],
     ['<div data-composition-id="a" data-width="641" data-height="360" data-duration="1"></div>', /data-width must be even/],
-    ['<div data-composition-id="a" data-width="640" data-height="360"></div>', /no data-duration \(seconds\)/],
     ['<div data-composition-id="a" data-width="640" data-height="360" data-duration="0"></div>', /data-duration must be a positive number of seconds, got "0"/],
   ];
   for (const [root, pattern] of cases) assert.throws(() => parseRoot(root), pattern);

@@ -2,7 +2,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'node-html-parser';
 import { badInput } from '../errors';
-import { DeclarationSet, parseDeclarations } from './variables';
+import { ROOT_SELECTORS } from './root';
+import { DeclarationSet, parseDeclarationSources } from './variables';
 
 export const ENTRY_FILE = 'index.html';
 export const DEFAULT_FPS = 30;
@@ -14,7 +15,11 @@ export interface Composition {
   id: string;
   width: number;
   height: number;
-  durationSeconds: number;
+  /**
+   * The root's `data-duration`; undefined when it has none, and the page tells the length once it
+   * runs (timelines, media, clips: README, "HyperFrames compositions").
+   */
+  durationSeconds?: number;
   /** `data-fps` when present, else {@link DEFAULT_FPS}; a caller may still override it. */
   fps: number;
   variables: DeclarationSet;
@@ -43,7 +48,7 @@ export function loadComposition(projectDir: string): Composition {
 export function parseComposition(html: string, projectDir: string, entryFile: string): Composition {
   const where = path.relative(process.cwd(), entryFile) || entryFile;
   const doc = parse(html);
-  const root = doc.querySelector('[data-composition-id]');
+  const root = doc.querySelector(ROOT_SELECTORS[0]) ?? doc.querySelector(ROOT_SELECTORS[1]);
   if (!root) {
     throw badInput(`${where}: no composition root (an element with data-composition-id)`);
   }
@@ -52,13 +57,43 @@ export function parseComposition(html: string, projectDir: string, entryFile: st
   const attr = (name: string): string | undefined => root.getAttribute(name);
   const width = positiveInteger(attr('data-width'), 'data-width', where);
   const height = positiveInteger(attr('data-height'), 'data-height', where);
-  const durationSeconds = positiveNumber(attr('data-duration'), 'data-duration', where, 'seconds');
+  const durationAttr = attr('data-duration');
+  const durationSeconds = durationAttr === undefined ? undefined : positiveNumber(durationAttr, 'data-duration', where, 'seconds');
   const fpsAttr = attr('data-fps');
   const fps = fpsAttr === undefined ? DEFAULT_FPS : positiveNumber(fpsAttr, 'data-fps', where, 'frames per second');
   const htmlEl = doc.querySelector('html');
-  const variables = parseDeclarations(htmlEl?.getAttribute('data-composition-variables'), where);
+  const declarers = [htmlEl, ...doc.querySelectorAll('[data-composition-variables]').filter((el) => el !== htmlEl)];
+  const variables = parseDeclarationSources(
+    declarers.map((el) => el?.getAttribute('data-composition-variables')),
+    where,
+  );
   return { projectDir, entryFile, id, width, height, durationSeconds, fps, variables };
 }
+
+/**
+ * The frames of a render of `seconds` at `fps`, checked: `source` says where the length came from
+ * (the root's data-duration, or the page) for the messages.
+ */
+export function checkedFrames(id: string, seconds: number | undefined, fps: number, source: string): number {
+  if (seconds === undefined || !(seconds > 0)) {
+    throw badInput(
+      `${id}: the composition root has no data-duration (seconds), and the page gives no length to infer it from ` +
+        '(no timeline, medium or clip with a known end): add data-duration to the root',
+    );
+  }
+  if (seconds > MAX_DURATION_SECONDS) {
+    throw badInput(
+      `${id}: ${source} ${seconds}s (${totalFrames(seconds, fps)} frames at ${fps} fps) is over the ` +
+        `${MAX_DURATION_SECONDS / 3600} hour maximum of one render; split it into parts`,
+    );
+  }
+  const frames = totalFrames(seconds, fps);
+  if (frames < 1) throw badInput(`${id}: ${source} ${seconds}s is shorter than one frame at ${fps} fps`);
+  return frames;
+}
+
+/** The longest composition one render takes; longer ones are split by the author. */
+export const MAX_DURATION_SECONDS = 6 * 3600;
 
 function positiveNumber(raw: string | undefined, name: string, where: string, unit: string): number {
   if (raw === undefined || raw.trim() === '') {

@@ -32,6 +32,14 @@ function propertySchema(decl: VariableDeclaration): JsonSchema {
     case 'boolean':
       schema.type = decl.type;
       break;
+    case 'font':
+      schema.type = 'string';
+      schema.description = 'A font-family name';
+      break;
+    case 'image':
+      schema.type = 'string';
+      schema.description = 'An image URL or a path in the project';
+      break;
     case 'number':
       schema.type = 'number';
       break;

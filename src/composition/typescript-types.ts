@@ -31,6 +31,8 @@ function member(decl: VariableDeclaration): string {
   const doc: string[] = [];
   if (decl.label !== undefined) doc.push(comment(decl.label));
   if (decl.type === 'color') doc.push('A CSS colour: hex, rgb()/hsl()/… or a named colour.');
+  if (decl.type === 'font') doc.push('A font-family name.');
+  if (decl.type === 'image') doc.push('An image URL or a path in the project.');
   if (decl.default !== undefined) doc.push(`@default ${comment(JSON.stringify(decl.default))}`);
   const lines = doc.length === 0 ? [] : ['  /**', ...doc.map((l) => `   * ${l}`), '   */'];
   return [...lines, `  ${key(decl.id)}?: ${typeOf(decl)};`].join('\n');
@@ -40,6 +42,8 @@ function typeOf(decl: VariableDeclaration): string {
   switch (decl.type) {
     case 'string':
     case 'color':
+    case 'font':
+    case 'image':
       return 'string';
     case 'number':
       return 'number';

@@ -11,11 +11,13 @@ const ALL_TYPES = JSON.stringify([
   { id: 'theme', type: 'enum', default: 'dark', options: ['dark', 'light'] },
   { id: 'size', type: 'enum', default: 'm', options: [{ value: 's', label: 'Small' }, { value: 'm', label: 'Medium' }] },
   { id: 'items', type: 'object', default: { a: 1 } },
+  { id: 'family', type: 'font', default: 'Inter' },
+  { id: 'logo', type: 'image', default: 'logo.png' },
 ]);
 
-test('parses the five types and drops an unsupported one silently', () => {
+test('parses the seven types and drops an unsupported one silently', () => {
   const set = parseDeclarations(ALL_TYPES, 'index.html');
-  assert.equal(set.declarations.map((d) => d.type), ['string', 'number', 'color', 'boolean', 'enum', 'enum']);
+  assert.equal(set.declarations.map((d) => d.type), ['string', 'number', 'color', 'boolean', 'enum', 'enum', 'font', 'image']);
   assert.equal(set.droppedIds, ['items']);
   assert.equal(set.declarations[4].options, [{ value: 'dark' }, { value: 'light' }]);
   assert.equal(set.declarations[5].options, [{ value: 's', label: 'Small' }, { value: 'm', label: 'Medium' }]);
@@ -29,13 +31,14 @@ test('keys of a dropped declaration are reported as undeclared', () => {
 
 test('a mismatch names the variable, the expected and the given type', () => {
   const set = parseDeclarations(ALL_TYPES, 'index.html');
-  const msgs = checkOverrides(set, { title: 5, count: '3', accent: 12, badge: 'yes', theme: 'blue', size: 's' }).map((i) => i.message);
+  const msgs = checkOverrides(set, { title: 5, count: '3', accent: 12, badge: 'yes', theme: 'blue', size: 's', family: 'Serif', logo: { url: 'x.png' } }).map((i) => i.message);
   assert.equal(msgs, [
     'variable "title": expected string, got number 5',
     'variable "count": expected number, got string "3"',
     'variable "accent": expected color, got number 12',
     'variable "badge": expected boolean, got string "yes"',
     'variable "theme": expected one of "dark", "light", got string "blue"',
+    'variable "logo": expected image, got object {"url":"x.png"}',
   ]);
 });
 
@@ -48,7 +51,7 @@ test('colours: hex, functional and named forms', () => {
 test('defaults merged with overrides', () => {
   const set = parseDeclarations(ALL_TYPES, 'index.html');
   const merged = mergeVariables(set, { title: 'Bye' });
-  assert.equal(merged, { title: 'Bye', count: 3, accent: '#7c5cff', badge: true, theme: 'dark', size: 'm' });
+  assert.equal(merged, { title: 'Bye', count: 3, accent: '#7c5cff', badge: true, theme: 'dark', size: 'm', family: 'Inter', logo: 'logo.png' });
 });
 
 test('malformed declarations are errors naming the file', () => {

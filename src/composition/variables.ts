@@ -1,7 +1,11 @@
 import { badInput } from '../errors';
 
-/** The five variable types of SPEC.md 2.1. Anything else is dropped silently. */
-export const VARIABLE_TYPES = ['string', 'number', 'color', 'boolean', 'enum'] as const;
+/**
+ * The variable types (README, "A composition"): string, number, color, boolean, enum, and
+ * HyperFrames' `font` (a font-family name) and `image` (an image URL or path), both strings.
+ * Anything else is dropped silently.
+ */
+export const VARIABLE_TYPES = ['string', 'number', 'color', 'boolean', 'enum', 'font', 'image'] as const;
 export type VariableType = (typeof VARIABLE_TYPES)[number];
 
 export type VariableValue = string | number | boolean;
@@ -36,6 +40,28 @@ export interface VariableIssue {
 
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The declarations of every element that carries `data-composition-variables` (`<html>` first,
+ * then the others in document order), one set: a later declaration of an id replaces an earlier.
+ */
+export function parseDeclarationSources(raws: Array<string | undefined>, where: string): DeclarationSet {
+  const byId = new Map<string, VariableDeclaration>();
+  const dropped = new Set<string>();
+  for (const raw of raws) {
+    const set = parseDeclarations(raw, where);
+    for (const decl of set.declarations) {
+      byId.delete(decl.id);
+      byId.set(decl.id, decl);
+      dropped.delete(decl.id);
+    }
+    for (const id of set.droppedIds) {
+      byId.delete(id);
+      dropped.add(id);
+    }
+  }
+  return { declarations: [...byId.values()], droppedIds: [...dropped] };
+}
 
 /**
  * Parses the `data-composition-variables` attribute. `where` names the file for error messages.
@@ -119,6 +145,8 @@ export function typeMismatch(decl: VariableDeclaration, value: unknown): string 
   let ok: boolean;
   switch (decl.type) {
     case 'string':
+    case 'font':
+    case 'image':
       ok = typeof value === 'string';
       break;
     case 'number':

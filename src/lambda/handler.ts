@@ -7,7 +7,7 @@ import { SessionSlot, renderChunk, segmentEncoder } from '../render/chunk-render
 import { formatContentType, formatExtension } from '../render/formats';
 import { fpsToRational } from '../render/fps';
 import { serveProject } from '../render/project-server';
-import { RenderContextOptions, createRenderContext, planRender } from '../render/render-context';
+import { RenderContextOptions, createRenderContext, framesOfPage, planRender } from '../render/render-context';
 import { soundtrackOf } from '../render/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
 import { ChunkProgressRecord, ChunkSpec, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
@@ -95,7 +95,8 @@ function renderOptions(render: RenderJob, siteDir: string): RenderContextOptions
 }
 
 async function plan(render: RenderJob): Promise<{ totalFrames: number; chunks: ChunkSpec[] }> {
-  const { totalFrames } = planRender(renderOptions(render, await fetchSite(render)));
+  const siteDir = await fetchSite(render);
+  const totalFrames = planRender(renderOptions(render, siteDir)).totalFrames ?? (await pageFrames(render, siteDir));
   const chunks = loadNative()
     .planChunks({
       totalFrames,
@@ -103,16 +104,36 @@ async function plan(render: RenderJob): Promise<{ totalFrames: number; chunks: C
       chunkSize: render.config.chunkSize,
       targetChunkFrames: render.config.targetChunkFrames,
     })
-    .map(({ index, startFrame, endFrame }) => ({ index, startFrame, endFrame }));
+    .map(({ index, startFrame, endFrame }) => ({ index, startFrame, endFrame, totalFrames }));
   await putJson(render.bucket, renderKeys.plan(render.renderId), { totalFrames, chunks: chunks.length } satisfies PlanRecord);
   return { totalFrames, chunks };
+}
+
+/**
+ * The frames of a composition whose root declares no data-duration: its page, opened once in the
+ * plan step, tells its length; the chunks get it from the plan.
+ */
+async function pageFrames(render: RenderJob, siteDir: string): Promise<number> {
+  const context = await createRenderContext(renderOptions(render, siteDir));
+  const workDir = path.join(WORK_ROOT, 'renders', render.renderId, 'plan');
+  const server = await serveProject(siteDir, { remoteDir: path.join(workDir, 'assets') });
+  let session: CaptureSession | undefined;
+  try {
+    const url = new URL('index.html', server.url).href;
+    session = await CaptureSession.open(context.sessionOptions(url, siteAssets(siteDir, path.join(workDir, 'assets'), server.url), path.join(workDir, 'profile')));
+    return await framesOfPage(context, session);
+  } finally {
+    await session?.close();
+    await server.close();
+    fs.rmSync(workDir, { recursive: true, force: true, maxRetries: 3 });
+  }
 }
 
 async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
   await injectedFault(render, range.index);
   const siteDir = await fetchSite(render);
   const { format } = render.config;
-  const context = await createRenderContext(renderOptions(render, siteDir));
+  const context = await createRenderContext({ ...renderOptions(render, siteDir), totalFrames: range.totalFrames });
   for (const w of context.warnings) console.warn(`vidkit: warning: ${w}`);
   const workDir = path.join(WORK_ROOT, 'renders', render.renderId, `chunk-${range.index}`);
   const segmentFile = path.join(workDir, `segment${formatExtension(format)}`);

@@ -1,7 +1,8 @@
-import { DeclarationSet, Overrides, mergeVariables, parseDeclarations } from '../composition/variables';
+import { DeclarationSet, Overrides, mergeVariables, parseDeclarationSources } from '../composition/variables';
+import { ROOT_SELECTORS } from '../composition/root';
 import { Determinism, runtimeBoot } from '../runtime/boot';
 
-/** Defined at build time (scripts/build-browser.mjs): the text of src/runtime/page-runtime.js. */
+/** Defined at build time (scripts/build-browser.mjs): the page runtime, as src/runtime/runtime.ts joins it. */
 declare const VIDKIT_PAGE_RUNTIME: string;
 
 /** What the player needs to know about a composition before showing it. */
@@ -10,8 +11,10 @@ export interface CompositionDocument {
   html: string;
   width: number;
   height: number;
-  durationSeconds: number;
+  /** The root's data-duration; undefined until the loaded page tells the length it infers. */
+  durationSeconds?: number;
   fps: number;
+  /** 0 until the length is known. */
   totalFrames: number;
   variables: DeclarationSet;
 }
@@ -24,7 +27,7 @@ export async function fetchComposition(url: string): Promise<CompositionDocument
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
   const html = await response.text();
   const doc = new DOMParser().parseFromString(html, 'text/html');
-  const root = doc.querySelector('[data-composition-id]');
+  const root = doc.querySelector(ROOT_SELECTORS[0]) ?? doc.querySelector(ROOT_SELECTORS[1]);
   if (!root) throw new Error(`${url}: no composition root (an element with data-composition-id)`);
   const number = (name: string, fallback?: number): number => {
     const raw = root.getAttribute(name);
@@ -34,11 +37,21 @@ export async function fetchComposition(url: string): Promise<CompositionDocument
   };
   const width = number('data-width');
   const height = number('data-height');
-  const durationSeconds = number('data-duration');
+  const durationSeconds = root.hasAttribute('data-duration') ? number('data-duration') : undefined;
   const fps = number('data-fps', DEFAULT_FPS);
-  const raw = doc.documentElement.getAttribute('data-composition-variables') ?? undefined;
-  const variables = parseDeclarations(raw, url);
-  return { url, html, width, height, durationSeconds, fps, totalFrames: Math.max(1, Math.round(durationSeconds * fps)), variables };
+  const declarers = [doc.documentElement, ...Array.from(doc.querySelectorAll('[data-composition-variables]')).filter((el) => el !== doc.documentElement)];
+  const variables = parseDeclarationSources(
+    declarers.map((el) => el.getAttribute('data-composition-variables') ?? undefined),
+    url,
+  );
+  const comp: CompositionDocument = { url, html, width, height, fps, totalFrames: 0, variables };
+  return durationSeconds === undefined ? comp : withDuration(comp, durationSeconds);
+}
+
+/** The composition with its length known: declared, or as its page inferred it. */
+export function withDuration(comp: CompositionDocument, durationSeconds: number): CompositionDocument {
+  if (!(durationSeconds > 0)) throw new Error(`${comp.url}: the composition root has no data-duration, and the page gives no length to infer it from`);
+  return { ...comp, durationSeconds, totalFrames: Math.max(1, Math.round(durationSeconds * comp.fps)) };
 }
 
 /**

@@ -1,11 +1,11 @@
 import type { Overrides } from '../composition/variables';
 import { Determinism, EPOCH_FORMS, parseEpoch } from '../runtime/boot';
-import { CompositionDocument, fetchComposition, playableHtml } from './composition-document';
+import { CompositionDocument, fetchComposition, playableHtml, withDuration } from './composition-document';
 import { PLAYER_STYLE, formatTime } from './player-view';
 
-/** The parts of the page runtime (src/runtime/page-runtime.js) the player drives. */
+/** The parts of the page runtime (src/runtime/page/) the player drives. */
 interface RuntimeWindow extends Window {
-  __vidkit: { __ready(): Promise<void>; __seekFrame(frame: number): boolean };
+  __vidkit: { __ready(): Promise<void>; __seekFrame(frame: number): boolean | Promise<unknown>; __duration(): number };
   __vidkitErrors: string[];
   /** Set up by playableHtml (composition-document.ts). */
   __vidkitMuted: boolean;
@@ -192,12 +192,27 @@ export class VidkitPlayer extends HTMLElement {
     if (!src) return;
     this.message.textContent = 'Loading…';
     try {
-      const comp = await fetchComposition(new URL(src, document.baseURI).href);
+      let comp = await fetchComposition(new URL(src, document.baseURI).href);
       if (generation !== this.generation) return;
       this.comp = comp;
+      this.pendingRebuild = true;
+      if (comp.durationSeconds === undefined) {
+        // Without data-duration only the loaded page knows the length: the first stage tells it.
+        const stage = await this.createStage();
+        if (generation !== this.generation) {
+          stage.iframe.remove();
+          return;
+        }
+        comp = withDuration(comp, stage.win.__vidkit.__duration());
+        this.comp = comp;
+        this.dropStage();
+        stage.iframe.style.visibility = 'visible';
+        this.stage = stage;
+        this.pendingRebuild = false;
+        this.message.textContent = '';
+      }
       this.scrub.max = String(comp.totalFrames - 1);
       this.sizeBox();
-      this.pendingRebuild = true;
       await this.goto(atFrame);
       if (generation !== this.generation) return;
       this.dispatchEvent(new Event('ready'));
@@ -250,24 +265,25 @@ export class VidkitPlayer extends HTMLElement {
         stage.iframe.remove();
         return;
       }
-      this.seekStage(stage, frame);
+      await this.seekStage(stage, frame);
       this.dropStage();
       stage.iframe.style.visibility = 'visible';
       this.stage = stage;
       this.message.textContent = '';
     } else {
-      this.seekStage(this.stage, frame);
+      await this.seekStage(this.stage, frame);
     }
     this.shownFrame = frame;
     this.scrub.value = String(frame);
-    this.readout.textContent = `${formatTime(frame / this.comp!.fps)} / ${formatTime(this.comp!.durationSeconds)} · frame ${frame}`;
+    this.readout.textContent = `${formatTime(frame / this.comp!.fps)} / ${formatTime(this.comp!.durationSeconds ?? 0)} · frame ${frame}`;
     await nextPaint();
     this.dispatchEvent(new Event('timeupdate'));
   }
 
-  private seekStage(stage: Stage, frame: number): void {
-    stage.win.__vidkit.__seekFrame(frame);
+  /** Resolves once the frame is in place, waits the page asked for (hf-seek's waitUntil, video seeks) included. */
+  private async seekStage(stage: Stage, frame: number): Promise<void> {
     stage.frame = frame;
+    await stage.win.__vidkit.__seekFrame(frame);
     throwPageErrors(stage.win);
   }
 
@@ -381,6 +397,13 @@ function throwPageErrors(win: RuntimeWindow): void {
 /** Resolves after the browser has painted what was just changed. */
 function nextPaint(): Promise<void> {
   return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
+}
+
+declare global {
+  // `document.querySelector('vidkit-player')` and `createElement` give the element's own type.
+  interface HTMLElementTagNameMap {
+    'vidkit-player': VidkitPlayer;
+  }
 }
 
 if (!customElements.get('vidkit-player')) customElements.define('vidkit-player', VidkitPlayer);

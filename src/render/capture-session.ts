@@ -22,8 +22,13 @@ export interface MediaElementTiming {
   offset: number;
   playbackRate: number;
   loop: boolean;
+  /** 0 to 3.98 (data-volume boosts up to +12 dB). */
   volume: number;
   muted: boolean;
+  /** Composition time at which it stops (trimmed by data-duration); absent: its source's end. */
+  end?: number;
+  /** Its volume at each frame time when a timeline moves it; absent: `volume` throughout. */
+  volumes?: Array<{ time: number; volume: number }>;
 }
 
 export interface SessionOptions {
@@ -295,6 +300,16 @@ export class CaptureSession {
       clip: { x: 0, y: 0, width: this.opts.width, height: this.opts.height, scale: 1 },
     });
     return Buffer.from(shot.data, 'base64');
+  }
+
+  /** The composition's length in seconds as the page runtime reads it (declared or inferred); 0 when unknown. */
+  async durationSeconds(): Promise<number> {
+    const result = await this.client!.send('Runtime.evaluate', { expression: 'window.__vidkit.__duration()', returnByValue: true });
+    if (result.exceptionDetails) {
+      const detail = result.exceptionDetails.exception?.description ?? result.exceptionDetails.text;
+      throw new VidkitError(`a script in the composition threw while the page's length was read: ${firstLine(detail)}`);
+    }
+    return result.result.value as number;
   }
 
   /** Every `<audio>`/`<video>` the page has shown so far, as placed on the timeline. */

@@ -2,19 +2,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Overrides } from '../composition/variables';
 import { ExitCode, VidkitError } from '../errors';
 import { loadNative } from '../native';
-import type { Determinism } from '../runtime/boot';
 import { AssetRouter } from './asset-router';
 import type { CaptureMode } from './browser';
-import { CaptureSession, FrameFormat, MediaElementTiming } from './capture-session';
+import { CaptureSession, MediaElementTiming } from './capture-session';
 import { ChunkRange, SessionSlot, discardingSink, renderChunk, segmentEncoder } from './chunk-renderer';
 import { OutputFormat, assertOutputExtension, formatExtension } from './formats';
 import { trackPath, untrackPath } from './leftovers';
 import { outputError, prepareOutput } from './output-path';
 import { serveProject } from './project-server';
-import { PageTimeouts, createRenderContext } from './render-context';
+import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
 import { RemoteAssets } from './remote-assets';
 import { soundtrackOf } from './soundtrack';
 import { VideoProxies } from './video-proxies';
@@ -22,34 +20,18 @@ import { measureIdle } from './cpu-idle';
 import { FramePart, FrameScheduler } from './frame-scheduler';
 import { ADD_SAMPLE_MS, WorkersOption, resolveWorkers, shouldAddWorker } from './workers';
 
-export interface LocalRenderOptions extends Determinism {
-  projectDir: string;
+export interface LocalRenderOptions extends RenderSettings {
   /** Defaults to `out/<composition id>.<format's extension>` under the working directory. */
   output?: string;
   /** Default mp4. */
   format?: OutputFormat;
-  overrides: Overrides;
-  strictVariables: boolean;
   workers: WorkersOption;
-  /** Overrides the composition's `data-fps`. */
-  fps?: number;
-  /** Output size; the composition is drawn at the matching device scale factor. */
-  width?: number;
-  height?: number;
-  crf: number;
-  preset: string;
-  x264Params?: string;
-  frameFormat: FrameFormat;
-  allowGpu: boolean;
-  capture: CaptureMode | 'auto';
   /** A remote asset that cannot be fetched is a warning and a transparent placeholder, not an error. */
   allowMissingMedia?: boolean;
   /** Remote assets may be fetched from loopback, link-local and private addresses (refused by default). */
   allowPrivateNetwork?: boolean;
   /** Bytes one remote asset may have; default 512 MiB. */
   maxAssetBytes?: number;
-  /** Page deadlines; each defaults as in DEFAULT_TIMEOUTS. */
-  timeouts?: Partial<PageTimeouts>;
   /** `discard` captures every frame and drops it, writing nothing: the benchmarks' capture-only limit. */
   sink?: 'encode' | 'discard';
   signal?: AbortSignal;
@@ -93,46 +75,21 @@ const MIN_SPLIT_FRAMES = 15;
 export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRenderResult> {
   const started = Date.now();
   const format = opts.format ?? 'mp4';
+  const outputFor = (compositionId: string) => path.resolve(opts.output ?? path.join('out', `${compositionId}${formatExtension(format)}`));
   const context = await createRenderContext({
-    projectDir: opts.projectDir,
-    overrides: opts.overrides,
-    strictVariables: opts.strictVariables,
+    ...opts,
     format,
-    fps: opts.fps,
-    width: opts.width,
-    height: opts.height,
-    crf: opts.crf,
-    preset: opts.preset,
-    x264Params: opts.x264Params,
-    frameFormat: opts.frameFormat,
-    capture: opts.capture,
-    allowGpu: opts.allowGpu,
-    seed: opts.seed,
-    epochMs: opts.epochMs,
-    timeouts: opts.timeouts,
     beforeBrowser: ({ composition }) => {
-      const output = path.resolve(opts.output ?? path.join('out', `${composition.id}${formatExtension(format)}`));
+      const output = outputFor(composition.id);
       if (opts.sink !== 'discard') prepareOutput(output);
       assertOutputExtension(opts.output ?? output, format);
     },
   });
-  const { composition, totalFrames, profile, size, settings } = context;
+  const { composition, profile, size, settings } = context;
   for (const w of context.warnings) opts.onWarning?.(w);
   const extension = formatExtension(format);
-  const output = path.resolve(opts.output ?? path.join('out', `${composition.id}${extension}`));
-  const plan = resolveWorkers(opts.workers, totalFrames);
+  const output = outputFor(composition.id);
   const native = loadNative();
-  const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: plan.initial, chunkSize: 1 });
-  opts.onInfo?.(
-    `rendering ${composition.id}: ${size.width}x${size.height}, ${totalFrames} frames at ${context.fps} fps, ` +
-      `${chunks.length} worker${chunks.length === 1 ? '' : 's'}${plan.max > chunks.length ? ` (up to ${plan.max} while cores are idle)` : ''}, capture ${profile.capture}, GL ${profile.gl} (${profile.glRenderer})`,
-  );
-  opts.onStart?.({ totalFrames, workers: chunks.length });
-
-  // Each worker's encoder gets its share of the cores, the workers being the parallelism: on 2
-  // cores x264 at its automatic count (3 threads) spent 22% more CPU than with one on the same
-  // 180 1080p frames (4.1 vs 3.4 s, mostly kernel time).
-  const encoderThreads = Math.max(1, Math.floor(os.availableParallelism() / chunks.length));
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-'));
   const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.partial${extension}`);
   trackPath(tmpDir);
@@ -148,23 +105,38 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     onWarning: opts.onWarning,
   });
   const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new VideoProxies(assetDir) });
+  const url = new URL('index.html', server.url).href;
+  let profiles = 0;
+  // Profiles live in the render's temporary directory, so an interrupted render leaves none.
+  const openSession = () => CaptureSession.open(context.sessionOptions(url, assets, path.join(tmpDir, `profile-${profiles++}`)));
   const slots = new Set<SessionSlot>();
   // Set once every worker has settled; a pending decision to add a worker then does nothing.
   let finished = false;
-  const closeAll = () => Promise.all([...slots].map((slot) => slot.close()));
-  const onAbort = () => void closeAll();
+  const stopAll = () => Promise.all([...slots].map((slot) => slot.stop()));
+  const onAbort = () => void stopAll();
   opts.signal?.addEventListener('abort', onAbort);
   try {
+    // The first worker's page, opened before the plan when only the page can tell the length.
+    const firstSlot = new SessionSlot(openSession);
+    slots.add(firstSlot);
+    const totalFrames = context.totalFrames ?? (await framesOfPage(context, await firstSlot.current()));
+    const plan = resolveWorkers(opts.workers, totalFrames);
+    const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: plan.initial, chunkSize: 1 });
+    opts.onInfo?.(
+      `rendering ${composition.id}: ${size.width}x${size.height}, ${totalFrames} frames at ${context.fps} fps, ` +
+        `${chunks.length} worker${chunks.length === 1 ? '' : 's'}${plan.max > chunks.length ? ` (up to ${plan.max} while cores are idle)` : ''}, capture ${profile.capture}, GL ${profile.gl} (${profile.glRenderer})`,
+    );
+    opts.onStart?.({ totalFrames, workers: chunks.length });
+    // Each worker's encoder gets its share of the cores, the workers being the parallelism: on 2
+    // cores x264 at its automatic count (3 threads) spent 22% more CPU than with one on the same
+    // 180 1080p frames (4.1 vs 3.4 s, mostly kernel time).
+    const encoderThreads = Math.max(1, Math.floor(os.availableParallelism() / chunks.length));
     let firstFrameSeconds = 0;
     const onFrame = () => {
       // performance.now() counts from process start: the time a user waits for the first frame.
       if (firstFrameSeconds === 0) firstFrameSeconds = performance.now() / 1000;
       opts.onFrame?.();
     };
-    const url = new URL('index.html', server.url).href;
-    let profiles = 0;
-    // Profiles live in the render's temporary directory, so an interrupted render leaves none.
-    const openSession = () => CaptureSession.open(context.sessionOptions(url, assets, path.join(tmpDir, `profile-${profiles++}`)));
     let timeline: MediaElementTiming[] = [];
     const segments = new Map<number, string>();
     const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES);
@@ -173,8 +145,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     let active = 0;
     let peakWorkers = 0;
     // One worker: renders its part, then takes half of the largest part left, until none is.
-    const work = async (first: FramePart) => {
-      const slot = new SessionSlot(openSession);
+    const work = async (first: FramePart, slot = new SessionSlot(openSession)) => {
       slots.add(slot);
       let drew = false;
       active += 1;
@@ -187,6 +158,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
           const current = part;
           await renderChunk(slot, part, sink, {
             onFrame: (frame) => {
+              // Closing the sessions on abort is not enough: the chunk renderer reopens a closed one.
+              throwIfAborted(opts.signal);
               current.next = frame + 1;
               if (!drew) drawing += 1;
               drew = true;
@@ -202,7 +175,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       } catch (err) {
         // One failed part fails the render: stop the other workers now rather than at the end.
         failed = true;
-        void closeAll();
+        void stopAll();
         throw err;
       } finally {
         active -= 1;
@@ -210,8 +183,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       }
     };
     const pool: Array<Promise<void>> = [];
-    const launch = (part: FramePart) => {
-      const running = work(part);
+    const launch = (part: FramePart, slot?: SessionSlot) => {
+      const running = work(part, slot);
       // Handled here as well as where the pool is awaited: a worker may fail after another has.
       running.catch(() => undefined);
       pool.push(running);
@@ -219,7 +192,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     // The other workers start their browsers once the first has drawn: started together they
     // share the cores and every one reaches its first frame late.
     const first = scheduler.takePlanned()!;
-    launch(first);
+    launch(first, firstSlot);
     await waitFor(() => drawing > 0 || failed);
     for (let part = scheduler.takePlanned(); part && !failed; part = scheduler.takePlanned()) launch(part);
     // `auto` adds workers, one at a time, while the cores sit idle with every worker drawing.
@@ -275,7 +248,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   } finally {
     finished = true;
     opts.signal?.removeEventListener('abort', onAbort);
-    await closeAll();
+    await stopAll();
     await server.close();
     fs.rmSync(tmpDir, { recursive: true, force: true, maxRetries: 3 });
     fs.rmSync(partial, { force: true });

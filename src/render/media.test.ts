@@ -6,7 +6,19 @@ import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
-import { TONE, decodeGray, decodePcm, decodeRgbFrame, ffprobe, measureTone, rgbAt, toneProblems, writeToneProject } from '../test-support/media';
+import {
+  TONE,
+  decodeGray,
+  decodePcm,
+  decodeRgbFrame,
+  ffprobe,
+  measureTone,
+  readPatternCode,
+  rgbAt,
+  toneProblems,
+  writePatternVideo,
+  writeToneProject,
+} from '../test-support/media';
 
 const work = tempDir('vidkit-media-test-');
 
@@ -32,12 +44,10 @@ function ffmpeg(args: string[]): void {
 
 const video = suite('<video> under the virtual clock');
 
-// A 2 s, 30 fps, 320×64 test pattern whose frame n shows n in binary: 8 blocks of 40 px, block b
-// white when bit b is set. Made with ffmpeg, as VP9 WebM and as H.264 MP4.
+// The test pattern (writePatternVideo) as VP9 WebM and as H.264 MP4.
 const VIDEO_DIR = project('video', '');
-const PATTERN = Array.from({ length: 8 }, (_, b) => `drawbox=x=${b * 40}:y=0:w=40:h=64:color=white:t=fill:enable='eq(mod(trunc(n/${1 << b}),2),1)'`).join(',');
-ffmpeg(['-f', 'lavfi', '-i', 'color=c=black:s=320x64:r=30:d=2', '-vf', `format=yuv420p,${PATTERN}`, '-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-crf', '30', '-b:v', '0', '-g', '30', path.join(VIDEO_DIR, 'pattern.webm')]);
-ffmpeg(['-f', 'lavfi', '-i', 'color=c=black:s=320x64:r=30:d=2', '-vf', `format=yuv420p,${PATTERN}`, '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '30', path.join(VIDEO_DIR, 'pattern.mp4')]);
+writePatternVideo(path.join(VIDEO_DIR, 'pattern.webm'));
+writePatternVideo(path.join(VIDEO_DIR, 'pattern.mp4'));
 
 /** Three rows of 64 px: plain (holds its last frame after 2 s), playbackRate 2 looping, currentTime 0.5. */
 function videoPage(source: string): string {
@@ -51,11 +61,7 @@ function videoPage(source: string): string {
   );
 }
 
-function readCode(frame: Buffer, row: number): number {
-  let v = 0;
-  for (let b = 0; b < 8; b++) if (frame[(row * 64 + 32) * 320 + b * 40 + 20] > 128) v |= 1 << b;
-  return v;
-}
+const readCode = (frame: Buffer, row: number) => readPatternCode(frame, row * 64);
 
 for (const [source, workers] of [
   ['pattern.webm', '1'],

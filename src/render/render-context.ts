@@ -1,13 +1,13 @@
 import * as fs from 'node:fs';
-import { Composition, loadComposition, totalFrames as framesOf } from '../composition/composition';
+import { Composition, checkedFrames, loadComposition } from '../composition/composition';
 import { resolveVariables } from '../composition/resolve';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
-import { RuntimeBoot, runtimeBoot } from '../runtime/boot';
+import { Determinism, RuntimeBoot, runtimeBoot } from '../runtime/boot';
 import type { AssetRouter } from './asset-router';
 import { CaptureMode, findBrowser, resolveProfile } from './browser';
 import type { BrowserProfile } from './browser';
-import type { FrameFormat, SessionOptions } from './capture-session';
+import type { CaptureSession, FrameFormat, SessionOptions } from './capture-session';
 import type { EncodeSettings } from './chunk-renderer';
 import { OutputFormat, hasAlpha } from './formats';
 import { Rational, fpsToRational } from './fps';
@@ -23,34 +23,41 @@ export interface PageTimeouts {
 
 export const DEFAULT_TIMEOUTS: PageTimeouts = { loadMs: 60_000, frameMs: 30_000 };
 
-/** The longest composition one render takes; longer ones are split by the author. */
-export const MAX_DURATION_SECONDS = 6 * 3600;
 /** Level 6.2 of H.264, HEVC and VP9 alike: the most pixels a frame of any output format may have. */
 const MAX_FRAME_PIXELS = 35_651_584;
 const MAX_SIDE = 16_384;
 
-export interface RenderContextOptions {
+/** What a caller asks of a render, local or cloud: the project, its variables and how to draw and encode it. */
+export interface RenderSettings extends Determinism {
   projectDir: string;
   overrides: Overrides;
   strictVariables: boolean;
-  format: OutputFormat;
   /** Overrides the composition's `data-fps`. */
   fps?: number;
+  /** Output size; the composition is drawn at the matching device scale factor. */
   width?: number;
   height?: number;
   crf: number;
   preset: string;
+  /** Extra x264 options after the preset (mp4 only). */
   x264Params?: string;
   /** Frames as the browser hands them over; alpha formats always take PNG. */
   frameFormat: FrameFormat;
   capture: CaptureMode | 'auto';
   allowGpu: boolean;
-  /** The page's random seed and Date epoch; unset, the documented defaults (README, A composition). */
-  seed?: string;
-  epochMs?: number;
+  /** Page deadlines; each defaults as in {@link DEFAULT_TIMEOUTS}. */
   timeouts?: Partial<PageTimeouts>;
+}
+
+export interface RenderContextOptions extends RenderSettings {
+  format: OutputFormat;
   /** Checks of the caller's own (the output path) that must pass before a browser starts. */
   beforeBrowser?: (planned: PlannedRender) => void;
+  /**
+   * Frames of the render when the composition's root declares no data-duration and the caller
+   * already knows them (the cloud plan step measured the page, see {@link framesOfPage}).
+   */
+  totalFrames?: number;
 }
 
 /** What is known of a render before any browser starts. */
@@ -66,7 +73,11 @@ export interface RenderContext {
   /** Warnings about the variables (mismatches that did not stop the render). */
   warnings: string[];
   fps: number;
-  totalFrames: number;
+  /**
+   * Undefined when the root declares no data-duration: the page tells its length once loaded
+   * ({@link framesOfPage}).
+   */
+  totalFrames?: number;
   size: OutputSize;
   format: OutputFormat;
   transparent: boolean;
@@ -86,14 +97,8 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
   const composition = loadComposition(opts.projectDir);
   const variables = resolveVariables(composition, opts.overrides, opts.strictVariables);
   const fps = opts.fps ?? composition.fps;
-  if (composition.durationSeconds > MAX_DURATION_SECONDS) {
-    throw badInput(
-      `${composition.id}: data-duration ${composition.durationSeconds}s (${framesOf(composition.durationSeconds, fps)} frames at ${fps} fps) is over the ` +
-        `${MAX_DURATION_SECONDS / 3600} hour maximum of one render; split it into parts`,
-    );
-  }
-  const totalFrames = framesOf(composition.durationSeconds, fps);
-  if (totalFrames < 1) throw badInput(`${composition.id}: data-duration ${composition.durationSeconds}s is shorter than one frame at ${fps} fps`);
+  const totalFrames =
+    composition.durationSeconds === undefined ? opts.totalFrames : checkedFrames(composition.id, composition.durationSeconds, fps, 'data-duration');
   const size = resolveOutputSize(composition, opts.width, opts.height);
   assertEncodableSize(size);
   const transparent = hasAlpha(opts.format);
@@ -118,7 +123,7 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
       x264Params: opts.x264Params,
       frameFormat,
     },
-    boot: runtimeBoot(variables.values, fps, opts),
+    boot: { ...runtimeBoot(variables.values, fps, opts), transparent },
     timeouts: { ...DEFAULT_TIMEOUTS, ...opts.timeouts },
   };
 }
@@ -166,4 +171,12 @@ function assertEncodableSize({ width, height }: OutputSize): void {
         '(8192x4352, level 6.2): lower --width/--height or data-width/data-height',
     );
   }
+}
+
+/**
+ * The frames of a composition whose root declares no data-duration, from the length its page
+ * reports once ready (a session opened on it).
+ */
+export async function framesOfPage(context: PlannedRender, session: CaptureSession): Promise<number> {
+  return checkedFrames(context.composition.id, await session.durationSeconds(), context.fps, 'its inferred length');
 }

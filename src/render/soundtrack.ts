@@ -14,7 +14,7 @@ export async function soundtrackOf(
 ): Promise<SoundtrackOptions> {
   const tracks = [];
   for (const element of timeline) {
-    if (element.muted || element.volume <= 0) continue;
+    if (element.muted || (element.volume <= 0 && !element.volumes)) continue;
     // The original source, not a proxy: proxies carry no audio. A missing one (placeholder) is silent.
     const source = await opts.assets.localFile(element.src);
     if (source === undefined) continue;
@@ -25,6 +25,8 @@ export async function soundtrackOf(
       playbackRate: element.playbackRate,
       looped: element.loop,
       volume: element.volume,
+      ...(element.end === undefined ? {} : { end: element.end }),
+      ...(element.volumes === undefined ? {} : { volumes: element.volumes }),
     });
   }
   return { tracks, durationSeconds: opts.durationSeconds };

@@ -13,6 +13,8 @@ export interface RuntimeBoot {
   seed: string;
   /** What `Date` reads at virtual time 0, in ms since 1970-01-01 UTC: the same in every chunk. */
   epochMs: number;
+  /** An output with alpha: html, body and the composition root are made transparent. */
+  transparent?: boolean;
 }
 
 /** The seed and epoch a render or a player asks for; unset, the defaults below. */

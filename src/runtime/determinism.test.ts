@@ -7,7 +7,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { findBrowser, launchBrowser } from '../render/browser';
 import { FIXTURES, ServingCli, errorLines, tempDir, vidkit, vidkitServe } from '../test-support/cli';
-import { decodeGray, decodeImageRgb, decodeRgbFrame, psnr, psnrPerFrame, readBits } from '../test-support/media';
+import { decodeGray, decodeRgbFrame, psnr, psnrPerFrame, readBits } from '../test-support/media';
+import { addPlayer, playerFrame } from '../test-support/player';
 import { DEFAULT_EPOCH_MS, Determinism, runtimeBoot } from './boot';
 import { bootScript } from './runtime';
 
@@ -240,40 +241,6 @@ renders('--epoch that is not a date fails at once (exit 2), naming the forms it 
   ]);
 });
 
-/** Adds a `<vidkit-player>` of the composition at its own size, with `attributes`; resolves once it is ready. */
-async function addPlayer(page: Page, id: string, attributes: Record<string, string>): Promise<void> {
-  await page.evaluate(
-    (id, attributes, w, h) =>
-      new Promise<void>((resolve, reject) => {
-        const p = document.createElement('vidkit-player');
-        p.id = id;
-        p.setAttribute('src', '/index.html');
-        p.setAttribute('width', String(w));
-        p.setAttribute('height', String(h));
-        for (const [name, value] of Object.entries(attributes)) p.setAttribute(name, value);
-        p.addEventListener('ready', () => resolve(), { once: true });
-        p.addEventListener('error', (e) => reject(new Error((e as unknown as CustomEvent<{ message: string }>).detail.message)), { once: true });
-        document.body.append(p);
-      }),
-    id,
-    attributes,
-    W,
-    H,
-  );
-}
-
-/** Seeks the player `id` to `frame` and returns its screen's pixels. */
-async function playerFrame(page: Page, id: string, frame: number): Promise<Buffer> {
-  await page.evaluate((id, s) => (document.getElementById(id) as unknown as { seek(s: number): Promise<void> }).seek(s), id, frame / 30);
-  const clip = await page.evaluate((id) => {
-    const r = document.getElementById(id)!.shadowRoot!.querySelector('.screen')!.getBoundingClientRect();
-    return { x: r.x, y: r.y, width: r.width, height: r.height };
-  }, id);
-  const file = path.join(out, `player-${id}.png`);
-  await page.screenshot({ path: file as `${string}.png`, clip });
-  return decodeImageRgb(file);
-}
-
 renders('the player shows the render\'s picture: by default, and with the seed and epoch attributes', async () => {
   let preview: ServingCli | undefined;
   try {
@@ -282,12 +249,12 @@ renders('the player shows the render\'s picture: by default, and with the seed a
     await page.setViewport({ width: 1280, height: 1200 });
     await page.goto(preview.url);
     const frame = 20;
-    await addPlayer(page, 'default', {});
-    const byDefault = await playerFrame(page, 'default', frame);
+    await addPlayer(page, 'default', {}, W, H);
+    const byDefault = await playerFrame(page, 'default', frame, 30, path.join(out, 'player-default.png'));
     // The epoch given from the start, the seed changed once the player is showing: both count.
-    await addPlayer(page, 'seeded', { epoch: '2030-06-15T12:00:00Z' });
+    await addPlayer(page, 'seeded', { epoch: '2030-06-15T12:00:00Z' }, W, H);
     await page.evaluate(() => document.getElementById('seeded')!.setAttribute('seed', 'another'));
-    const seeded = await playerFrame(page, 'seeded', frame);
+    const seeded = await playerFrame(page, 'seeded', frame, 30, path.join(out, 'player-seeded.png'));
     const same = psnr(byDefault, decodeRgbFrame(one, frame, W, H));
     const sameSeeded = psnr(seeded, decodeRgbFrame(other, frame, W, H));
     // The two pictures differ, so either comparison could fail.

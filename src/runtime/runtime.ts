@@ -4,11 +4,28 @@ import type { RuntimeBoot } from './boot';
 
 export type { RuntimeBoot } from './boot';
 
+/**
+ * The page runtime's parts (src/runtime/page/, in src/ and in dist/ alike), in the order they
+ * run. Each is a piece of one function body: they share its variables, and what a part declares
+ * with `var` or `function` the others may use whatever their order.
+ */
+const PARTS = ['clock.js', 'animations.js', 'timing.js', 'timelines.js', 'adapters.js', 'media.js', 'variables.js', 'frames.js', 'seek.js'];
+
 let cachedSource: string | undefined;
 
-/** The runtime script itself (page-runtime.js beside this file, in src/ and in dist/ alike). */
+/**
+ * The runtime script itself: one classic script, run before any page script, that installs
+ * `window.__vidkit` once. The renderer injects it (capture-session.ts) and the player bundle
+ * embeds it (scripts/build-browser.mjs calls this function), so both run the same text.
+ */
 export function runtimeSource(): string {
-  cachedSource ??= fs.readFileSync(path.join(__dirname, 'page-runtime.js'), 'utf8');
+  cachedSource ??= [
+    '(function installVidkitRuntime() {',
+    "'use strict';",
+    'if (window.__vidkit) return;',
+    ...PARTS.map((part) => fs.readFileSync(path.join(__dirname, 'page', part), 'utf8')),
+    '})();',
+  ].join('\n');
   return cachedSource;
 }
 

@@ -8,7 +8,7 @@ import { DescribeStateMachineCommand, ListExecutionsCommand } from '@aws-sdk/cli
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
-import { CliRun, FIXTURES, REPO_ROOT, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
+import { CliRun, FIXTURES, REPO_ROOT, errorLines, fixtureCopy, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
 import { RENDER_FUNCTION, TEST_IMAGE, TestAws, downloadObject, keysUnder as keysUnderPrefix, registerZipHandler, testAwsClients } from '../test-support/cloud-stack';
 import {
   SQUARE,
@@ -17,6 +17,7 @@ import {
   decodePcm,
   decodeRgba,
   ffprobe,
+  hfTimelinesProblems,
   measureTone,
   psnrPerFrame,
   readBits,
@@ -302,6 +303,20 @@ cloud('a 1 kHz tone across 3 chunks: the cloud output has the soundtrack, with n
   assert.equal(streams.find((s) => s.codec_type === 'video')!.nb_read_frames, '45');
   assert.equal(toneProblems(measureTone(decodePcm(file))), []);
   assert.equal(await keysUnder(`renders/${renderId}/`), [`renders/${renderId}/plan.json`, ...[0, 1, 2].map((i) => `renders/${renderId}/progress/chunk-000${i}.json`)], 'segments and media timeline removed once joined');
+});
+
+cloud('a HyperFrames composition without data-duration in 3 chunks: the plan step measures the page; clips and nested timelines exact across the seams', async () => {
+  await useZipFunction({});
+  const project = fixtureCopy('hf-timelines', out, { gsap: true });
+  const key = 'renders/hf-timelines.mp4';
+  const run = cli(['cloudfn', 'render', project, '--max-parallel-chunks', '3', '--chunk-size', '20', '--output-key', key, '--wait']);
+  assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+  assert.match(run.stderr, /started: length measured on the page, up to 3 chunks/);
+  const file = path.join(out, 'hf-timelines.mp4');
+  await download(key, file);
+  const frames = decodeGray(file, 320, 180);
+  assert.is(frames.length, 60, 'the root timeline gives 2 s');
+  assert.equal(frames.flatMap((f, i) => hfTimelinesProblems(f, i)), []);
 });
 
 cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {

@@ -48,6 +48,11 @@ export interface ChunkSpec {
   index: number;
   startFrame: number;
   endFrame: number;
+  /**
+   * Frames of the whole render, as the plan step found them (the page tells them when the root
+   * declares no data-duration); absent, the root's data-duration gives them.
+   */
+  totalFrames?: number;
 }
 
 /** Written by the plan step. */

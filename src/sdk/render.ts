@@ -31,7 +31,9 @@ export interface RenderHandle {
   executionArn: string;
   bucketName: string;
   outputKey: string;
-  totalFrames: number;
+  /** Undefined when the composition declares no data-duration: the plan step measures its page. */
+  totalFrames?: number;
+  /** Chunks, or at most this many when `totalFrames` is undefined. */
   chunks: number;
 }
 
@@ -40,7 +42,9 @@ export interface RenderPlan {
   input: ExecutionInput;
   /** The serialised input, size-checked. */
   body: string;
-  totalFrames: number;
+  /** Undefined when the composition declares no data-duration: the plan step measures its page. */
+  totalFrames?: number;
+  /** Chunks, or at most this many when `totalFrames` is undefined. */
   chunks: number;
   /** Output size. */
   width: number;
@@ -76,13 +80,16 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
   const { composition } = input.siteHandle;
   const size = resolveOutputSize(composition, config.width, config.height);
   const fps = config.fps ?? composition.fps;
-  const totalFrames = framesOf(composition.durationSeconds, fps);
-  const chunks = loadNative().planChunks({
-    totalFrames,
-    maxParallelChunks: config.maxParallelChunks,
-    chunkSize: config.chunkSize,
-    targetChunkFrames: config.targetChunkFrames,
-  });
+  const totalFrames = composition.durationSeconds === undefined ? undefined : framesOf(composition.durationSeconds, fps);
+  const chunks =
+    totalFrames === undefined
+      ? { length: config.maxParallelChunks }
+      : loadNative().planChunks({
+          totalFrames,
+          maxParallelChunks: config.maxParallelChunks,
+          chunkSize: config.chunkSize,
+          targetChunkFrames: config.targetChunkFrames,
+        });
   const executionInput: ExecutionInput = {
     render: {
       renderId: randomBytes(8).toString('hex'),
@@ -99,6 +106,7 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
 
 /** SPEC.md 7: a chunk plan whose chunks would likely outrun the 15-minute function cap. */
 export function chunkTimeWarning(plan: RenderPlan): string | undefined {
+  if (plan.totalFrames === undefined) return undefined;
   const framesPerChunk = Math.ceil(plan.totalFrames / plan.chunks);
   const { width, height } = plan;
   const estimate = framesPerChunk * ((width * height) / 1e6) * SECONDS_PER_MEGAPIXEL_FRAME;

@@ -51,6 +51,17 @@ export function tempDir(prefix = 'vidkit-test-'): string {
   return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
 }
 
+/**
+ * A copy of the fixture `name` in a new directory under `parent`, with GSAP from
+ * devDependencies beside its index.html (gsap.min.js) for fixtures whose timelines use it.
+ */
+export function fixtureCopy(name: string, parent: string, opts: { gsap?: boolean } = {}): string {
+  const dir = fs.mkdtempSync(path.join(parent, `${name}-`));
+  fs.cpSync(path.join(FIXTURES, name), dir, { recursive: true });
+  if (opts.gsap) fs.copyFileSync(path.join(REPO_ROOT, 'node_modules', 'gsap', 'dist', 'gsap.min.js'), path.join(dir, 'gsap.min.js'));
+  return dir;
+}
+
 /** The lines of stderr that are errors (warnings, progress and info lines excluded). */
 export function errorLines(stderr: string): string[] {
   return stderr.split('\n').filter((l) => l.startsWith('vidkit: error:'));

@@ -117,6 +117,49 @@ export function decodeRgba(file: string, width: number, height: number, decoder?
   return frames;
 }
 
+/**
+ * A 2 s, 30 fps, 320×64 test pattern whose frame n shows n in binary: 8 blocks of 40 px, block b
+ * white when bit b is set. VP9 for a .webm file, H.264 otherwise.
+ */
+export function writePatternVideo(file: string): void {
+  const pattern = Array.from({ length: 8 }, (_, b) => `drawbox=x=${b * 40}:y=0:w=40:h=64:color=white:t=fill:enable='eq(mod(trunc(n/${1 << b}),2),1)'`).join(',');
+  const codec = file.endsWith('.webm')
+    ? ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-crf', '30', '-b:v', '0']
+    : ['-c:v', 'libx264', '-preset', 'ultrafast'];
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=c=black:s=320x64:r=30:d=2', '-vf', `format=yuv420p,${pattern}`, ...codec, '-g', '30', file]);
+}
+
+/** The pattern frame number a 320-wide luma frame shows in the 64 rows from `top`; 0 where nothing shows. */
+export function readPatternCode(frame: Buffer, top: number): number {
+  let v = 0;
+  for (let b = 0; b < 8; b++) if (frame[(top + 32) * 320 + b * 40 + 20] > 128) v |= 1 << b;
+  return v;
+}
+
+/** x of the first pixel brighter than mid-grey on row y of a luma frame `width` wide, or -1. */
+export function brightFrom(frame: Buffer, width: number, y: number): number {
+  for (let x = 0; x < width; x++) if (frame[y * width + x] > 128) return x;
+  return -1;
+}
+
+/**
+ * Where decoded luma frame `i` (320×180) of the hf-timelines fixture is wrong: the root
+ * timeline's bar, the nested composition's bar in its own time, and which clip shows. Empty
+ * when right.
+ */
+export function hfTimelinesProblems(frame: Buffer, i: number): string[] {
+  const problems: string[] = [];
+  const bar = brightFrom(frame, 320, 20);
+  if (Math.abs(bar - 4 * i) > 1) problems.push(`frame ${i}: root timeline bar at ${bar}, want ${4 * i}`);
+  const nested = brightFrom(frame, 320, 80);
+  const wantNested = i >= 15 && i < 45 ? 30 + 4 * (i - 15) : -1;
+  if (wantNested === -1 ? nested !== -1 : Math.abs(nested - wantNested) > 1) problems.push(`frame ${i}: nested timeline bar at ${nested}, want ${wantNested}`);
+  const shown = [40, 120, 200, 280].map((x) => frame[150 * 320 + x] > 128);
+  const want = [0, 1, 2, 3].map((k) => k === Math.floor(i / 15));
+  if (shown.join() !== want.join()) problems.push(`frame ${i}: clips shown ${shown}, want ${want}`);
+  return problems;
+}
+
 /** The transparent-square fixture (320×180): a red 80×80 box from (40, 40) sliding 160 px a second, no page background. */
 export const SQUARE = { width: 320, height: 180 };
 
@@ -149,6 +192,11 @@ export function transparentSquareProblems(frame: Buffer, i: number): string[] {
 export const TONE = { rate: 48_000, start: 0.25, seconds: 1.5, amplitude: 0.25 };
 
 /** Writes the tone fixture project (index.html, tone.wav, muted.wav) into `dir`. */
+/** A `seconds` long 1 kHz tone at amplitude 0.5, 48 kHz mono WAV. */
+export function writeTone(file: string, seconds: number): void {
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `sine=frequency=1000:sample_rate=${TONE.rate}:duration=${seconds}`, '-af', 'volume=4', file]);
+}
+
 export function writeToneProject(dir: string): void {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(

@@ -33,6 +33,18 @@ pub struct SoundtrackTrack {
     pub offset: f64,
     pub playback_rate: f64,
     pub looped: bool,
+    /// 0 to 3.98.
+    pub volume: f64,
+    /// Composition time at which it stops; absent: at its source's end.
+    pub end: Option<f64>,
+    /// Its volume over time, in time order, when the page moves it; absent: `volume` throughout.
+    pub volumes: Option<Vec<VolumePoint>>,
+}
+
+/// The volume of a track at one composition time.
+#[napi(object)]
+pub struct VolumePoint {
+    pub time: f64,
     pub volume: f64,
 }
 
@@ -91,6 +103,13 @@ pub fn concat_segments(inputs: Vec<String>, output: String, options: Option<Conc
                 playback_rate: t.playback_rate,
                 looped: t.looped,
                 volume: t.volume,
+                end_seconds: t.end,
+                volume_points: t
+                    .volumes
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|p| (p.time, p.volume))
+                    .collect(),
             })
             .collect(),
     });

@@ -54,7 +54,9 @@ function field(d: VariableDeclaration): HTMLElement {
     apply();
   };
   switch (d.type) {
-    case 'string': {
+    case 'string':
+    case 'font':
+    case 'image': {
       const input = control('text', d.id, String(current ?? ''));
       input.addEventListener('input', () => set(input.value));
       label.append(input);

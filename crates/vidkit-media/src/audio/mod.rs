@@ -27,9 +27,17 @@ pub struct AudioTrack {
     /// `playbackRate`; the pitch follows the rate (no time stretching).
     pub playback_rate: f64,
     pub looped: bool,
-    /// 0 to 1.
+    /// Gain, 0 to [`MAX_VOLUME`] (`data-volume` may boost a quiet source).
     pub volume: f64,
+    /// Composition time at which the element stops (trimmed); `None`: at its source's end.
+    pub end_seconds: Option<f64>,
+    /// The gain over time when the page moves it, as (composition time, gain) in time order;
+    /// linear in between, the first before it and the last after it. Empty: `volume` throughout.
+    pub volume_points: Vec<(f64, f64)>,
 }
+
+/// The largest gain: +12 dB, HyperFrames' limit for `data-volume`.
+pub const MAX_VOLUME: f64 = 3.98;
 
 /// The whole soundtrack: its tracks, and the length of the output.
 #[derive(Debug, Clone, PartialEq)]
@@ -55,8 +63,30 @@ impl AudioMix {
                     track.playback_rate
                 ));
             }
-            if !(0.0..=1.0).contains(&track.volume) {
-                return invalid(format!("{name}: volume must be 0 to 1, got {}", track.volume));
+            if !(0.0..=MAX_VOLUME).contains(&track.volume) {
+                return invalid(format!(
+                    "{name}: volume must be 0 to {MAX_VOLUME}, got {}",
+                    track.volume
+                ));
+            }
+            if let Some(end) = track.end_seconds {
+                if !end.is_finite() {
+                    return invalid(format!("{name}: the end must be finite, got {end}"));
+                }
+            }
+            let mut previous = f64::NEG_INFINITY;
+            for &(time, volume) in &track.volume_points {
+                if !(time.is_finite() && time >= previous) {
+                    return invalid(format!(
+                        "{name}: volume points must be finite and in time order, got {time} after {previous}"
+                    ));
+                }
+                if !(0.0..=MAX_VOLUME).contains(&volume) {
+                    return invalid(format!(
+                        "{name}: a volume point must be 0 to {MAX_VOLUME}, got {volume}"
+                    ));
+                }
+                previous = time;
             }
             if !(track.start_seconds.is_finite() && track.offset_seconds.is_finite() && track.offset_seconds >= 0.0) {
                 return invalid(format!(
@@ -86,7 +116,8 @@ pub(crate) fn mix(mix: &AudioMix) -> Result<Vec<f32>, MediaError> {
     Ok(out)
 }
 
-/// Adds `source` (already at output speed) into `out` from the track's start, looping if asked.
+/// Adds `source` (already at output speed) into `out` from the track's start, looping if asked,
+/// until its end, at its gain.
 fn place(out: &mut [f32], source: &[f32], track: &AudioTrack) {
     let length = source.len() / CHANNELS;
     if length == 0 {
@@ -96,9 +127,12 @@ fn place(out: &mut [f32], source: &[f32], track: &AudioTrack) {
     let start = (track.start_seconds * rate).round() as i64;
     // The offset is in the element's own time; the decoded source already runs at output speed.
     let offset = (track.offset_seconds / track.playback_rate * rate).round() as i64;
-    let volume = track.volume as f32;
     let frames = out.len() / CHANNELS;
-    for n in start.max(0) as usize..frames {
+    let end = track
+        .end_seconds
+        .map_or(frames, |end| ((end * rate).round().max(0.0) as usize).min(frames));
+    let mut gain = Gain::new(track);
+    for n in start.max(0) as usize..end {
         let mut k = offset + (n as i64 - start);
         if track.looped {
             k %= length as i64;
@@ -106,8 +140,47 @@ fn place(out: &mut [f32], source: &[f32], track: &AudioTrack) {
             break;
         }
         let k = k as usize;
+        let volume = gain.at(n as f64 / rate);
         for c in 0..CHANNELS {
             out[n * CHANNELS + c] += volume * source[k * CHANNELS + c];
+        }
+    }
+}
+
+/// A track's gain at increasing times: its volume points interpolated, or its static volume.
+struct Gain<'a> {
+    points: &'a [(f64, f64)],
+    fixed: f32,
+    /// The index of the last point at or before the time last asked for.
+    cursor: usize,
+}
+
+impl<'a> Gain<'a> {
+    fn new(track: &'a AudioTrack) -> Self {
+        Gain {
+            points: &track.volume_points,
+            fixed: track.volume as f32,
+            cursor: 0,
+        }
+    }
+
+    /// The gain at `time`; times must not decrease from one call to the next.
+    fn at(&mut self, time: f64) -> f32 {
+        let points = self.points;
+        match points {
+            [] => self.fixed,
+            [only] => only.1 as f32,
+            _ => {
+                while self.cursor + 1 < points.len() && points[self.cursor + 1].0 <= time {
+                    self.cursor += 1;
+                }
+                let (t0, v0) = points[self.cursor];
+                if time <= t0 || self.cursor + 1 == points.len() {
+                    return v0 as f32;
+                }
+                let (t1, v1) = points[self.cursor + 1];
+                (v0 + (v1 - v0) * (time - t0) / (t1 - t0)) as f32
+            }
         }
     }
 }
@@ -124,6 +197,8 @@ mod tests {
             playback_rate: 1.0,
             looped,
             volume: 0.5,
+            end_seconds: None,
+            volume_points: Vec::new(),
         }
     }
 
@@ -142,5 +217,38 @@ mod tests {
         place(&mut out, &source, &track(1.0 / per_second, 0.0, true));
         let left: Vec<f32> = out.iter().step_by(2).copied().collect();
         assert_eq!(left, [0.0, 0.5, 1.0, 1.5, 0.5, 1.0, 1.5, 0.5]);
+    }
+
+    #[test]
+    fn stops_at_the_end_and_follows_the_volume_points() {
+        let source = [1.0; 16];
+        let per_second = SAMPLE_RATE as f64;
+        let mut out = vec![0f32; 8 * 2];
+        let mut trimmed = track(0.0, 0.0, false);
+        trimmed.end_seconds = Some(3.0 / per_second);
+        place(&mut out, &source, &trimmed);
+        let left: Vec<f32> = out.iter().step_by(2).copied().collect();
+        assert_eq!(left, [0.5, 0.5, 0.5, 0.0, 0.0, 0.0, 0.0, 0.0]);
+
+        let mut out = vec![0f32; 8 * 2];
+        let mut ramp = track(0.0, 0.0, false);
+        ramp.volume_points = vec![(2.0 / per_second, 0.0), (6.0 / per_second, 1.0)];
+        place(&mut out, &source, &ramp);
+        let left: Vec<f32> = out.iter().step_by(2).copied().collect();
+        assert_eq!(left, [0.0, 0.0, 0.0, 0.25, 0.5, 0.75, 1.0, 1.0]);
+    }
+
+    #[test]
+    fn refuses_volume_points_out_of_order_or_range() {
+        let mut mix = AudioMix {
+            tracks: vec![track(0.0, 0.0, false)],
+            duration_seconds: 1.0,
+        };
+        mix.tracks[0].volume_points = vec![(0.5, 0.2), (0.1, 0.3)];
+        assert!(mix.validate().is_err());
+        mix.tracks[0].volume_points = vec![(0.1, 5.0)];
+        assert!(mix.validate().is_err());
+        mix.tracks[0].volume_points = vec![(0.1, 0.0), (0.2, 3.98)];
+        assert!(mix.validate().is_ok());
     }
 }

@@ -1,0 +1,174 @@
+// --- <video> and <audio> ---------------------------------------------------------------------------
+// Media elements play on the virtual timeline. One with `data-start` is a clip (timing.js): it
+// plays from its start, from data-playback-start (or data-media-start) seconds into its source,
+// at data-playback-rate, for data-duration seconds if given, at data-volume. One without plays
+// from the virtual time at which it appears in the document, from the currentTime it has then, at
+// its playbackRate. Either loops with `loop`. The runtime keeps them paused and seeks every video
+// to its own time for each frame; the soundtrack is mixed natively from what `__mediaTimeline()`
+// reports.
+var media = new Map();
+// Seek a hair past the exact time: containers round timestamps (WebM to 1 ms), and a frame whose
+// stored time is a fraction of a millisecond late must still count as showing.
+var SEEK_BIAS_S = 0.001;
+// HyperFrames' largest gain: +12 dB.
+var MAX_VOLUME = 3.98;
+function registerMedia() {
+  var els = document.querySelectorAll('video, audio');
+  for (var i = 0; i < els.length; i++) {
+    var el = els[i];
+    if (media.has(el)) continue;
+    var attr = el.getAttribute('data-start');
+    if (attr !== null && parseStart(attr) === null) {
+      throw new Error('vidkit: data-start="' + attr + '" of ' + mediaSource(el) + ' must be seconds or a clip reference (id, id + seconds, id - seconds)');
+    }
+    media.set(el, { appeared: nowMs, offset: el.currentTime || 0, rate: el.playbackRate || 1, shown: null });
+    var gain = dataVolume(el);
+    // Volume tweens start from data-volume, as in HyperFrames.
+    if (gain !== null) el.volume = Math.min(1, gain);
+    el.autoplay = false;
+    el.preload = 'auto';
+    el.pause();
+  }
+}
+function dataVolume(el) {
+  var v = finiteNumber(el.getAttribute('data-volume'));
+  return v === null ? null : Math.min(MAX_VOLUME, Math.max(0, v));
+}
+function mediaSource(el) { return el.currentSrc || el.src || (el.querySelector('source') || {}).src || '<' + el.tagName.toLowerCase() + '>'; }
+// An element with nothing to play (no src, no <source>, no stream yet) shows no picture and makes
+// no sound: there is nothing to wait for, seek or mix until a script gives it a source.
+function hasSource(el) { return el.hasAttribute('src') || el.querySelector('source') !== null || el.srcObject != null; }
+// Resolves once `el` has reached `state` (1: metadata, 2: a picture), rejects if it cannot load.
+function loaded(el, state) {
+  if (el.readyState >= state) return Promise.resolve();
+  return new Promise(function (resolve, reject) {
+    el.addEventListener(state >= 2 ? 'loadeddata' : 'loadedmetadata', function () { resolve(); }, { once: true });
+    el.addEventListener('error', function () { reject(new Error('media failed to load: ' + mediaSource(el))); }, { once: true });
+    // Elements the page set to preload nothing have not started loading.
+    if (el.networkState === el.NETWORK_EMPTY || el.networkState === el.NETWORK_IDLE) el.load();
+  });
+}
+// Where an element plays on the composition's timeline, in seconds: from `start` (its own time
+// `offset` there) at `rate`, until `end` (Infinity: until its source ends).
+function mediaPlacement(el, m) {
+  if (!el.hasAttribute('data-start')) return { start: m.appeared / 1000, offset: m.offset, rate: m.rate, end: Infinity };
+  var t = timing();
+  var start = t.startOf(el);
+  var trimmed = positiveNumber(el.getAttribute('data-duration')) !== null || finiteNumber(el.getAttribute('data-end')) !== null;
+  return { start: start, offset: playbackStartOf(el), rate: playbackRateOf(el), end: trimmed ? t.endOf(el) : Infinity };
+}
+function mediaTimeAt(el, m) {
+  var place = mediaPlacement(el, m);
+  var seconds = Math.min(nowMs / 1000, place.end);
+  var t = place.offset + Math.max(0, seconds - place.start) * place.rate;
+  var d = el.duration;
+  if (isFinite(d) && d > 0) t = el.loop ? t % d : Math.min(t, d);
+  return t;
+}
+function seekMedia(el, t) {
+  // Before its metadata a seek only records a start position and fires no 'seeked'.
+  return loaded(el, 1).then(function () { return seekLoaded(el, t); });
+}
+function seekLoaded(el, t) {
+  return new Promise(function (resolve, reject) {
+    function settle(ok) {
+      el.removeEventListener('seeked', onSeeked);
+      el.removeEventListener('error', onError);
+      if (ok) resolve(); else reject(new Error('media failed to load: ' + mediaSource(el)));
+    }
+    // A 'seeked' still queued from an earlier seek (the page's own currentTime, a load) arrives
+    // while this one is under way; taking it would pair every later seek with the one before.
+    function onSeeked() { if (!el.seeking) settle(true); }
+    function onError() { settle(false); }
+    el.addEventListener('seeked', onSeeked);
+    el.addEventListener('error', onError);
+    el.currentTime = t;
+  });
+}
+// Videos whose new picture the compositor has not presented yet (requestVideoFrameCallback).
+var unpresented = new Set();
+// Seeks each video whose own time moved; the seeks' promises go into `waits`.
+function syncVideos(waits) {
+  media.forEach(function (m, el) {
+    if (el.tagName !== 'VIDEO' || !el.isConnected || !hasSource(el)) return;
+    var t = mediaTimeAt(el, m);
+    if (m.shown === t) return;
+    m.shown = t;
+    changed = true;
+    if (typeof el.requestVideoFrameCallback === 'function') {
+      unpresented.add(el);
+      el.requestVideoFrameCallback(function () { unpresented.delete(el); });
+    }
+    // The end itself shows no frame in every container: aim just inside it.
+    var d = el.duration;
+    var target = isFinite(d) && d > 0 ? Math.min(t + SEEK_BIAS_S, d - SEEK_BIAS_S) : t + SEEK_BIAS_S;
+    waits.push(seekMedia(el, target).then(function () { return 'video'; }));
+  });
+}
+function mediaReady() {
+  registerMedia();
+  var waits = [];
+  media.forEach(function (m, el) {
+    // A video's first picture must be in before the first seek, or its late arrival can
+    // replace the picture of that seek on screen.
+    if (hasSource(el)) waits.push(loaded(el, el.tagName === 'VIDEO' ? 2 : 1));
+  });
+  // A script may set currentTime before the metadata arrives; it counts once it has.
+  return Promise.all(waits).then(function () {
+    media.forEach(function (m, el) { if (m.shown === null) m.offset = el.currentTime || 0; });
+  });
+}
+
+// --- volume over time --------------------------------------------------------------------------
+// A timeline may tween an element's `volume` (HyperFrames' volume automation). The mix needs the
+// volume at every frame of the composition, also of the frames before this page's first: the
+// timelines are stepped through every frame time (events suppressed), the volumes read, and the
+// timelines put back where they were.
+function sampleVolumes(elements) {
+  var samples = elements.map(function () { return []; });
+  var registry = timing().timelines;
+  var all = [];
+  if (registry.root) all.push({ tl: registry.root, at: function (s) { return s; } });
+  registry.children.forEach(function (child) { all.push({ tl: child.tl, at: function (s) { return registry.childTime(child, timing(), s); } }); });
+  registry.others.forEach(function (tl) { all.push({ tl: tl, at: function (s) { return s; } }); });
+  if (elements.length === 0 || all.length === 0) return samples;
+  var frames = Math.max(1, Math.round(compositionDuration() * fps));
+  var probe = function (tl, seconds) {
+    if (typeof tl.totalTime === 'function') tl.totalTime(seconds, true);
+    else tl.seek(seconds, true);
+  };
+  for (var f = 0; f <= frames; f++) {
+    var seconds = f / fps;
+    all.forEach(function (entry) { probe(entry.tl, entry.at(seconds)); });
+    elements.forEach(function (el, i) { samples[i].push({ time: seconds, volume: el.volume }); });
+  }
+  all.forEach(function (entry) {
+    timelineTime.delete(entry.tl);
+    probe(entry.tl, entry.at(nowMs / 1000));
+  });
+  return samples;
+}
+// What the renderer mixes: every media element seen so far, in seconds.
+function mediaTimeline() {
+  var list = [];
+  var audible = [];
+  media.forEach(function (m, el) {
+    if (!hasSource(el)) return;
+    var place = mediaPlacement(el, m);
+    var gain = dataVolume(el);
+    var entry = {
+      kind: el.tagName.toLowerCase(), src: mediaSource(el), start: place.start, offset: place.offset,
+      playbackRate: place.rate, loop: el.loop, volume: gain === null ? el.volume : gain, muted: el.muted,
+    };
+    if (isFinite(place.end)) entry.end = place.end;
+    list.push(entry);
+    if (!el.muted) audible.push({ el: el, entry: entry });
+  });
+  var samples = sampleVolumes(audible.map(function (a) { return a.el; }));
+  audible.forEach(function (a, i) {
+    var points = samples[i];
+    // Only a volume that moves is automation: a still one is the element's static volume.
+    if (points.some(function (p) { return Math.abs(p.volume - points[0].volume) > 1e-4; })) a.entry.volumes = points;
+  });
+  return list;
+}

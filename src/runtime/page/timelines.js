@@ -1,0 +1,142 @@
+// --- timelines registered in window.__timelines -------------------------------------------------
+// HyperFrames' rules (README, "HyperFrames compositions"): the root composition's timeline is the
+// one under its data-composition-id, or the only one registered; a timeline under the id of a
+// nested composition plays in that clip's own time (from its start, after data-playback-start, at
+// data-playback-rate); an array counts as one timeline for the root, or several under tl-0,
+// tl-1, ... Any other timeline follows the composition's time.
+if (!window.__timelines) window.__timelines = {};
+
+function isTimeline(tl) {
+  return !!tl && typeof tl === 'object' && (typeof tl.totalTime === 'function' || typeof tl.seek === 'function');
+}
+// A timeline's own length in seconds (one pass, repeats aside), or null.
+function timelineLength(tl) {
+  try {
+    var d = typeof tl.duration === 'function' ? Number(tl.duration()) : NaN;
+    return isFinite(d) && d > 0 ? d : null;
+  } catch (err) {
+    return null;
+  }
+}
+function timelineRegistry() {
+  var raw = window.__timelines || {};
+  var root = compositionRoot();
+  var rootId = root ? root.getAttribute('data-composition-id') : 'root';
+  var named = {};
+  if (Array.isArray(raw)) {
+    if (raw.length === 1 && isTimeline(raw[0])) named[rootId] = raw[0];
+    else if (raw.length > 1) raw.forEach(function (tl, i) { if (isTimeline(tl)) named['tl-' + i] = tl; });
+  } else {
+    for (var key in raw) if (isTimeline(raw[key])) named[key] = raw[key];
+  }
+  var hosts = {};
+  var compositions = document.querySelectorAll('[data-composition-id]');
+  for (var i = 0; i < compositions.length; i++) {
+    if (compositions[i] !== root) hosts[compositions[i].getAttribute('data-composition-id')] = compositions[i];
+  }
+  var keys = Object.keys(named);
+  // The only timeline registered, under a key that names no nested composition, is the root's.
+  var sole = keys.length === 1 && !hosts[keys[0]] ? named[keys[0]] : null;
+  var rootTimeline = named[rootId] || sole;
+  var children = [];
+  var others = [];
+  keys.forEach(function (key) {
+    var tl = named[key];
+    if (tl === rootTimeline) return;
+    if (hosts[key]) children.push({ tl: tl, host: hosts[key] });
+    else others.push(tl);
+  });
+  // Seconds into a nested composition's timeline at composition time `seconds`.
+  function childTime(child, t, seconds) {
+    var local = playbackStartOf(child.host) + Math.max(0, seconds - t.startOf(child.host)) * playbackRateOf(child.host);
+    var length = t.durationOf(child.host);
+    return length === null ? local : Math.min(local, playbackStartOf(child.host) + length * playbackRateOf(child.host));
+  }
+  // Where the last timeline ends on the composition's timeline, 0 when there is none. A nested
+  // timeline counts whole, however short its clip (HyperFrames places it in the root timeline).
+  function end(t) {
+    var latest = rootTimeline ? timelineLength(rootTimeline) || 0 : 0;
+    children.forEach(function (child) {
+      var length = timelineLength(child.tl);
+      if (length === null) return;
+      var played = Math.max(0, length - playbackStartOf(child.host)) / playbackRateOf(child.host);
+      latest = Math.max(latest, t.startOf(child.host) + played);
+    });
+    others.forEach(function (tl) { latest = Math.max(latest, timelineLength(tl) || 0); });
+    return latest;
+  }
+  return { named: named, root: rootTimeline, children: children, others: others, childTime: childTime, end: end };
+}
+
+// A finished timeline (time past its total duration, as at the previous frame) is left alone.
+var timelineTime = new WeakMap();
+function seekTimeline(tl, seconds) {
+  var total = typeof tl.totalDuration === 'function' ? tl.totalDuration() : Infinity;
+  var applied = Math.min(seconds, total >= 0 ? total : Infinity);
+  if (timelineTime.get(tl) === applied) return;
+  timelineTime.set(tl, applied);
+  if (typeof tl.totalTime === 'function') tl.totalTime(seconds, false);
+  else tl.seek(seconds, false);
+  changed = true;
+}
+function syncTimelines() {
+  var seconds = nowMs / 1000;
+  var t = timing();
+  var registry = t.timelines;
+  if (registry.root) seekTimeline(registry.root, seconds);
+  registry.children.forEach(function (child) { seekTimeline(child.tl, registry.childTime(child, t, seconds)); });
+  registry.others.forEach(function (tl) { seekTimeline(tl, seconds); });
+}
+
+// Until its timeline is registered, a composition may still be setting up (a script that fetches
+// data first): readiness waits, at most this long, for the timeline of each composition, unless
+// it is marked data-no-timeline or the page loads no GSAP.
+var TIMELINE_WAIT_MS = 3000;
+function missingTimelines() {
+  if (!window.gsap) return [];
+  var registry = timelineRegistry();
+  var root = compositionRoot();
+  var missing = [];
+  var all = document.querySelectorAll('[data-composition-id]');
+  for (var i = 0; i < all.length; i++) {
+    var el = all[i];
+    if (el.hasAttribute('data-no-timeline')) continue;
+    var id = el.getAttribute('data-composition-id');
+    if (el === root ? !registry.root : !registry.named[id]) missing.push(id);
+  }
+  return missing;
+}
+function timelinesReady() {
+  var deadline = real.Date.now() + TIMELINE_WAIT_MS;
+  return new Promise(function (resolve) {
+    (function poll() {
+      if (missingTimelines().length === 0 || real.Date.now() >= deadline) resolve();
+      else real.setTimeout(poll, 50);
+    })();
+  });
+}
+
+// --- a page's own `window.__hf = { duration, seek }` ----------------------------------------------
+// HyperFrames' engine drives a page that defines it: seek(seconds) every frame, and `duration`
+// (a number, or a function giving one) when the root declares none. A promise from seek holds
+// the frame until it settles.
+function pageProtocol() {
+  var hf = window.__hf;
+  return hf && typeof hf === 'object' && typeof hf.seek === 'function' ? hf : null;
+}
+function pageProtocolDuration() {
+  var hf = pageProtocol();
+  if (!hf) return null;
+  var d = typeof hf.duration === 'function' ? hf.duration() : hf.duration;
+  return positiveNumber(d);
+}
+var protocolSeconds = null;
+function syncPageProtocol(waits) {
+  var hf = pageProtocol();
+  var seconds = nowMs / 1000;
+  if (!hf || protocolSeconds === seconds) return;
+  protocolSeconds = seconds;
+  var result = hf.seek(seconds);
+  if (result && typeof result.then === 'function') waits.push(result);
+  changed = true;
+}

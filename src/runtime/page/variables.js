@@ -1,0 +1,140 @@
+// --- variables ------------------------------------------------------------------------------------
+// `window.__vidkit.getVariables()` and HyperFrames' `window.__hyperframes.getVariables()` return
+// the same values: the declared defaults (of <html> and every [data-composition-variables]
+// element, later declarations winning) merged with the render's overrides, as the renderer or the
+// player computed them before the page loaded. `window.__hfVariables` holds the same merged values.
+function currentVariables() { return JSON.parse(JSON.stringify(variables)); }
+window.__hyperframes = { getVariables: currentVariables };
+window.__hfVariables = currentVariables();
+
+// Bindings without a script, applied once the document is parsed (README, "HyperFrames
+// compositions"):
+//   - `--<id>` on the root and every [data-composition-id] element, for every variable whose
+//     value is a string, number or boolean (or a font given as { name });
+//   - `--<slug>` (the id lowercased, runs of other characters as '-') on each element declaring
+//     the variable: a default only where the page's CSS does not define that property already,
+//     an override always;
+//   - data-var-text="id" replaces the element's own text, keeping its child elements;
+//   - data-var-src="id" sets the src of an img, video, audio or source element to the value (a
+//     URL, or { url }), when it is a relative, http(s), blob or data:image URL.
+function cssValue(value) {
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
+  if (value && typeof value === 'object' && typeof value.name === 'string' && value.name !== '') return value.name;
+  return null;
+}
+// A value may not close the declaration it is written into.
+function safeCss(text) { return text.replace(/[;{}<>\r\n]/g, ''); }
+function cssSlug(id) {
+  var slug = id.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+  return '--' + (slug || 'node');
+}
+function declaredDefaults(el) {
+  var defaults = {};
+  try {
+    var list = JSON.parse(el.getAttribute('data-composition-variables') || '[]');
+    if (Array.isArray(list)) list.forEach(function (d) { if (d && typeof d.id === 'string' && 'default' in d) defaults[d.id] = d.default; });
+  } catch (err) {
+    // The renderer refuses malformed declarations before the page loads; the player has no such step.
+  }
+  return defaults;
+}
+function bindDeclarations() {
+  var declarers = Array.prototype.slice.call(document.querySelectorAll('[data-composition-variables]'));
+  declarers.forEach(function (el) {
+    if (!el.style) return;
+    var defaults = declaredDefaults(el);
+    for (var id in defaults) {
+      var value = id in variables ? variables[id] : defaults[id];
+      var overridden = JSON.stringify(value) !== JSON.stringify(defaults[id]);
+      var text = typeof value === 'number' || (typeof value === 'string' && value !== '') ? String(value) : null;
+      if (text === null) continue;
+      var name = cssSlug(id);
+      if (!overridden && getComputedStyle(el).getPropertyValue(name).trim() !== '') continue;
+      el.style.setProperty(name, safeCss(text));
+    }
+  });
+}
+function bindCustomProperties() {
+  var root = compositionRoot();
+  var targets = new Set(root ? [root] : []);
+  document.querySelectorAll('[data-composition-id]').forEach(function (el) { targets.add(el); });
+  targets.forEach(function (el) {
+    if (!el.style) return;
+    for (var id in variables) {
+      var text = cssValue(variables[id]);
+      if (text !== null) el.style.setProperty('--' + id, safeCss(text));
+    }
+  });
+}
+var SRC_TAGS = { IMG: 1, VIDEO: 1, AUDIO: 1, SOURCE: 1 };
+function safeMediaUrl(url) {
+  var scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url.replace(/[\u0000-\u0020]/g, ''));
+  if (!scheme) return true;
+  var name = scheme[1].toLowerCase();
+  return name === 'http' || name === 'https' || name === 'blob' || (name === 'data' && /^data:image\//i.test(url.trim()));
+}
+// Replaces the element's own text; element children (nested clips, animated spans) stay.
+function setOwnText(el, text) {
+  if (el.childElementCount === 0) {
+    el.textContent = text;
+    return;
+  }
+  var written = false;
+  el.childNodes.forEach(function (node) {
+    if (node.nodeType !== Node.TEXT_NODE) return;
+    node.nodeValue = written ? '' : text;
+    written = true;
+  });
+  if (!written) el.insertBefore(document.createTextNode(text), el.firstChild);
+}
+function bindElements() {
+  document.querySelectorAll('[data-var-src]').forEach(function (el) {
+    var value = variables[el.getAttribute('data-var-src').trim()];
+    var url = typeof value === 'string' ? value : value && typeof value === 'object' ? value.url : null;
+    if (!SRC_TAGS[el.tagName] || typeof url !== 'string' || url === '' || !safeMediaUrl(url)) return;
+    if (el.getAttribute('src') !== url) el.setAttribute('src', url);
+  });
+  document.querySelectorAll('[data-var-text]').forEach(function (el) {
+    var value = variables[el.getAttribute('data-var-text').trim()];
+    if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') setOwnText(el, String(value));
+  });
+}
+
+// --- the page around the root -------------------------------------------------------------------
+// As in HyperFrames: html and body without margin, padding or scrollbars, the root a box of
+// data-width × data-height that clips what overflows it; in an output with alpha (webm, mov),
+// html, body and the root are transparent whatever the page's CSS says.
+function preparePage() {
+  var root = compositionRoot();
+  if (!root) return;
+  [document.documentElement, document.body].forEach(function (el) {
+    if (!el) return;
+    el.style.margin = '0';
+    el.style.padding = '0';
+    el.style.overflow = 'hidden';
+  });
+  var width = positiveNumber(root.getAttribute('data-width'));
+  var height = positiveNumber(root.getAttribute('data-height'));
+  if (!root.style.position) root.style.position = 'relative';
+  root.style.overflow = 'hidden';
+  if (width !== null) root.style.width = width + 'px';
+  if (height !== null) root.style.height = height + 'px';
+  if (boot.transparent) {
+    var style = document.createElement('style');
+    style.textContent = 'html,body{background:transparent!important;background-color:transparent!important;background-image:none!important}';
+    document.head.appendChild(style);
+    ['background', 'background-color'].forEach(function (name) { root.style.setProperty(name, 'transparent', 'important'); });
+    root.style.setProperty('background-image', 'none', 'important');
+  }
+}
+
+function onParsed(fn) {
+  if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', fn, { once: true });
+  else fn();
+}
+onParsed(function () {
+  preparePage();
+  bindDeclarations();
+  bindCustomProperties();
+  bindElements();
+});
