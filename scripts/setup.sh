@@ -13,6 +13,8 @@ APT_PACKAGES=(
   fonts-dejavu-core fonts-liberation   # default fonts for compositions
   python3 python3-venv                 # venvs: the cloud tests' emulator and cfn-lint, the Python template
   bubblewrap                           # the tests' Lambda-shaped sandbox (read-only root, writable /tmp)
+  mmdebstrap                           # cloud/image/build-rootfs.sh: the render image's Debian 13 root filesystem
+  autoconf automake libtool cmake make g++  # ... and its Lambda runtime client (aws-lambda-ric), compiled once
   ca-certificates
 )
 
