@@ -18,9 +18,9 @@ import { buildRootfs, imageConfig, inImage } from '../test-support/render-image'
 /**
  * The render image, run without Docker: the root filesystem cloud/image/build-rootfs.sh assembles
  * from Debian 13 (its Node, its Chromium, the self-contained addon), configured as
- * cloud/image/Dockerfile says, under bubblewrap with a read-only root and only /tmp writable, as
- * Lambda runs it. S3 and Lambda are MiniStack on loopback. The first run on a machine builds the
- * Debian base (minutes); later runs reuse it from the cache the script names.
+ * cloud/image/Dockerfile says, under bubblewrap as an unprivileged user with a read-only root and
+ * only /tmp writable, as Lambda runs it. S3 and Lambda are MiniStack on loopback. The first run on a
+ * machine builds the Debian base (minutes); later runs reuse it from the cache the script names.
  */
 const test = suite('the render image');
 const BUCKET = 'vidkit-image-test';
@@ -31,6 +31,8 @@ let site: SiteHandle;
 
 test.before(async () => {
   workDir = tempDir('vidkit-image-');
+  // The image runs as an unprivileged user, which must reach the root filesystem in here.
+  fs.chmodSync(workDir, 0o755);
   rootfs = path.join(workDir, 'rootfs');
   buildRootfs(rootfs);
   emu = await startAwsEmulator();
@@ -69,10 +71,8 @@ test('the chunk handler renders its frame range exactly inside the image', async
   // The handler CMD names (`handler.handler`), called directly from the image's WORKDIR.
   const [moduleName, exportName] = fn.cmd[0].split('.');
   const invoke = `require('./${moduleName}.js').${exportName}(JSON.parse(process.argv[1])).then((r) => console.log(JSON.stringify(r)))`;
-  const run = spawnSync('bwrap', [...inImage(rootfs, fn, emu.env), '/usr/bin/node', '-e', invoke, JSON.stringify(chunkEvent(1, 50, 100))], {
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const [command, ...args] = [...inImage(rootfs, fn, emu.env), '/usr/bin/node', '-e', invoke, JSON.stringify(chunkEvent(1, 50, 100))];
+  const run = spawnSync(command, args, { encoding: 'utf8', timeout: 120_000 });
   assert.is(run.status, 0, `${run.stderr}\n${run.error ?? ''}`);
   await assertSegment(JSON.parse(run.stdout.trim().split('\n').pop()!), 50, 50);
 });
@@ -87,7 +87,7 @@ test('the function image serves the handler through its ENTRYPOINT (aws-lambda-r
     '#!/bin/sh',
     'set --',
     'for name in $(env | sed -n "s/^\\(AWS_[A-Z0-9_]*\\)=.*/\\1/p"); do set -- "$@" --setenv "$name" "$(printenv "$name")"; done',
-    `exec bwrap ${inImage(rootfs, fn).map(quote).join(' ')} "$@" ${[...fn.entrypoint, ...fn.cmd].map(quote).join(' ')}`,
+    `exec ${inImage(rootfs, fn).map(quote).join(' ')} "$@" ${[...fn.entrypoint, ...fn.cmd].map(quote).join(' ')}`,
     '',
   ].join('\n');
   const { lambda } = testAwsClients(emu);
@@ -112,14 +112,13 @@ test('the render image runs `vidkit render` through its ENTRYPOINT, as `render -
   const cli = imageConfig('render');
   const out = path.join(workDir, 'out');
   fs.mkdirSync(out);
+  fs.chmodSync(out, 0o777);
   const binds: [string, string, boolean][] = [
     [path.join(FIXTURES, 'frame-clock'), '/tmp/project', false],
     [out, '/tmp/out', true],
   ];
-  const run = spawnSync('bwrap', [...inImage(rootfs, cli, {}, binds), ...cli.entrypoint, 'render', '/tmp/project', '--output', '/tmp/out/clock.mp4'], {
-    encoding: 'utf8',
-    timeout: 120_000,
-  });
+  const [command, ...args] = [...inImage(rootfs, cli, {}, binds), ...cli.entrypoint, 'render', '/tmp/project', '--output', '/tmp/out/clock.mp4'];
+  const run = spawnSync(command, args, { encoding: 'utf8', timeout: 120_000 });
   assert.is(run.status, 0, `${run.stderr}\n${run.error ?? ''}`);
   assertClock(path.join(out, 'clock.mp4'), 0, 150);
 });

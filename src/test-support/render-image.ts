@@ -51,15 +51,21 @@ export function buildRootfs(out: string): void {
 }
 
 /**
- * bubblewrap options that run a command (appended by the caller) in the root filesystem with the
- * target's ENV and WORKDIR plus `env`; the network (the emulator on loopback) is shared. `binds`
- * are [host, inside, writable]; inside paths go under /tmp, the only place a mount point can be made.
+ * The command line that runs a command (appended by the caller) in the root filesystem with the
+ * target's ENV and WORKDIR plus `env`: bubblewrap as an unprivileged user (as Lambda runs a
+ * function; from root through setpriv), sharing the network (the emulator on loopback). `binds` are
+ * [host, inside, writable]; inside paths go under /tmp, the only place a mount point can be made.
  */
 export function inImage(rootfs: string, config: ImageConfig, env: Record<string, string> = {}, binds: [string, string, boolean][] = []): string[] {
   return [
+    ...(process.getuid?.() === 0 ? ['setpriv', `--reuid=${LAMBDA_USER}`, `--regid=${LAMBDA_USER}`, '--clear-groups'] : []),
+    'bwrap',
     ...['--ro-bind', rootfs, '/', '--tmpfs', '/tmp', '--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev', '--die-with-parent', '--clearenv'],
     ...binds.flatMap(([host, inside, writable]) => [writable ? '--bind' : '--ro-bind', host, inside]),
     ...Object.entries({ ...config.env, ...env }).flatMap(([k, v]) => ['--setenv', k, v]),
     ...['--chdir', config.workdir],
   ];
 }
+
+/** The user the image runs as here: nobody, so the files it needs must be readable by anyone. */
+export const LAMBDA_USER = 65534;
