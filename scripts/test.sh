@@ -8,8 +8,10 @@ bash scripts/setup.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
 
 # The tests run as on a new user's machine: an empty home and cache of their own, so no browser
 # probe or other cache left by an earlier run can hide a failure. Rust and its crates stay where
-# rustup and cargo put them.
+# rustup and cargo put them, and npm keeps its cache (the package test installs the packed tarballs
+# with their dependencies from it).
 export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
+export npm_config_cache="${npm_config_cache:-$HOME/.npm}"
 logs=$(mktemp -d)
 export HOME="$logs/home" XDG_CACHE_HOME="$logs/cache"
 mkdir -p "$HOME" "$XDG_CACHE_HOME"

@@ -1,9 +1,11 @@
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VidkitError } from './errors';
-import { loadFirst, loadNative } from './native';
-import { PACKAGE_ROOT } from './package-info';
+import { loadFirst, loadNative, missingAddonHint } from './native';
+import { NATIVE_PACKAGES, PACKAGE_ROOT, VERSION } from './package-info';
+import { tempDir } from './test-support/cli';
 
 test('loads the local build when no platform package is installed', () => {
   const native = loadNative();
@@ -15,10 +17,10 @@ test('loads the local build when no platform package is installed', () => {
   assert.is(native.planChunks({ totalFrames: 1800 }).length, 8);
 });
 
-test('with neither a package nor a build: one error naming both and how to build', () => {
+test('with neither a package nor a build: one error naming both, the package to install and the build', () => {
   const missing = path.join(PACKAGE_ROOT, 'native', 'vidkit.nowhere.node');
   try {
-    loadFirst(['@vidkit/native-nowhere', missing]);
+    loadFirst(['@vidkit/native-nowhere', missing], missingAddonHint('@vidkit/native-nowhere', PACKAGE_ROOT, { '@vidkit/native-nowhere': '9.8.7' }));
     assert.unreachable('loaded something');
   } catch (err) {
     assert.instance(err, VidkitError);
@@ -27,8 +29,18 @@ test('with neither a package nor a build: one error naming both and how to build
     assert.not.match(e.message, /\n/);
     assert.ok(e.message.includes('@vidkit/native-nowhere: not found'), e.message);
     assert.ok(e.message.includes(`${missing}: not found`), e.message);
-    assert.match(e.message, /npm run build:native/);
+    assert.ok(e.message.includes('`npm install @vidkit/native-nowhere@9.8.7`'), e.message);
+    assert.match(e.message, /In this source checkout, `npm run build:native` builds it/);
   }
+});
+
+test('outside a source checkout the hint names only the package, at the version package.json depends on', () => {
+  const installed = tempDir('vidkit-native-test-');
+  const hint = missingAddonHint('@vidkit/native-linux-x64-gnu', installed, NATIVE_PACKAGES);
+  assert.ok(hint.includes(`\`npm install @vidkit/native-linux-x64-gnu@${VERSION}\``), hint);
+  assert.not.match(hint, /build:native/);
+  assert.is(missingAddonHint('@vidkit/native-linux-arm64-gnu', installed, {}), `No @vidkit/native-linux-arm64-gnu is published for vidkit ${VERSION}.`);
+  fs.rmSync(installed, { recursive: true });
 });
 
 test.run();

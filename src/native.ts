@@ -1,13 +1,15 @@
 // Loader and types for vidkit's native addon (crates/vidkit-napi).
 //
 // The addon comes either from the per-platform npm package (@vidkit/native-<platform>, the
-// napi-rs layout under npm/) or from a local `npm run build:native` into <repoRoot>/native/.
+// napi-rs layout under npm/), resolved from the installed vidkit, or from a local
+// `npm run build:native` into <packageRoot>/native/.
 // The types are written out here rather than generated so that the TypeScript side compiles
 // without a Rust toolchain; they mirror the #[napi] items in crates/vidkit-napi/src.
 
+import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ExitCode, VidkitError, errorMessage } from './errors';
-import { PACKAGE_ROOT } from './package-info';
+import { NATIVE_PACKAGES, PACKAGE_ROOT, VERSION } from './package-info';
 
 /** Options of planChunks; omitted fields take the defaults (chunkSize 240, maxParallelChunks 16). */
 export interface PlanChunksOptions {
@@ -183,19 +185,15 @@ export interface NativeBinding {
   nativeInfo(): NativeInfo;
 }
 
-/** The napi-rs platform suffixes we publish, keyed by `${process.platform}-${process.arch}`. */
+/** The napi-rs platform suffixes an addon can be built for, keyed by `${process.platform}-${process.arch}`. */
 const PLATFORM_SUFFIXES: Readonly<Record<string, string>> = {
   'linux-x64': 'linux-x64-gnu',
   'linux-arm64': 'linux-arm64-gnu',
 };
 
-const BUILD_HINT =
-  'Run `npm run build:native` to build it from source (needs Rust, clang and the libav development ' +
-  'packages: libavcodec-dev libavformat-dev libavutil-dev libswscale-dev).';
-
 let cached: NativeBinding | undefined;
 
-/** Loads the addon once: the platform package first, then the local build. */
+/** Loads the addon once: the platform package first, then a local build in <packageRoot>/native/. */
 export function loadNative(): NativeBinding {
   cached ??= loadUncached();
   return cached;
@@ -205,28 +203,45 @@ function loadUncached(): NativeBinding {
   const platform = `${process.platform}-${process.arch}`;
   const suffix = PLATFORM_SUFFIXES[platform];
   if (suffix === undefined) {
+    const published = Object.keys(NATIVE_PACKAGES).map((name) => name.replace('@vidkit/native-', ''));
     throw new VidkitError(
-      `vidkit's native addon is not available for ${platform}; prebuilt addons exist for ` +
-        `${Object.keys(PLATFORM_SUFFIXES).join(' and ')} (glibc). ${BUILD_HINT}`,
+      `vidkit's native addon is not available for ${platform}: prebuilt packages exist for ${published.join(' and ')}`,
       { exitCode: ExitCode.MissingDependency },
     );
   }
-  return loadFirst([`@vidkit/native-${suffix}`, path.join(PACKAGE_ROOT, 'native', `vidkit.${suffix}.node`)]);
+  const pkg = `@vidkit/native-${suffix}`;
+  return loadFirst([pkg, path.join(PACKAGE_ROOT, 'native', `vidkit.${suffix}.node`)], missingAddonHint(pkg));
 }
 
-/** The first candidate (package name or file) that loads, or one error naming each and why. */
-export function loadFirst(candidates: string[]): NativeBinding {
+/**
+ * What to do when no candidate loads: install the platform package at this version, and in a
+ * source checkout (crates/ present; an installed vidkit has none) build the addon.
+ */
+export function missingAddonHint(pkg: string, root = PACKAGE_ROOT, packages: Readonly<Record<string, string>> = NATIVE_PACKAGES): string {
+  const version = packages[pkg];
+  const install =
+    version === undefined
+      ? `No ${pkg} is published for vidkit ${VERSION}.`
+      : `Install it: \`npm install ${pkg}@${version}\` (an optional dependency of vidkit, left out by --omit=optional).`;
+  const build = fs.existsSync(path.join(root, 'crates', 'vidkit-napi'))
+    ? ' In this source checkout, `npm run build:native` builds it instead.'
+    : '';
+  return install + build;
+}
+
+/** The first candidate (package name or file) that loads, or one error naming each, why, and `hint`. */
+export function loadFirst(candidates: string[], hint: string): NativeBinding {
   const failures: string[] = [];
   for (const candidate of candidates) {
     try {
       return require(candidate) as NativeBinding;
     } catch (error) {
-      // Keep the reason: "not installed" and "installed but libavcodec is missing" need different fixes.
+      // Keep the reason: "not installed" and "installed but cannot load here" need different fixes.
       const reason = (error as NodeJS.ErrnoException).code === 'MODULE_NOT_FOUND' ? 'not found' : errorMessage(error).split('\n')[0];
       failures.push(`${candidate}: ${reason}`);
     }
   }
-  throw new VidkitError(`vidkit's native addon could not be loaded (tried ${failures.join('; ')}). ${BUILD_HINT}`, {
+  throw new VidkitError(`vidkit's native addon could not be loaded (tried ${failures.join('; ')}). ${hint}`, {
     exitCode: ExitCode.MissingDependency,
   });
 }

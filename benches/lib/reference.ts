@@ -3,6 +3,8 @@ import { loadComposition } from '../../dist/composition/composition';
 import { findBrowser, resolveProfile } from '../../dist/render/browser';
 import { CaptureSession } from '../../dist/render/capture-session';
 import { serveProject } from '../../dist/render/project-server';
+import { DEFAULT_TIMEOUTS } from '../../dist/render/render-context';
+import { runtimeBoot } from '../../dist/runtime/boot';
 
 /**
  * The lossless reference of a composition: every frame as the browser draws it (PNG from one
@@ -23,8 +25,9 @@ export async function renderReference(projectDir: string, output: string, scale 
     width: comp.width,
     height: comp.height,
     scale,
-    boot: { variables: {}, fps: comp.fps, epochMs: Date.now() },
+    boot: runtimeBoot({}, comp.fps, {}),
     format: { type: 'png' },
+    timeouts: DEFAULT_TIMEOUTS,
   });
   try {
     let last: Buffer | undefined;

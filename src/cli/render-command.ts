@@ -157,6 +157,8 @@ export class RenderCommand extends VidkitCommand {
     if (this.height !== undefined) pass.push('--height', this.height);
     if (this.quality !== undefined) pass.push('--quality', this.quality);
     if (this.crf !== undefined) pass.push('--crf', this.crf);
+    if (this.loadTimeout !== undefined) pass.push('--load-timeout', this.loadTimeout);
+    if (this.frameTimeout !== undefined) pass.push('--frame-timeout', this.frameTimeout);
     // Joined with `=`: a seed or epoch may begin with a dash.
     if (this.seed !== undefined) pass.push(`--seed=${this.seed}`);
     if (this.epoch !== undefined) pass.push(`--epoch=${this.epoch}`);

@@ -39,6 +39,8 @@ test('renders its frame range exactly, with nothing but /tmp to write to', async
     'bwrap',
     [
       ...['--ro-bind', '/', '/', '--tmpfs', '/tmp', '--proc', '/proc', '--dev', '/dev', '--remount-ro', '/dev', '--die-with-parent', '--clearenv'],
+      // The checkout may itself live under /tmp (a CI clone): bound again, read-only, over the empty /tmp.
+      ...['--ro-bind', REPO_ROOT, REPO_ROOT],
       ...Object.entries(env).flatMap(([k, v]) => ['--setenv', k, v]),
       ...[process.execPath, '-e', invoke, JSON.stringify(event)],
     ],

@@ -383,4 +383,11 @@ function nextPaint(): Promise<void> {
   return new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(() => resolve())));
 }
 
+declare global {
+  // `document.querySelector('vidkit-player')` and `createElement` give the element's own type.
+  interface HTMLElementTagNameMap {
+    'vidkit-player': VidkitPlayer;
+  }
+}
+
 if (!customElements.get('vidkit-player')) customElements.define('vidkit-player', VidkitPlayer);

@@ -76,14 +76,22 @@ export const MAX_RELAUNCHES = 2;
 export class SessionSlot {
   private session?: CaptureSession;
   private closing: Promise<void> = Promise.resolve();
+  private stopped = false;
   /** The last frame the open page showed: a page only steps forward. */
   pageFrame = -1;
 
   constructor(private readonly open: () => Promise<CaptureSession>) {}
 
   async current(): Promise<CaptureSession> {
+    if (this.stopped) throw new VidkitError('the render stopped: no new browser is opened');
     this.session ??= await this.open();
     return this.session;
+  }
+
+  /** Closes the session for good: a render that failed or was interrupted relaunches nothing. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.close();
   }
 
   get isOpen(): boolean {

@@ -2,19 +2,17 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import type { Overrides } from '../composition/variables';
 import { ExitCode, VidkitError } from '../errors';
 import { loadNative } from '../native';
-import type { Determinism } from '../runtime/boot';
 import { AssetRouter } from './asset-router';
 import type { CaptureMode } from './browser';
-import { CaptureSession, FrameFormat, MediaElementTiming } from './capture-session';
+import { CaptureSession, MediaElementTiming } from './capture-session';
 import { ChunkRange, SessionSlot, discardingSink, renderChunk, segmentEncoder } from './chunk-renderer';
 import { OutputFormat, assertOutputExtension, formatExtension } from './formats';
 import { trackPath, untrackPath } from './leftovers';
 import { outputError, prepareOutput } from './output-path';
 import { serveProject } from './project-server';
-import { PageTimeouts, createRenderContext } from './render-context';
+import { RenderSettings, createRenderContext } from './render-context';
 import { RemoteAssets } from './remote-assets';
 import { soundtrackOf } from './soundtrack';
 import { VideoProxies } from './video-proxies';
@@ -22,34 +20,18 @@ import { measureIdle } from './cpu-idle';
 import { FramePart, FrameScheduler } from './frame-scheduler';
 import { ADD_SAMPLE_MS, WorkersOption, resolveWorkers, shouldAddWorker } from './workers';
 
-export interface LocalRenderOptions extends Determinism {
-  projectDir: string;
+export interface LocalRenderOptions extends RenderSettings {
   /** Defaults to `out/<composition id>.<format's extension>` under the working directory. */
   output?: string;
   /** Default mp4. */
   format?: OutputFormat;
-  overrides: Overrides;
-  strictVariables: boolean;
   workers: WorkersOption;
-  /** Overrides the composition's `data-fps`. */
-  fps?: number;
-  /** Output size; the composition is drawn at the matching device scale factor. */
-  width?: number;
-  height?: number;
-  crf: number;
-  preset: string;
-  x264Params?: string;
-  frameFormat: FrameFormat;
-  allowGpu: boolean;
-  capture: CaptureMode | 'auto';
   /** A remote asset that cannot be fetched is a warning and a transparent placeholder, not an error. */
   allowMissingMedia?: boolean;
   /** Remote assets may be fetched from loopback, link-local and private addresses (refused by default). */
   allowPrivateNetwork?: boolean;
   /** Bytes one remote asset may have; default 512 MiB. */
   maxAssetBytes?: number;
-  /** Page deadlines; each defaults as in DEFAULT_TIMEOUTS. */
-  timeouts?: Partial<PageTimeouts>;
   /** `discard` captures every frame and drops it, writing nothing: the benchmarks' capture-only limit. */
   sink?: 'encode' | 'discard';
   signal?: AbortSignal;
@@ -93,25 +75,12 @@ const MIN_SPLIT_FRAMES = 15;
 export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRenderResult> {
   const started = Date.now();
   const format = opts.format ?? 'mp4';
+  const outputFor = (compositionId: string) => path.resolve(opts.output ?? path.join('out', `${compositionId}${formatExtension(format)}`));
   const context = await createRenderContext({
-    projectDir: opts.projectDir,
-    overrides: opts.overrides,
-    strictVariables: opts.strictVariables,
+    ...opts,
     format,
-    fps: opts.fps,
-    width: opts.width,
-    height: opts.height,
-    crf: opts.crf,
-    preset: opts.preset,
-    x264Params: opts.x264Params,
-    frameFormat: opts.frameFormat,
-    capture: opts.capture,
-    allowGpu: opts.allowGpu,
-    seed: opts.seed,
-    epochMs: opts.epochMs,
-    timeouts: opts.timeouts,
     beforeBrowser: ({ composition }) => {
-      const output = path.resolve(opts.output ?? path.join('out', `${composition.id}${formatExtension(format)}`));
+      const output = outputFor(composition.id);
       if (opts.sink !== 'discard') prepareOutput(output);
       assertOutputExtension(opts.output ?? output, format);
     },
@@ -119,7 +88,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const { composition, totalFrames, profile, size, settings } = context;
   for (const w of context.warnings) opts.onWarning?.(w);
   const extension = formatExtension(format);
-  const output = path.resolve(opts.output ?? path.join('out', `${composition.id}${extension}`));
+  const output = outputFor(composition.id);
   const plan = resolveWorkers(opts.workers, totalFrames);
   const native = loadNative();
   const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: plan.initial, chunkSize: 1 });
@@ -151,8 +120,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const slots = new Set<SessionSlot>();
   // Set once every worker has settled; a pending decision to add a worker then does nothing.
   let finished = false;
-  const closeAll = () => Promise.all([...slots].map((slot) => slot.close()));
-  const onAbort = () => void closeAll();
+  const stopAll = () => Promise.all([...slots].map((slot) => slot.stop()));
+  const onAbort = () => void stopAll();
   opts.signal?.addEventListener('abort', onAbort);
   try {
     let firstFrameSeconds = 0;
@@ -187,6 +156,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
           const current = part;
           await renderChunk(slot, part, sink, {
             onFrame: (frame) => {
+              // Closing the sessions on abort is not enough: the chunk renderer reopens a closed one.
+              throwIfAborted(opts.signal);
               current.next = frame + 1;
               if (!drew) drawing += 1;
               drew = true;
@@ -202,7 +173,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       } catch (err) {
         // One failed part fails the render: stop the other workers now rather than at the end.
         failed = true;
-        void closeAll();
+        void stopAll();
         throw err;
       } finally {
         active -= 1;
@@ -275,7 +246,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   } finally {
     finished = true;
     opts.signal?.removeEventListener('abort', onAbort);
-    await closeAll();
+    await stopAll();
     await server.close();
     fs.rmSync(tmpDir, { recursive: true, force: true, maxRetries: 3 });
     fs.rmSync(partial, { force: true });

@@ -27,14 +27,19 @@ export const QUALITY_SETTINGS: Record<Quality, QualitySettings> = {
   high: { crf: 12, preset: 'medium', frameFormat: { type: 'png' } },
 };
 
-export function qualitySettings(quality: string | undefined, crf: string | undefined): QualitySettings {
+/** `names` are what error messages call the two settings: the CLI's flags, or the render API's options. */
+export function qualitySettings(
+  quality: string | undefined,
+  crf: string | undefined,
+  names: { quality: string; crf: string } = { quality: '--quality', crf: '--crf' },
+): QualitySettings {
   const name = quality ?? 'standard';
   if (!(QUALITIES as readonly string[]).includes(name)) {
-    throw badInput(`--quality must be one of ${QUALITIES.join(', ')}, got "${name}"`);
+    throw badInput(`${names.quality} must be one of ${QUALITIES.join(', ')}, got "${name}"`);
   }
   const base = QUALITY_SETTINGS[name as Quality];
   if (crf === undefined) return base;
   const n = Number(crf);
-  if (!Number.isInteger(n) || n < 0 || n > 51) throw badInput(`--crf must be a whole number from 0 to 51, got "${crf}"`);
+  if (!Number.isInteger(n) || n < 0 || n > 51) throw badInput(`${names.crf} must be a whole number from 0 to 51, got "${crf}"`);
   return { ...base, crf: n };
 }

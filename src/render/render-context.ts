@@ -3,7 +3,7 @@ import { Composition, loadComposition, totalFrames as framesOf } from '../compos
 import { resolveVariables } from '../composition/resolve';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
-import { RuntimeBoot, runtimeBoot } from '../runtime/boot';
+import { Determinism, RuntimeBoot, runtimeBoot } from '../runtime/boot';
 import type { AssetRouter } from './asset-router';
 import { CaptureMode, findBrowser, resolveProfile } from './browser';
 import type { BrowserProfile } from './browser';
@@ -29,26 +29,30 @@ export const MAX_DURATION_SECONDS = 6 * 3600;
 const MAX_FRAME_PIXELS = 35_651_584;
 const MAX_SIDE = 16_384;
 
-export interface RenderContextOptions {
+/** What a caller asks of a render, local or cloud: the project, its variables and how to draw and encode it. */
+export interface RenderSettings extends Determinism {
   projectDir: string;
   overrides: Overrides;
   strictVariables: boolean;
-  format: OutputFormat;
   /** Overrides the composition's `data-fps`. */
   fps?: number;
+  /** Output size; the composition is drawn at the matching device scale factor. */
   width?: number;
   height?: number;
   crf: number;
   preset: string;
+  /** Extra x264 options after the preset (mp4 only). */
   x264Params?: string;
   /** Frames as the browser hands them over; alpha formats always take PNG. */
   frameFormat: FrameFormat;
   capture: CaptureMode | 'auto';
   allowGpu: boolean;
-  /** The page's random seed and Date epoch; unset, the documented defaults (README, A composition). */
-  seed?: string;
-  epochMs?: number;
+  /** Page deadlines; each defaults as in {@link DEFAULT_TIMEOUTS}. */
   timeouts?: Partial<PageTimeouts>;
+}
+
+export interface RenderContextOptions extends RenderSettings {
+  format: OutputFormat;
   /** Checks of the caller's own (the output path) that must pass before a browser starts. */
   beforeBrowser?: (planned: PlannedRender) => void;
 }

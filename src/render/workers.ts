@@ -8,10 +8,10 @@ const MIN_FRAMES_PER_WORKER = 30;
 
 export type WorkersOption = number | 'auto';
 
-export function parseWorkers(raw: string | undefined): WorkersOption {
+export function parseWorkers(raw: string | undefined, option = '--workers'): WorkersOption {
   if (raw === undefined || raw === 'auto') return 'auto';
   const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw badInput(`--workers must be "auto" or a whole number from 1 to 64, got "${raw}"`);
+  if (!Number.isInteger(n) || n < 1 || n > 64) throw badInput(`${option} must be "auto" or a whole number from 1 to 64, got "${raw}"`);
   return n;
 }
 
