@@ -14,8 +14,8 @@
 #
 # Cache: ${VIDKIT_IMAGE_CACHE:-/var/tmp/vidkit-image-cache}, outside the repository so that it
 # survives clean checkouts and tests run with an empty HOME. The Debian base is keyed by suite,
-# mirrors and package list, the npm trees by their lockfiles; delete the directory to take in
-# Debian's latest updates.
+# mirrors and package list, the npm trees by their manifests, lockfiles and npm options; delete the
+# directory to take in Debian's latest updates.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
@@ -88,10 +88,10 @@ for lib in $(readelf -d "$addon" | sed -n 's/.*Shared library: \[\(.*\)\]/\1/p')
 done
 [ ${#missing[@]} -eq 0 ] || fail "the addon $addon links ${missing[*]}, not in Debian $SUITE: the image needs the self-contained addon (libav built in); pass it with --addon <file.node>"
 
-# 2. npm trees, each installed once per lockfile: vidkit's production dependencies and the runtime client.
+# 2. npm trees, each installed once per lockfile and options: vidkit's production dependencies and the runtime client.
 npm_tree() { # source dir with package.json and package-lock.json, cache name, npm command...
   local src=$1 name=$2; shift 2
-  local dir=$CACHE/$name-$(cat "$src/package.json" "$src/package-lock.json" | hash_of)
+  local dir=$CACHE/$name-$({ echo "$*"; cat "$src/package.json" "$src/package-lock.json"; } | hash_of)
   if [ ! -d "$dir/node_modules" ]; then
     log "installing $name (npm $*)"
     rm -rf "$dir.partial" && mkdir -p "$dir.partial"
@@ -103,8 +103,9 @@ npm_tree() { # source dir with package.json and package-lock.json, cache name, n
   echo "$dir/node_modules"
 }
 # `install`, not `ci`: the repository's lockfile lacks entries for some dev tools' optional
-# platform packages, which `npm ci` refuses even when they are omitted.
-deps=$(npm_tree "$REPO" vidkit-deps install --omit=dev --ignore-scripts --no-save)
+# platform packages, which `npm ci` refuses even when they are omitted. No optional ones: the addon
+# package is never fetched from the registry, the image carries the addon given here.
+deps=$(npm_tree "$REPO" vidkit-deps install --omit=dev --omit=optional --ignore-scripts --no-save)
 # node-gyp compiles the runtime client against this Node's headers instead of downloading them;
 # Node-API keeps the result loadable by the image's Node.
 node_prefix=$(dirname "$(dirname "$(readlink -f "$(command -v node)")")")
