@@ -31,6 +31,12 @@ export function requireDockerEngine(): void {
  * archive, no base image pulled) is the build context of cloud/image/Dockerfile.
  */
 function buildImage(): void {
+  if (!fs.existsSync(BUILD_ROOTFS)) {
+    throw new VidkitError(
+      `--docker: this Docker engine has no image ${IMAGE}, and building it needs a vidkit checkout (cloud/image/build-rootfs.sh; README "Distributed rendering on AWS"): build it there, or load it into this engine`,
+      { exitCode: ExitCode.MissingDependency },
+    );
+  }
   const context = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-image-'));
   try {
     const rootfs = spawnSync('bash', [BUILD_ROOTFS, path.join(context, 'rootfs.tar')], { stdio: ['ignore', 2, 2] });

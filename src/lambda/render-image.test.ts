@@ -11,7 +11,7 @@ import { validateConfig } from '../sdk/render';
 import { SiteHandle, deploySite } from '../sdk/site';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
 import { bootstrapZip, downloadObject, testAwsClients } from '../test-support/cloud-stack';
-import { FIXTURES, tempDir, vidkit } from '../test-support/cli';
+import { FIXTURES, REPO_ROOT, errorLines, tempDir, vidkit } from '../test-support/cli';
 import { decodeGray, readBits } from '../test-support/media';
 import { buildRootfs, imageConfig, inImage } from '../test-support/render-image';
 
@@ -45,6 +45,19 @@ test.after(async () => {
   await emu?.stop();
   if (workDir) fs.rmSync(workDir, { recursive: true, force: true });
 });
+
+/**
+ * MOCK: the Docker CLI (no Docker engine here), first on PATH: an engine without the image that
+ * records under `log` the build and the run vidkit asks for.
+ */
+function mockDocker(log: string): NodeJS.ProcessEnv {
+  const bin = path.join(workDir, 'bin');
+  if (!fs.existsSync(bin)) {
+    fs.mkdirSync(bin);
+    fs.symlinkSync(path.join(FIXTURES, 'mock-docker.sh'), path.join(bin, 'docker'));
+  }
+  return { ...process.env, PATH: `${bin}:${process.env.PATH}`, MOCK_DOCKER_LOG: log };
+}
 
 function chunkEvent(index: number, startFrame: number, endFrame: number) {
   const plan = validateConfig({ siteHandle: site, bucketName: BUCKET, config: { maxParallelChunks: 3 }, outputKey: 'renders/clock.mp4' });
@@ -124,14 +137,8 @@ test('the render image runs `vidkit render` through its ENTRYPOINT, as `render -
 });
 
 test('render --docker builds the render target from the root filesystem, then runs the render in it', () => {
-  // MOCK: the Docker CLI (no Docker engine here); it records the build and the run vidkit asks for.
-  const bin = path.join(workDir, 'bin');
-  fs.mkdirSync(bin);
-  fs.symlinkSync(path.join(FIXTURES, 'mock-docker.sh'), path.join(bin, 'docker'));
   const log = path.join(workDir, 'docker');
-  const run = vidkit(['render', path.join(FIXTURES, 'frame-clock'), '--docker', '--output', path.join(workDir, 'docker-out', 'clock.mp4')], {
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, MOCK_DOCKER_LOG: log },
-  });
+  const run = vidkit(['render', path.join(FIXTURES, 'frame-clock'), '--docker', '--output', path.join(workDir, 'docker-out', 'clock.mp4')], { env: mockDocker(log) });
   assert.is(run.status, 0, run.stderr);
   const build = fs.readFileSync(`${log}.args`, 'utf8').trim().split('\n');
   const context = build.pop()!;
@@ -143,6 +150,23 @@ test('render --docker builds the render target from the root filesystem, then ru
   }
   const args = fs.readFileSync(`${log}.run-args`, 'utf8').trim().split('\n');
   assert.equal(args.slice(args.indexOf(`vidkit-render:${VERSION}`), args.indexOf('--output') + 2), [`vidkit-render:${VERSION}`, 'render', '/project', '--output', '/out/clock.mp4']);
+});
+
+test('render --docker from an installed vidkit, whose engine lacks the image: exit 3, naming what to do', () => {
+  // An installed package: dist/ and package.json, no cloud/image/ to build the image from.
+  const installed = path.join(workDir, 'installed');
+  fs.mkdirSync(installed);
+  fs.cpSync(path.join(REPO_ROOT, 'dist'), path.join(installed, 'dist'), { recursive: true });
+  fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(installed, 'package.json'));
+  fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(installed, 'node_modules'));
+  const run = spawnSync(process.execPath, [path.join(installed, 'dist', 'cli', 'main.js'), 'render', path.join(FIXTURES, 'frame-clock'), '--docker'], {
+    encoding: 'utf8',
+    env: mockDocker(path.join(workDir, 'installed-docker')),
+  });
+  assert.is(run.status, 3, run.stderr);
+  assert.equal(errorLines(run.stderr), [
+    `vidkit: error: --docker: this Docker engine has no image vidkit-render:${VERSION}, and building it needs a vidkit checkout (cloud/image/build-rootfs.sh; README "Distributed rendering on AWS"): build it there, or load it into this engine`,
+  ]);
 });
 
 test.run();
