@@ -3,12 +3,12 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { BUILD_ROOTFS, DOCKERFILE } from '../cli/docker';
 
-/**
- * The render image without Docker: its root filesystem from cloud/image/build-rootfs.sh (cached
- * outside the repository, see that script) and its configuration read from cloud/image/Dockerfile,
- * run under bubblewrap the way Lambda runs a container: read-only root, empty writable /tmp, no
- * writable /dev/shm, the image's ENV, WORKDIR, ENTRYPOINT and CMD.
- */
+// The render image without Docker: its root filesystem from cloud/image/build-rootfs.sh (cached
+// outside the repository, see that script) and its configuration read from cloud/image/Dockerfile,
+// run under bubblewrap the way Lambda runs a container: an unprivileged user, read-only root, empty
+// writable /tmp, no writable /dev/shm, the image's ENV, WORKDIR, ENTRYPOINT and CMD.
+
+/** What a Dockerfile target sets for the container it runs. */
 export interface ImageConfig {
   env: Record<string, string>;
   workdir: string;
