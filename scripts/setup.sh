@@ -12,7 +12,8 @@ APT_PACKAGES=(
   fonts-dejavu-core fonts-liberation   # default fonts for compositions
   python3 python3-venv                 # venvs: the cloud tests' emulator and cfn-lint, the Python template
   bubblewrap                           # the tests' Lambda-shaped sandbox (read-only root, writable /tmp)
-  mmdebstrap                           # scripts/check-addon-portable.sh: a Debian 13 root filesystem
+  mmdebstrap                           # Debian 13 root filesystems: the render image (cloud/image/build-rootfs.sh), the addon's portability check
+  autoconf automake libtool            # the image's Lambda runtime client (aws-lambda-ric), compiled once
   ca-certificates
 )
 
