@@ -98,8 +98,11 @@ class StaticTiming {
 
 /** Clip windows and references, and the attributes of timed media. */
 export function lintClips(ctx: LintContext): void {
-  const byId = (id: string): HTMLElement | null =>
-    ctx.doc.querySelectorAll('[id]').find((el) => el.id === id) ?? ctx.doc.querySelectorAll('[data-composition-id]').find((el) => el.getAttribute('data-composition-id') === id) ?? null;
+  // As the page finds a reference: the first element with the id, else the composition named so.
+  const ids = new Map<string, HTMLElement>();
+  for (const el of ctx.doc.querySelectorAll('[data-composition-id]').reverse()) ids.set(el.getAttribute('data-composition-id')!, el);
+  for (const el of ctx.doc.querySelectorAll('[id]').reverse()) ids.set(el.id, el);
+  const byId = (id: string): HTMLElement | null => ids.get(id) ?? null;
   const timing = new StaticTiming(ctx.root, byId);
   const inCycle = new Set<HTMLElement>();
   for (const el of ctx.doc.querySelectorAll('[data-start]')) {

@@ -23,7 +23,7 @@ export interface LintReport {
   findings: LintFinding[];
 }
 
-/** What every rule sees: the parsed entry file and a way to report, located by element or offset. */
+/** What every rule sees: the parsed entry file and a way to report. */
 export interface LintContext {
   projectDir: string;
   file: string;
@@ -32,7 +32,8 @@ export interface LintContext {
   root: HTMLElement | null;
   /** The root's data-duration in seconds, when it has a valid one. */
   durationSeconds?: number;
-  report(finding: Omit<LintFinding, 'file' | 'line'> & { at?: HTMLElement | number; file?: string; line?: number }): void;
+  /** Located `at` an element of the entry file, or at `file` and `line`. */
+  report(finding: Omit<LintFinding, 'file' | 'line'> & { at?: HTMLElement; file?: string; line?: number }): void;
 }
 
 /** 1-based line of a character offset. */

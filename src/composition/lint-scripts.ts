@@ -2,11 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { LintContext, lineAt } from './lint-finding';
 
-/**
- * What the page's scripts do with timelines, read as text (the page's own inline scripts and the
- * project's script files it loads): a guess, since code can build keys and timelines in ways no
- * pattern sees. Findings from it are warnings marked `heuristic`.
- */
+/** An inline script, or a script file of the project's that the page loads. */
 interface ScriptText {
   text: string;
   /** The file the text is in, relative to the project, and where the text begins in it. */
@@ -37,6 +33,12 @@ const OTHER_FILLING = /Object\.assign\(\s*(?:window\.)?__timelines|__timelines\s
 const GSAP_TIMELINE = /\bgsap\.timeline\s*\(|\bnew\s+Timeline(?:Lite|Max)\s*\(/g;
 const OWN_PROTOCOL = /__hf\s*=\s*\{/;
 
+/**
+ * What the page's scripts do with timelines, read as text (the page's own inline scripts and the
+ * project's script files it loads): a guess, since code can build keys and timelines in ways no
+ * pattern sees. Findings from it are warnings marked `heuristic`, except a length that nothing
+ * at all could give.
+ */
 export function lintScripts(ctx: LintContext): void {
   const scripts = readScripts(ctx);
   const reg = registrations(scripts);
@@ -60,15 +62,14 @@ function readScripts(ctx: LintContext): ScriptText[] {
     }
     if (/^([a-z][a-z0-9+.-]*:|\/\/)/i.test(src.trim())) continue;
     const file = path.resolve(ctx.projectDir, src.trim().replace(/[?#].*$/, '').replace(/^\/+/, ''));
-    if (path.relative(ctx.projectDir, file).startsWith('..')) continue;
+    // Libraries are not the page's code: a minified file is skipped.
+    if (path.relative(ctx.projectDir, file).startsWith('..') || /\.min\.m?js$/.test(file)) continue;
     let text: string;
     try {
       text = fs.readFileSync(file, 'utf8');
     } catch {
       continue;
     }
-    // Libraries are not the page's code: a minified file is skipped.
-    if (/\.min\.m?js$/.test(file)) continue;
     scripts.push({ text, file: path.relative(ctx.projectDir, file), offsetInFile: 0, fileText: text });
   }
   return scripts;

@@ -31,7 +31,7 @@ export function lintHtml(html: string, projectDir: string, file = ENTRY_FILE): L
     doc,
     root: findRoot(doc),
     report: ({ at, file: otherFile, line, ...rest }) => {
-      const where = at === undefined ? line : lineAt(html, typeof at === 'number' ? at : at.range[0]);
+      const where = at === undefined ? line : lineAt(html, at.range[0]);
       findings.push({ ...rest, file: otherFile ?? file, ...(where === undefined ? {} : { line: where }) });
     },
   };
