@@ -25,7 +25,7 @@ export interface Composition {
   variables: DeclarationSet;
 }
 
-/** Reads `<projectDir>/index.html` and validates the composition root (SPEC.md 2.2). */
+/** Reads `<projectDir>/index.html` and validates the composition root (README, A composition). */
 export function loadComposition(projectDir: string): Composition {
   const { dir, entryFile, html } = readEntry(projectDir);
   return parseComposition(html, dir, entryFile);
