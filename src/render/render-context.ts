@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import { Composition, checkedFrames, loadComposition } from '../composition/composition';
+import { mountSubCompositions } from '../composition/sub-compositions';
 import { resolveVariables } from '../composition/resolve';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
@@ -30,6 +31,8 @@ const MAX_SIDE = 16_384;
 /** What a caller asks of a render, local or cloud: the project, its variables and how to draw and encode it. */
 export interface RenderSettings extends Determinism {
   projectDir: string;
+  /** The page to render, a path in the project; default index.html. */
+  composition?: string;
   overrides: Overrides;
   strictVariables: boolean;
   /** Overrides the composition's `data-fps`. */
@@ -94,7 +97,7 @@ export interface RenderContext {
  * milliseconds with a message naming it, never after a browser launch.
  */
 export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGpu'>): PlannedRender {
-  const composition = loadComposition(opts.projectDir);
+  const composition = loadComposition(opts.projectDir, opts.composition);
   const variables = resolveVariables(composition, opts.overrides, opts.strictVariables);
   const fps = opts.fps ?? composition.fps;
   const totalFrames =
@@ -132,7 +135,7 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
 export async function createRenderContext(opts: RenderContextOptions): Promise<RenderContext> {
   const planned = planRender(opts);
   opts.beforeBrowser?.(planned);
-  const capture = captureFor(planned.composition.entryFile, opts.capture);
+  const capture = captureFor(planned.composition, opts.capture);
   const profile = await resolveProfile({ executablePath: findBrowser(), capture, allowGpu: opts.allowGpu });
   return {
     ...planned,
@@ -159,9 +162,10 @@ export async function createRenderContext(opts: RenderContextOptions): Promise<R
  * chunk one frame behind in about 1 render in 10 of the frame-index test composition, on a loaded
  * 2-core machine; none in 10 with screenshots, at about twice the time).
  */
-function captureFor(entryFile: string, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
+function captureFor(composition: Composition, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
   if (capture !== 'auto') return capture;
-  return /<video[\s>]/i.test(fs.readFileSync(entryFile, 'utf8')) ? 'screenshot' : 'auto';
+  const page = mountSubCompositions(fs.readFileSync(composition.entryFile, 'utf8'), composition.projectDir, composition.entryFile);
+  return /<video[\s>]/i.test(page) ? 'screenshot' : 'auto';
 }
 
 function assertEncodableSize({ width, height }: OutputSize): void {
