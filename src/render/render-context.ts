@@ -73,6 +73,8 @@ export type PlannedRender = Omit<RenderContext, 'profile' | 'sessionOptions'>;
  */
 export interface RenderContext {
   composition: Composition;
+  /** Whether the page, its sub-compositions mounted, holds a `<video>` (see {@link captureFor}). */
+  hasVideo: boolean;
   /** Warnings about the variables (mismatches that did not stop the render). */
   warnings: string[];
   fps: number;
@@ -98,6 +100,8 @@ export interface RenderContext {
  */
 export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGpu'>): PlannedRender {
   const composition = loadComposition(opts.projectDir, opts.composition);
+  // Mounted here too, so that a missing or looping data-composition-src fails before a browser starts.
+  const page = mountSubCompositions(fs.readFileSync(composition.entryFile, 'utf8'), composition.projectDir, composition.entryFile);
   const variables = resolveVariables(composition, opts.overrides, opts.strictVariables);
   const fps = opts.fps ?? composition.fps;
   const totalFrames =
@@ -110,6 +114,7 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
   const rational: Rational = fpsToRational(fps);
   return {
     composition,
+    hasVideo: /<video[\s>]/i.test(page),
     warnings: variables.warnings,
     fps,
     totalFrames,
@@ -135,7 +140,7 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
 export async function createRenderContext(opts: RenderContextOptions): Promise<RenderContext> {
   const planned = planRender(opts);
   opts.beforeBrowser?.(planned);
-  const capture = captureFor(planned.composition, opts.capture);
+  const capture = captureFor(planned.hasVideo, opts.capture);
   const profile = await resolveProfile({ executablePath: findBrowser(), capture, allowGpu: opts.allowGpu });
   return {
     ...planned,
@@ -162,10 +167,9 @@ export async function createRenderContext(opts: RenderContextOptions): Promise<R
  * chunk one frame behind in about 1 render in 10 of the frame-index test composition, on a loaded
  * 2-core machine; none in 10 with screenshots, at about twice the time).
  */
-function captureFor(composition: Composition, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
+function captureFor(hasVideo: boolean, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
   if (capture !== 'auto') return capture;
-  const page = mountSubCompositions(fs.readFileSync(composition.entryFile, 'utf8'), composition.projectDir, composition.entryFile);
-  return /<video[\s>]/i.test(page) ? 'screenshot' : 'auto';
+  return hasVideo ? 'screenshot' : 'auto';
 }
 
 function assertEncodableSize({ width, height }: OutputSize): void {
