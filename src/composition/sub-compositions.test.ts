@@ -1,10 +1,13 @@
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import type { Browser } from 'puppeteer-core';
+import sirv from 'sirv';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { findBrowser, launchBrowser } from '../render/browser';
-import { ServingCli, fixtureCopy, tempDir, vidkit, vidkitServe } from '../test-support/cli';
+import { REPO_ROOT, ServingCli, fixtureCopy, tempDir, vidkit, vidkitServe } from '../test-support/cli';
 import { brightFrom, decodeGray, decodePcm, decodeRgbFrame, decodeRgba, hfSubScenesProblems, psnr, writeTone } from '../test-support/media';
 import { addPlayer, playerFrame } from '../test-support/player';
 
@@ -129,6 +132,34 @@ player('the preview serves the page with its sub-compositions mounted: the playe
     await page.close();
   } finally {
     await preview?.stop();
+  }
+});
+
+player('a player on a plain static server (as in the web templates) mounts the sub-compositions itself', async () => {
+  const site = fs.mkdtempSync(path.join(playerOut, 'site-'));
+  fs.copyFileSync(path.join(REPO_ROOT, 'dist', 'player', 'vidkit-player.js'), path.join(site, 'vidkit-player.js'));
+  fs.writeFileSync(path.join(site, 'index.html'), '<!doctype html><script type="module" src="/vidkit-player.js"></script><body></body>');
+  fs.renameSync(fixtureCopy('hf-sub-scenes', playerOut, { gsap: true }), path.join(site, 'project'));
+  const serve = sirv(site, { dev: true });
+  const server = http.createServer((req, res) => serve(req, res, () => ((res.statusCode = 404), res.end())));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 800, height: 600 });
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await addPlayer(page, 'hf', { src: 'project/index.html' }, W, H);
+    const wrong: string[] = [];
+    for (const frame of [5, 20, 28]) {
+      const shown = await playerFrame(page, 'hf', frame, 30, path.join(playerOut, `static-${frame}.png`));
+      const rgba = Buffer.alloc(W * H * 4);
+      for (let i = 0; i < W * H; i++) shown.copy(rgba, i * 4, i * 3, i * 3 + 3);
+      wrong.push(...hfSubScenesProblems(rgba, frame));
+    }
+    assert.equal(wrong, []);
+    await page.close();
+  } finally {
+    server.closeAllConnections();
+    server.close();
   }
 });
 

@@ -1,15 +1,19 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { HTMLElement, parse } from 'node-html-parser';
 import { badInput } from '../errors';
-import { projectFile } from '../render/project-files';
 import { scopeCss } from './css-scope';
 import { mergeVariables, parseDeclarationSources } from './variables';
 
 /**
+ * Reads a file of the project by its path from the project root (`/` separators); undefined when
+ * there is no such file.
+ */
+export type ProjectReader = (file: string) => string | undefined;
+
+/**
  * Mounts a page's sub-compositions (README, "HyperFrames compositions"), once, for every caller:
- * the project server passes every HTML page it serves through here, so render, preview, the
- * player, cloud chunks and templates see the same document.
+ * the project server passes every HTML page it serves through here (render, preview, cloud
+ * chunks, template renders), and the player passes pages it fetched from elsewhere (a template's
+ * static files) through it too. No Node imports: the player bundle includes it.
  *
  * A host is an element with `data-composition-src` (a project file, from the project root, whose
  * `<template>` holds the composition; without one, its body), or a childless element whose
@@ -21,10 +25,10 @@ import { mergeVariables, parseDeclarationSources } from './variables';
  * hosts again, to any depth. A page that is itself a composition file (its root inside a
  * `<template>`) is unwrapped so that it renders standalone.
  */
-export function mountSubCompositions(html: string, projectDir: string, pageFile: string): string {
+export function mountSubCompositions(html: string, page: string, read: ProjectReader): string {
   if (!/data-composition-src|<template/i.test(html)) return html;
   const doc = parse(html, { comment: true });
-  const mounter = new Mounter(doc, projectDir, pageFile);
+  const mounter = new Mounter(doc, page, read);
   const changed = mounter.mountAll();
   return changed ? doc.toString() : html;
 }
@@ -36,15 +40,13 @@ class Mounter {
   private readonly used = new Set<string>();
   private readonly scripts: string[] = [];
   private readonly pageDir: string;
-  private readonly where: string;
 
   constructor(
     private readonly doc: HTMLElement,
-    private readonly projectDir: string,
-    pageFile: string,
+    private readonly where: string,
+    private readonly read: ProjectReader,
   ) {
-    this.pageDir = path.dirname(pageFile);
-    this.where = path.relative(projectDir, pageFile) || pageFile;
+    this.pageDir = dirOf(where);
   }
 
   mountAll(): boolean {
@@ -111,7 +113,7 @@ class Mounter {
       root.setAttribute('data-vidkit-root', id);
       root.setAttribute('style', `${sizeStyle(root)}${root.getAttribute('style') ?? ''}`);
     }
-    if (source.file) this.rewritePaths(content, path.dirname(source.file));
+    if (source.file) this.rewritePaths(content, dirOf(source.file));
 
     const scope = { host: `[data-composition-id="${id}"]`, root: `[data-vidkit-root="${id}"]`, compositionId, rootDomId: root?.getAttribute('id') };
     const styles = [...source.headStyles, ...content.querySelectorAll('style').map((s) => (s.remove(), s.textContent))];
@@ -132,18 +134,18 @@ class Mounter {
       const template = this.inlineTemplate(host.getAttribute('data-composition-id') ?? '');
       return { markup: template?.innerHTML ?? '', where: this.where, headStyles: [], headScripts: [] };
     }
-    const file = projectFile(this.projectDir, src.replace(/^\/+/, ''));
-    if (file === undefined) {
+    const file = resolveIn('', src);
+    const text = this.read(file);
+    if (text === undefined) {
       throw badInput(`${this.where}: data-composition-src="${src}" names no file in the project (paths are from the project root, e.g. compositions/scene.html)`);
     }
-    const where = path.relative(this.projectDir, file);
-    if (chain.includes(file)) throw badInput(`${where}: includes itself through data-composition-src (${[...chain, file].map((f) => path.relative(this.projectDir, f)).join(' → ')})`);
-    const sub = parse(fs.readFileSync(file, 'utf8'), { comment: true });
+    if (chain.includes(file)) throw badInput(`${file}: includes itself through data-composition-src (${[...chain, file].join(' → ')})`);
+    const sub = parse(text, { comment: true });
     const template = sub.querySelector('template');
     const head = sub.querySelector('head');
     return {
       file,
-      where,
+      where: file,
       markup: (template ?? sub.querySelector('body') ?? sub).innerHTML,
       declared: sub.querySelector('html')?.getAttribute('data-composition-variables'),
       headStyles: head?.querySelectorAll('style').map((s) => s.textContent) ?? [],
@@ -193,8 +195,7 @@ class Mounter {
     const fromPage = (value: string): string => {
       const v = value.trim();
       if (v === '' || /^([a-z][a-z\d+.-]*:|\/\/|\/|#)/i.test(v)) return value;
-      const target = /^\.\.?\//.test(v) ? path.resolve(fileDir, v) : path.resolve(this.projectDir, v);
-      return path.relative(this.pageDir, target).split(path.sep).join('/');
+      return relativeTo(this.pageDir, resolveIn(/^\.\.?\//.test(v) ? fileDir : '', v));
     };
     for (const el of content.querySelectorAll('[src], [href], [poster]')) {
       if (el.rawTagName?.toLowerCase() === 'script' && el.getAttribute('src') === undefined) continue;
@@ -218,6 +219,28 @@ interface Source {
   declared?: string;
   headStyles: string[];
   headScripts: HTMLElement[];
+}
+
+const BASE = 'http://project/';
+
+/** The project path that `ref` names from the folder `dir` (both project paths, '' the root). */
+function resolveIn(dir: string, ref: string): string {
+  const url = new URL(ref.trim().replace(/^\/+/, ''), BASE + (dir === '' ? '' : `${dir}/`));
+  return decodeURIComponent(url.pathname.slice(1)) + url.search + url.hash;
+}
+
+function dirOf(file: string): string {
+  const slash = file.lastIndexOf('/');
+  return slash < 0 ? '' : file.slice(0, slash);
+}
+
+/** `target` (a project path) as a path relative to the folder `dir`. */
+function relativeTo(dir: string, target: string): string {
+  const from = dir === '' ? [] : dir.split('/');
+  const to = target.split('/');
+  let common = 0;
+  while (common < from.length && common < to.length - 1 && from[common] === to[common]) common++;
+  return [...from.slice(common).map(() => '..'), ...to.slice(common)].join('/');
 }
 
 /** A composition's root keeps its data-width × data-height inside the host, else fills it. */

@@ -1,12 +1,11 @@
-import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as net from 'node:net';
 import * as path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import sirv from 'sirv';
 import { errorMessage } from '../errors';
-import { mountSubCompositions } from '../composition/sub-compositions';
 import { projectFile } from './project-files';
+import { projectPage } from './project-page';
 import { storedCorsHeaders } from './remote-assets';
 
 export interface ProjectServer {
@@ -57,7 +56,7 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
   const sendPage = (file: string, res: http.ServerResponse) => {
     let page: string;
     try {
-      page = mountSubCompositions(fs.readFileSync(file, 'utf8'), projectDir, file);
+      page = projectPage(projectDir, file);
     } catch (err) {
       res.statusCode = 500;
       res.setHeader('content-type', 'text/plain; charset=utf-8');

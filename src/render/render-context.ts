@@ -1,6 +1,4 @@
-import * as fs from 'node:fs';
 import { Composition, checkedFrames, loadComposition } from '../composition/composition';
-import { mountSubCompositions } from '../composition/sub-compositions';
 import { resolveVariables } from '../composition/resolve';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
@@ -13,6 +11,7 @@ import type { EncodeSettings } from './chunk-renderer';
 import { OutputFormat, hasAlpha } from './formats';
 import { Rational, fpsToRational } from './fps';
 import { OutputSize, resolveOutputSize } from './output-size';
+import { projectPage } from './project-page';
 
 /** Deadlines of the steps on a page (README, "How a render runs"). */
 export interface PageTimeouts {
@@ -101,7 +100,7 @@ export interface RenderContext {
 export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGpu'>): PlannedRender {
   const composition = loadComposition(opts.projectDir, opts.composition);
   // Mounted here too, so that a missing or looping data-composition-src fails before a browser starts.
-  const page = mountSubCompositions(fs.readFileSync(composition.entryFile, 'utf8'), composition.projectDir, composition.entryFile);
+  const page = projectPage(composition.projectDir, composition.entryFile);
   const variables = resolveVariables(composition, opts.overrides, opts.strictVariables);
   const fps = opts.fps ?? composition.fps;
   const totalFrames =
