@@ -101,7 +101,11 @@ class Mounter {
     const content = parse(source.markup, { comment: true });
     const root = content.querySelectorAll('[data-composition-id]').find((el) => !this.insideTemplate(el));
     const compositionId = root?.getAttribute('data-composition-id');
-    const id = this.uniqueId(host.getAttribute('data-composition-id') || compositionId || 'composition');
+    const hostId = host.getAttribute('data-composition-id');
+    // As in HyperFrames, the root takes its data-width × data-height only when the host names the
+    // same composition (or none); under another name it is sized by its CSS alone.
+    const sized = !hostId || hostId === compositionId;
+    const id = this.uniqueId(hostId || compositionId || 'composition');
     host.setAttribute('data-composition-id', id);
     host.removeAttribute('data-composition-src');
 
@@ -111,7 +115,7 @@ class Mounter {
       root.removeAttribute('data-composition-id');
       root.removeAttribute('data-composition-variables');
       root.setAttribute('data-vidkit-root', id);
-      root.setAttribute('style', `${sizeStyle(root)}${root.getAttribute('style') ?? ''}`);
+      if (sized) root.setAttribute('style', `${sizeStyle(root)}${root.getAttribute('style') ?? ''}`);
     }
     if (source.file) this.rewritePaths(content, dirOf(source.file));
 
@@ -243,11 +247,11 @@ function relativeTo(dir: string, target: string): string {
   return [...from.slice(common).map(() => '..'), ...to.slice(common)].join('/');
 }
 
-/** A composition's root keeps its data-width × data-height inside the host, else fills it. */
+/** The root's data-width × data-height in pixels, each filling the host where not given. */
 function sizeStyle(root: HTMLElement): string {
   const px = (name: string) => {
     const n = Number(root.getAttribute(name));
-    return Number.isFinite(n) && n > 0 ? `${n}px` : '100%';
+    return root.hasAttribute(name) && Number.isFinite(n) && n > 0 ? `${n}px` : '100%';
   };
   return `width: ${px('data-width')}; height: ${px('data-height')};`;
 }
