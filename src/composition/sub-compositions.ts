@@ -34,11 +34,13 @@ export function mountSubCompositions(html: string, page: string, read: ProjectRe
 }
 
 const HOST_SELECTOR = '[data-composition-src], [data-composition-id]';
-const SCRIPT_TYPES = new Set(['', 'text/javascript', 'application/javascript', 'module']);
+const SCRIPT_TYPES = new Set(['', 'text/javascript', 'application/javascript']);
 
 class Mounter {
   private readonly used = new Set<string>();
   private readonly scripts: string[] = [];
+  /** Inline templates a host used: removed once mounted, the others stay. */
+  private readonly usedTemplates = new Set<HTMLElement>();
   private readonly pageDir: string;
 
   constructor(
@@ -57,7 +59,7 @@ class Mounter {
       if (!hosts.includes(el) && !this.insideTemplate(el)) this.used.add(el.getAttribute('data-composition-id') ?? '');
     }
     for (const host of hosts) this.mount(host, []);
-    for (const template of this.inlineTemplates()) template.remove();
+    for (const template of this.usedTemplates) template.remove();
     const body = this.doc.querySelector('body') ?? this.doc;
     body.insertAdjacentHTML('beforeend', this.scripts.join(''));
     return true;
@@ -88,10 +90,6 @@ class Mounter {
     return false;
   }
 
-  private inlineTemplates(): HTMLElement[] {
-    return this.doc.querySelectorAll('template').filter((t) => (t.getAttribute('id') ?? '').endsWith('-template'));
-  }
-
   private inlineTemplate(id: string): HTMLElement | undefined {
     return this.doc.querySelectorAll('template').find((t) => t.getAttribute('id') === `${id}-template`);
   }
@@ -117,10 +115,11 @@ class Mounter {
       root.setAttribute('data-vidkit-root', id);
       if (sized) root.setAttribute('style', `${sizeStyle(root)}${root.getAttribute('style') ?? ''}`);
     }
-    if (source.file) this.rewritePaths(content, dirOf(source.file));
+    const cssFromPage = source.file ? this.rewritePaths(content, dirOf(source.file)) : (css: string) => css;
 
     const scope = { host: `[data-composition-id="${id}"]`, root: `[data-vidkit-root="${id}"]`, compositionId, rootDomId: root?.getAttribute('id') };
-    const styles = [...source.headStyles, ...content.querySelectorAll('style').map((s) => (s.remove(), s.textContent))];
+    // rawText: a style's or script's text is not HTML, its entities stay as written.
+    const styles = [...source.headStyles, ...content.querySelectorAll('style').map((s) => (s.remove(), s.rawText))].map(cssFromPage);
     const scripts = [...source.headScripts, ...content.querySelectorAll('script')];
     for (const script of scripts) {
       script.remove();
@@ -136,6 +135,7 @@ class Mounter {
     const src = host.getAttribute('data-composition-src');
     if (src === undefined) {
       const template = this.inlineTemplate(host.getAttribute('data-composition-id') ?? '');
+      if (template) this.usedTemplates.add(template);
       return { markup: template?.innerHTML ?? '', where: this.where, headStyles: [], headScripts: [] };
     }
     const file = resolveIn('', src);
@@ -152,7 +152,7 @@ class Mounter {
       where: file,
       markup: (template ?? sub.querySelector('body') ?? sub).innerHTML,
       declared: sub.querySelector('html')?.getAttribute('data-composition-variables'),
-      headStyles: head?.querySelectorAll('style').map((s) => s.textContent) ?? [],
+      headStyles: head?.querySelectorAll('style').map((s) => s.rawText) ?? [],
       headScripts: head?.querySelectorAll('script') ?? [],
     };
   }
@@ -182,27 +182,28 @@ class Mounter {
   private instanceScript(script: HTMLElement, id: string, compositionId: string | undefined, variables: Record<string, unknown>): string {
     const type = (script.getAttribute('type') ?? '').toLowerCase();
     const src = script.getAttribute('src');
-    // External and module scripts run as the page's own; others see the instance's scope.
-    if (src !== undefined || type === 'module' || !SCRIPT_TYPES.has(type)) return script.toString();
+    // External and module scripts run as the page's own, data blocks stay data; classic inline
+    // scripts see the instance's scope.
+    if (src !== undefined || !SCRIPT_TYPES.has(type)) return script.toString();
     const json = (value: unknown) => JSON.stringify(value ?? null).replace(/</g, '\\u003c');
     return (
       `<script>window.__vidkitSubComposition(${json(id)}, ${json(compositionId)}, ${json(variables)}, ` +
-      `function (window, document, gsap, __timelines, __hyperframes, __hfVariables) {\n${script.textContent}\n});</script>`
+      `function (window, document, gsap, __timelines, __hyperframes, __hfVariables) {\n${script.rawText}\n});</script>`
     );
   }
 
   /**
    * Paths in a composition file: `./` and `../` are from the file's folder, others from the
-   * project root (as HyperFrames reads them); both rewritten to resolve from the page.
+   * project root (as HyperFrames reads them); both rewritten to resolve from the page, in
+   * attributes here and, by the function returned, in style sheets.
    */
-  private rewritePaths(content: HTMLElement, fileDir: string): void {
+  private rewritePaths(content: HTMLElement, fileDir: string): (css: string) => string {
     const fromPage = (value: string): string => {
       const v = value.trim();
       if (v === '' || /^([a-z][a-z\d+.-]*:|\/\/|\/|#)/i.test(v)) return value;
       return relativeTo(this.pageDir, resolveIn(/^\.\.?\//.test(v) ? fileDir : '', v));
     };
     for (const el of content.querySelectorAll('[src], [href], [poster]')) {
-      if (el.rawTagName?.toLowerCase() === 'script' && el.getAttribute('src') === undefined) continue;
       for (const name of ['src', 'href', 'poster']) {
         const value = el.getAttribute(name);
         if (value !== undefined) el.setAttribute(name, fromPage(value));
@@ -210,7 +211,7 @@ class Mounter {
     }
     const cssUrls = (css: string) => css.replace(/url\(\s*(["']?)([^)"']+)\1\s*\)/g, (_m, q: string, url: string) => `url(${q}${fromPage(url)}${q})`);
     for (const el of content.querySelectorAll('[style]')) el.setAttribute('style', cssUrls(el.getAttribute('style') ?? ''));
-    for (const style of content.querySelectorAll('style')) style.set_content(cssUrls(style.textContent));
+    return cssUrls;
   }
 }
 
