@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { parse } from 'node-html-parser';
 import { badInput } from '../errors';
+import { projectFile } from '../render/project-files';
 import { ROOT_SELECTORS } from './root';
 import { DeclarationSet, parseDeclarationSources } from './variables';
 
@@ -25,8 +26,11 @@ export interface Composition {
   variables: DeclarationSet;
 }
 
-/** Reads `<projectDir>/index.html` and validates the composition root (SPEC.md 2.2). */
-export function loadComposition(projectDir: string): Composition {
+/**
+ * Reads `<projectDir>/index.html`, or `file` (a path in the project: a host page or a
+ * sub-composition file, README "HyperFrames compositions"), and validates the composition root.
+ */
+export function loadComposition(projectDir: string, file: string = ENTRY_FILE): Composition {
   const dir = path.resolve(projectDir);
   let stat: fs.Stats;
   try {
@@ -35,6 +39,13 @@ export function loadComposition(projectDir: string): Composition {
     throw badInput(`project directory not found: ${projectDir}`);
   }
   if (!stat.isDirectory()) throw badInput(`not a directory: ${projectDir} (pass the project directory)`);
+  if (file !== ENTRY_FILE) {
+    const entryFile = projectFile(dir, file.split(path.sep).join('/'));
+    if (entryFile === undefined || !/\.html?$/i.test(entryFile)) {
+      throw badInput(`--composition ${file}: no such HTML file in ${projectDir} (give a path inside the project, e.g. compositions/scene.html; \`vidkit compositions ${projectDir}\` lists them)`);
+    }
+    return parseComposition(fs.readFileSync(entryFile, 'utf8'), dir, entryFile);
+  }
   const entryFile = path.join(dir, ENTRY_FILE);
   let html: string;
   try {

@@ -1,5 +1,6 @@
 import { DeclarationSet, Overrides, mergeVariables, parseDeclarationSources } from '../composition/variables';
 import { ROOT_SELECTORS } from '../composition/root';
+import { mountSubCompositions } from '../composition/sub-compositions';
 import { Determinism, runtimeBoot } from '../runtime/boot';
 
 /** Defined at build time (scripts/build-browser.mjs): the page runtime, as src/runtime/runtime.ts joins it. */
@@ -25,7 +26,7 @@ const DEFAULT_FPS = 30;
 export async function fetchComposition(url: string): Promise<CompositionDocument> {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  const html = await response.text();
+  const html = await mountFetched(await response.text(), url);
   const doc = new DOMParser().parseFromString(html, 'text/html');
   const root = doc.querySelector(ROOT_SELECTORS[0]) ?? doc.querySelector(ROOT_SELECTORS[1]);
   if (!root) throw new Error(`${url}: no composition root (an element with data-composition-id)`);
@@ -46,6 +47,35 @@ export async function fetchComposition(url: string): Promise<CompositionDocument
   );
   const comp: CompositionDocument = { url, html, width, height, fps, totalFrames: 0, variables };
   return durationSeconds === undefined ? comp : withDuration(comp, durationSeconds);
+}
+
+/**
+ * The page with its sub-compositions mounted by the transform the project server runs (a page
+ * that server served has none left): for pages served by anything else, a template's static
+ * files. The project root is the page's folder; each composition file is fetched once, one level
+ * of nesting a pass.
+ */
+async function mountFetched(html: string, url: string): Promise<string> {
+  const root = new URL('.', url);
+  const page = decodeURIComponent(new URL(url).pathname.split('/').pop() || 'index.html');
+  const files = new Map<string, string | undefined>();
+  for (;;) {
+    const wanted: string[] = [];
+    try {
+      return mountSubCompositions(html, page, (file) => {
+        if (!files.has(file)) wanted.push(file);
+        return files.get(file);
+      });
+    } catch (err) {
+      if (wanted.length === 0) throw err;
+    }
+    await Promise.all(
+      wanted.map(async (file) => {
+        const response = await fetch(new URL(file, root));
+        files.set(file, response.ok ? await response.text() : undefined);
+      }),
+    );
+  }
 }
 
 /** The composition with its length known: declared, or as its page inferred it. */
