@@ -1,0 +1,114 @@
+// --- bundled fonts ------------------------------------------------------------------------------
+// Text is drawn with the fonts vidkit bundles, not with whatever the machine has (README: A
+// composition, Fonts). The project server serves them at /__vidkit-fonts/ (src/fonts/
+// bundled-fonts.ts): fonts.css declares each bundled family under its own name and the system
+// names mapped to it (Helvetica, Arial, Segoe UI, Times New Roman…). It is linked first in the
+// document, before any page style or script runs, so the page's own @font-face rules still win.
+// Chromium resolves the generic families (serif, sans-serif, system-ui…) through the machine's
+// font configuration, never through @font-face, so they are rewritten to the bundled families
+// in the page's styles instead, as HyperFrames does.
+var GENERIC_FONTS = {
+  'sans-serif': 'Inter',
+  'system-ui': 'Inter',
+  'ui-sans-serif': 'Inter',
+  'ui-rounded': 'Inter',
+  cursive: 'Inter',
+  fantasy: 'Inter',
+  serif: 'EB Garamond',
+  'ui-serif': 'EB Garamond',
+  monospace: 'JetBrains Mono',
+  'ui-monospace': 'JetBrains Mono',
+};
+
+function linkBundledFonts() {
+  var link = document.createElement('link');
+  link.rel = 'stylesheet';
+  link.href = new URL('/__vidkit-fonts/fonts.css', document.baseURI).href;
+  link.setAttribute('data-vidkit-fonts', '');
+  var place = function () {
+    var root = document.documentElement;
+    root.insertBefore(link, root.firstChild);
+  };
+  if (document.documentElement) return place();
+  // Before the parser has made <html>: the observer's callback runs before the first page script.
+  var waiting = new MutationObserver(function () {
+    if (!document.documentElement) return;
+    waiting.disconnect();
+    place();
+  });
+  waiting.observe(document, { childList: true });
+}
+
+// The font-family list with each generic family (an unquoted keyword) named as its bundled family.
+function bundledFamilies(value) {
+  var changed = false;
+  var families = value.split(',').map(function (item) {
+    var family = GENERIC_FONTS[item.trim().toLowerCase()];
+    if (!family || /["']/.test(item)) return item;
+    changed = true;
+    return '"' + family + '"';
+  });
+  return changed ? families.join(',') : value;
+}
+
+function rewriteStyle(style) {
+  var value = style.getPropertyValue('font-family');
+  if (!value) return;
+  var next = bundledFamilies(value);
+  if (next !== value) style.setProperty('font-family', next, style.getPropertyPriority('font-family'));
+}
+
+function rewriteRules(rules) {
+  for (var i = 0; i < rules.length; i++) {
+    var rule = rules[i];
+    if (rule.style && !(rule instanceof CSSFontFaceRule)) rewriteStyle(rule.style);
+    if (rule.cssRules) rewriteRules(rule.cssRules);
+  }
+}
+
+function rewriteGenericFonts() {
+  for (var i = 0; i < document.styleSheets.length; i++) {
+    var rules;
+    try {
+      rules = document.styleSheets[i].cssRules;
+    } catch (err) {
+      // Another origin's stylesheet (a font service's): not readable, and it names no generic family to draw with.
+      continue;
+    }
+    rewriteRules(rules);
+  }
+  document.querySelectorAll('[style]').forEach(function (el) {
+    rewriteStyle(el.style);
+  });
+}
+
+// A new <style> or stylesheet link calls for a pass over every sheet; a changed style attribute (a
+// timeline writes them each frame) only for its own element.
+function onMutations(records) {
+  var full = false;
+  records.forEach(function (record) {
+    if (record.type === 'attributes') return rewriteStyle(record.target.style);
+    record.addedNodes.forEach(function (node) {
+      if (node.nodeType !== 1) return;
+      if (node.tagName === 'STYLE' || node.tagName === 'LINK') full = true;
+      if (node.style) rewriteStyle(node.style);
+      if (node.querySelectorAll) node.querySelectorAll('[style], style, link').forEach(function (el) {
+        if (el.tagName === 'STYLE' || el.tagName === 'LINK') full = true;
+        else rewriteStyle(el.style);
+      });
+    });
+  });
+  if (full) rewriteGenericFonts();
+}
+
+linkBundledFonts();
+new MutationObserver(onMutations).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['style'] });
+document.addEventListener('DOMContentLoaded', rewriteGenericFonts);
+window.addEventListener('load', rewriteGenericFonts);
+document.addEventListener(
+  'load',
+  function (event) {
+    if (event.target && event.target.tagName === 'LINK') rewriteGenericFonts();
+  },
+  true,
+);
