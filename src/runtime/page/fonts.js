@@ -103,7 +103,9 @@ function onMutations(records) {
 
 linkBundledFonts();
 new MutationObserver(onMutations).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['style'] });
-document.addEventListener('DOMContentLoaded', rewriteGenericFonts);
+// Installed into a page that has already loaded (the player's iframes): its styles are all there.
+if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', rewriteGenericFonts);
+else rewriteGenericFonts();
 window.addEventListener('load', rewriteGenericFonts);
 document.addEventListener(
   'load',
