@@ -91,6 +91,26 @@ export function fontsStylesheet(): string {
   return cachedSheet;
 }
 
+/**
+ * Writes what the project server serves under {@link FONTS_PREFIX} into `dir`: fonts.css, the
+ * font files it names and each package's licence. A web template serves `dir` at that path, so
+ * its players draw with the same fonts as its renders.
+ */
+export function exportBundledFonts(dir: string): void {
+  fs.rmSync(dir, { recursive: true, force: true });
+  const sheet = fontsStylesheet();
+  for (const { pkg } of FAMILIES) {
+    const served = servedName(pkg);
+    fs.mkdirSync(path.join(dir, served), { recursive: true });
+    fs.copyFileSync(path.join(packageDir(pkg), 'LICENSE'), path.join(dir, served, 'LICENSE'));
+  }
+  for (const [, served, file] of sheet.matchAll(/url\(([a-z0-9-]+)\/([a-z0-9-]+\.woff2)\)/g)) {
+    const target = path.join(dir, served, file);
+    if (!fs.existsSync(target)) fs.copyFileSync(bundledFile(`${served}/${file}`)!, target);
+  }
+  fs.writeFileSync(path.join(dir, 'fonts.css'), sheet);
+}
+
 /** The bundled file a path under {@link FONTS_PREFIX} names, or undefined for any other path. */
 function bundledFile(rest: string): string | undefined {
   const m = /^([a-z0-9-]+)\/([a-z0-9-]+\.woff2)$/.exec(rest);
