@@ -64,25 +64,25 @@ fonts('a text composition renders the same pixels with the machine fonts hidden 
   assertSame(withoutFonts, withFonts, 'without machine fonts');
 });
 
-/** Text in system and generic families, and the same text in the bundled families they map to. */
+/** Text in system and generic families, and the same text in the bundled families they map to (generics: Inter, as HyperFrames). */
 function namedAndBundled(): { named: string; bundled: string } {
   const named = project(
     'named',
     '<p style="font-family: Helvetica">Helvetica Wag</p><p style="font-family: \'Segoe UI\'">Segoe Wag</p>' +
-      '<p style="font-family: system-ui">System Wag</p><p style="font-family: serif; font-style: italic">Serif Wag</p>' +
-      '<p class="m">Mono Wag</p>',
-    '<style>.m{font-family: monospace}</style>',
+      '<p style="font-family: \'Times New Roman\', serif">Times Wag</p><p style="font-family: \'Courier New\'">Courier Wag</p>' +
+      '<p class="g">Generic Wag</p><p style="font: italic 20px \'No Such Font\', system-ui">System Wag</p>',
+    '<style>.g{font-family: monospace}</style>',
   );
   const bundled = project(
     'bundled',
     '<p style="font-family: Inter">Helvetica Wag</p><p style="font-family: Roboto">Segoe Wag</p>' +
-      '<p style="font-family: Inter">System Wag</p><p style="font-family: \'EB Garamond\'; font-style: italic">Serif Wag</p>' +
-      '<p style="font-family: \'JetBrains Mono\'">Mono Wag</p>',
+      '<p style="font-family: \'EB Garamond\'">Times Wag</p><p style="font-family: \'JetBrains Mono\'">Courier Wag</p>' +
+      '<p style="font-family: Inter">Generic Wag</p><p style="font: italic 20px Inter">System Wag</p>',
   );
   return { named, bundled };
 }
 
-fonts('Helvetica, Segoe UI, system-ui, serif and monospace draw with the bundled families', async () => {
+fonts('Helvetica, Segoe UI, Times New Roman, Courier New and the generic families draw with the bundled families', async () => {
   const { named, bundled } = namedAndBundled();
   const namedOut = await render(named);
   const bundledOut = await render(bundled);

@@ -5,20 +5,14 @@
 // names mapped to it (Helvetica, Arial, Segoe UI, Times New Roman…). It is linked first in the
 // document, before any page style or script runs, so the page's own @font-face rules still win.
 // Chromium resolves the generic families (serif, sans-serif, system-ui…) through the machine's
-// font configuration, never through @font-face, so they are rewritten to the bundled families
-// in the page's styles instead, as HyperFrames does.
-var GENERIC_FONTS = {
-  'sans-serif': 'Inter',
-  'system-ui': 'Inter',
-  'ui-sans-serif': 'Inter',
-  'ui-rounded': 'Inter',
-  cursive: 'Inter',
-  fantasy: 'Inter',
-  serif: 'EB Garamond',
-  'ui-serif': 'EB Garamond',
-  monospace: 'JetBrains Mono',
-  'ui-monospace': 'JetBrains Mono',
-};
+// font configuration, never through @font-face, so the page's styles get the bundled Inter put
+// before the first generic family of each font-family list, as HyperFrames does for a list that
+// starts with one (`serif` draws as `"Inter", serif`).
+var GENERIC_FAMILIES = [
+  'sans-serif', 'serif', 'monospace', 'cursive', 'fantasy', 'system-ui', 'ui-sans-serif', 'ui-serif', 'ui-monospace',
+  'ui-rounded', 'emoji', 'math', 'fangsong', '-apple-system', 'blinkmacsystemfont',
+];
+var GENERIC_STAND_IN = 'Inter';
 
 function linkBundledFonts() {
   var link = document.createElement('link');
@@ -39,16 +33,19 @@ function linkBundledFonts() {
   waiting.observe(document, { childList: true });
 }
 
-// The font-family list with each generic family (an unquoted keyword) named as its bundled family.
+// The font-family list with the stand-in before its first generic family (an unquoted keyword);
+// unchanged when it has none or already has the stand-in there.
 function bundledFamilies(value) {
-  var changed = false;
-  var families = value.split(',').map(function (item) {
-    var family = GENERIC_FONTS[item.trim().toLowerCase()];
-    if (!family || /["']/.test(item)) return item;
-    changed = true;
-    return '"' + family + '"';
-  });
-  return changed ? families.join(',') : value;
+  var families = value.split(',');
+  for (var i = 0; i < families.length; i++) {
+    var item = families[i].trim();
+    if (/["']/.test(item) || GENERIC_FAMILIES.indexOf(item.toLowerCase()) < 0) continue;
+    // The browser may give the name back quoted or not.
+    if (i > 0 && families[i - 1].trim().replace(/^["']|["']$/g, '') === GENERIC_STAND_IN) return value;
+    families.splice(i, 0, ' "' + GENERIC_STAND_IN + '"');
+    return families.join(',').replace(/^ /, '');
+  }
+  return value;
 }
 
 function rewriteStyle(style) {
