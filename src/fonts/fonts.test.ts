@@ -70,14 +70,14 @@ function namedAndBundled(): { named: string; bundled: string } {
     'named',
     '<p style="font-family: Helvetica">Helvetica Wag</p><p style="font-family: \'Segoe UI\'">Segoe Wag</p>' +
       '<p style="font-family: \'Times New Roman\', serif">Times Wag</p><p style="font-family: \'Courier New\'">Courier Wag</p>' +
-      '<p class="g">Generic Wag</p><p style="font: italic 20px \'No Such Font\', system-ui">System Wag</p>',
-    '<style>.g{font-family: monospace}</style>',
+      '<p class="g">Generic Wag</p><p style="font: italic 20px \'No Such Font\', system-ui">System Wag</p><p class="v">Var Wag</p>',
+    '<style>.g{font-family: monospace} :root{--sans: system-ui, sans-serif} .v{font-family: var(--sans)}</style>',
   );
   const bundled = project(
     'bundled',
     '<p style="font-family: Inter">Helvetica Wag</p><p style="font-family: Roboto">Segoe Wag</p>' +
       '<p style="font-family: \'EB Garamond\'">Times Wag</p><p style="font-family: \'JetBrains Mono\'">Courier Wag</p>' +
-      '<p style="font-family: Inter">Generic Wag</p><p style="font: italic 20px Inter">System Wag</p>',
+      '<p style="font-family: Inter">Generic Wag</p><p style="font: italic 20px Inter">System Wag</p><p style="font-family: Inter">Var Wag</p>',
   );
   return { named, bundled };
 }

@@ -48,11 +48,32 @@ function bundledFamilies(value) {
   return value;
 }
 
+// A font-family of `var(--name, fallback)` gets the change in its fallback; a custom property whose
+// value starts with a generic family (`--sans: system-ui, sans-serif`) gets it too, as HyperFrames does.
+function fontFamilyValue(value) {
+  var m = /^var\(\s*(--[\w-]+)\s*,([\s\S]*)\)$/.exec(value.trim());
+  if (!m) return bundledFamilies(value);
+  var fallback = fontFamilyValue(m[2]);
+  return fallback === m[2] ? value : 'var(' + m[1] + ',' + fallback + ')';
+}
+
+function startsGeneric(value) {
+  var first = value.split(',')[0].trim().toLowerCase();
+  return GENERIC_FAMILIES.indexOf(first) >= 0;
+}
+
 function rewriteStyle(style) {
   var value = style.getPropertyValue('font-family');
-  if (!value) return;
-  var next = bundledFamilies(value);
-  if (next !== value) style.setProperty('font-family', next, style.getPropertyPriority('font-family'));
+  if (value) {
+    var next = fontFamilyValue(value);
+    if (next !== value) style.setProperty('font-family', next, style.getPropertyPriority('font-family'));
+  }
+  for (var i = 0; i < style.length; i++) {
+    var name = style[i];
+    if (name.slice(0, 2) !== '--') continue;
+    var custom = style.getPropertyValue(name);
+    if (startsGeneric(custom)) style.setProperty(name, bundledFamilies(custom), style.getPropertyPriority(name));
+  }
 }
 
 function rewriteRules(rules) {
