@@ -24,7 +24,7 @@ function project(name: string, body: string, head = ''): string {
   fs.mkdirSync(dir, { recursive: true });
   fs.writeFileSync(
     path.join(dir, 'index.html'),
-    `<!doctype html><html><head>${head}<style>html,body{margin:0;background:#fff}p{margin:0 0 4px 8px;font-size:24px;color:#000;line-height:30px}
+    `<!doctype html><html><head>${head}<style>html,body{margin:0;background:#fff}p{margin:0 0 4px 8px;font-size:16px;color:#000;line-height:20px}
 #text{animation:slide 0.5s linear both}@keyframes slide{to{transform:translateX(20px)}}</style></head>
 <body><div data-composition-id="${name}" data-width="320" data-height="180" data-duration="0.5" data-fps="10"><div id="text">${body}</div></div></body></html>`,
   );
@@ -70,14 +70,14 @@ function namedAndBundled(): { named: string; bundled: string } {
     'named',
     '<p style="font-family: Helvetica">Helvetica Wag</p><p style="font-family: \'Segoe UI\'">Segoe Wag</p>' +
       '<p style="font-family: \'Times New Roman\', serif">Times Wag</p><p style="font-family: \'Courier New\'">Courier Wag</p>' +
-      '<p class="g">Generic Wag</p><p style="font: italic 20px \'No Such Font\', system-ui">System Wag</p><p class="v">Var Wag</p>',
+      '<p class="g">Generic Wag</p><p style="font: italic 16px \'No Such Font\', system-ui">System Wag</p><p class="v">Var Wag</p>',
     '<style>.g{font-family: monospace} :root{--sans: system-ui, sans-serif} .v{font-family: var(--sans)}</style>',
   );
   const bundled = project(
     'bundled',
     '<p style="font-family: Inter">Helvetica Wag</p><p style="font-family: Roboto">Segoe Wag</p>' +
       '<p style="font-family: \'EB Garamond\'">Times Wag</p><p style="font-family: \'JetBrains Mono\'">Courier Wag</p>' +
-      '<p style="font-family: Inter">Generic Wag</p><p style="font: italic 20px Inter">System Wag</p><p style="font-family: Inter">Var Wag</p>',
+      '<p style="font-family: Inter">Generic Wag</p><p style="font: italic 16px Inter">System Wag</p><p style="font-family: Inter">Var Wag</p>',
   );
   return { named, bundled };
 }
