@@ -10,32 +10,37 @@ interface BundledFamily {
   family: string;
   /** The npm package (installed with vidkit) holding the files and their licence. */
   pkg: string;
-  /** Its stylesheets of upright and italic faces, one `@font-face` per unicode subset. */
+  /** Its stylesheets of faces, one `@font-face` per unicode subset; those the package lacks are skipped. */
   sheets: string[];
   /** Other names (lower case) drawn with this family: what HyperFrames maps to it. */
   aliases: string[];
 }
 
+/** Each variable package's stylesheets of upright and italic faces (italics where the family has them). */
+const WEIGHTS = ['wght.css', 'wght-italic.css'];
+
 /**
- * The bundled set (README: A composition, Fonts), with the system names HyperFrames maps to each.
- * Variable fonts: one file per subset covers every weight.
+ * The bundled set (README: A composition, Fonts): HyperFrames' bundled families that come as
+ * variable fonts (one file per subset covers every weight), with the system names HyperFrames
+ * maps to each.
  */
 const FAMILIES: BundledFamily[] = [
   {
     family: 'Inter',
     pkg: '@fontsource-variable/inter',
-    sheets: ['wght.css', 'wght-italic.css'],
+    sheets: WEIGHTS,
     aliases: [
-      'helvetica', 'helvetica neue', 'arial', 'sf pro', 'sf pro display', 'sf pro text', 'sf pro rounded', '-apple-system',
-      'blinkmacsystemfont', 'avenir', 'avenir next', 'lucida grande', 'geneva', 'optima', 'verdana', 'tahoma', 'trebuchet ms',
-      'calibri', 'candara', 'corbel', 'lucida sans', 'lucida sans unicode', 'noto sans', 'dejavu sans', 'liberation sans',
+      'helvetica', 'helvetica neue', 'helvetica bold', 'arial', 'sf pro', 'sf pro display', 'sf pro text', 'sf pro rounded',
+      '-apple-system', 'blinkmacsystemfont', 'avenir', 'avenir next', 'lucida grande', 'geneva', 'optima', 'verdana', 'tahoma',
+      'trebuchet ms', 'calibri', 'candara', 'corbel', 'lucida sans', 'lucida sans unicode', 'noto sans', 'dejavu sans',
+      'liberation sans',
     ],
   },
-  { family: 'Roboto', pkg: '@fontsource-variable/roboto', sheets: ['wght.css', 'wght-italic.css'], aliases: ['segoe ui'] },
+  { family: 'Roboto', pkg: '@fontsource-variable/roboto', sheets: WEIGHTS, aliases: ['segoe ui'] },
   {
     family: 'EB Garamond',
     pkg: '@fontsource-variable/eb-garamond',
-    sheets: ['wght.css', 'wght-italic.css'],
+    sheets: WEIGHTS,
     aliases: [
       'garamond', 'georgia', 'palatino', 'palatino linotype', 'book antiqua', 'cambria', 'times', 'times new roman', 'dejavu serif',
       'liberation serif',
@@ -44,12 +49,20 @@ const FAMILIES: BundledFamily[] = [
   {
     family: 'JetBrains Mono',
     pkg: '@fontsource-variable/jetbrains-mono',
-    sheets: ['wght.css', 'wght-italic.css'],
+    sheets: WEIGHTS,
     aliases: [
       'courier', 'courier new', 'sf mono', 'menlo', 'monaco', 'consolas', 'lucida console', 'lucida sans typewriter', 'andale mono',
       'dejavu sans mono', 'liberation mono',
     ],
   },
+  { family: 'Montserrat', pkg: '@fontsource-variable/montserrat', sheets: WEIGHTS, aliases: ['futura', 'din alternate', 'arial black'] },
+  { family: 'League Gothic', pkg: '@fontsource-variable/league-gothic', sheets: ['index.css'], aliases: ['bebas neue'] },
+  { family: 'Outfit', pkg: '@fontsource-variable/outfit', sheets: WEIGHTS, aliases: [] },
+  { family: 'Nunito', pkg: '@fontsource-variable/nunito', sheets: WEIGHTS, aliases: [] },
+  { family: 'Oswald', pkg: '@fontsource-variable/oswald', sheets: WEIGHTS, aliases: [] },
+  { family: 'Playfair Display', pkg: '@fontsource-variable/playfair-display', sheets: WEIGHTS, aliases: [] },
+  { family: 'Source Code Pro', pkg: '@fontsource-variable/source-code-pro', sheets: WEIGHTS, aliases: [] },
+  { family: 'Open Sans', pkg: '@fontsource-variable/open-sans', sheets: WEIGHTS, aliases: [] },
 ];
 
 /** The directory of an installed font package. */
@@ -75,7 +88,9 @@ export function fontsStylesheet(): string {
   const rules: string[] = ['html, body, * { text-rendering: geometricPrecision; }', 'html { font-family: "EB Garamond"; }'];
   for (const { family, pkg, sheets, aliases } of FAMILIES) {
     const dir = packageDir(pkg);
-    const faces = sheets.flatMap((sheet) => fs.readFileSync(path.join(dir, sheet), 'utf8').match(/@font-face\s*{[^}]*}/g) ?? []);
+    const faces = sheets
+      .filter((sheet) => fs.existsSync(path.join(dir, sheet)))
+      .flatMap((sheet) => fs.readFileSync(path.join(dir, sheet), 'utf8').match(/@font-face\s*{[^}]*}/g) ?? []);
     for (const name of [family, ...aliases]) {
       for (const face of faces) {
         rules.push(

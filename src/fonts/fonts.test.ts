@@ -69,20 +69,20 @@ function namedAndBundled(): { named: string; bundled: string } {
   const named = project(
     'named',
     '<p style="font-family: Helvetica">Helvetica Wag</p><p style="font-family: \'Segoe UI\'">Segoe Wag</p>' +
-      '<p style="font-family: \'Times New Roman\', serif">Times Wag</p><p style="font-family: \'Courier New\'">Courier Wag</p>' +
+      '<p style="font-family: \'Times New Roman\', serif">Times Wag</p><p><span style="font-family: \'Courier New\'">Courier Wag</span> <span style="font-family: Futura">Futura</span> <span style="font-family: \'Bebas Neue\'">Bebas</span></p>' +
       '<p class="g">Generic Wag</p><p style="font: italic 16px \'No Such Font\', system-ui">System Wag</p><p class="v">Var Wag</p>',
     '<style>.g{font-family: monospace} :root{--sans: system-ui, sans-serif} .v{font-family: var(--sans)}</style>',
   );
   const bundled = project(
     'bundled',
     '<p style="font-family: Inter">Helvetica Wag</p><p style="font-family: Roboto">Segoe Wag</p>' +
-      '<p style="font-family: \'EB Garamond\'">Times Wag</p><p style="font-family: \'JetBrains Mono\'">Courier Wag</p>' +
+      '<p style="font-family: \'EB Garamond\'">Times Wag</p><p><span style="font-family: \'JetBrains Mono\'">Courier Wag</span> <span style="font-family: Montserrat">Futura</span> <span style="font-family: \'League Gothic\'">Bebas</span></p>' +
       '<p style="font-family: Inter">Generic Wag</p><p style="font: italic 16px Inter">System Wag</p><p style="font-family: Inter">Var Wag</p>',
   );
   return { named, bundled };
 }
 
-fonts('Helvetica, Segoe UI, Times New Roman, Courier New and the generic families draw with the bundled families', async () => {
+fonts('Helvetica, Segoe UI, Times New Roman, Courier New, Futura, Bebas Neue and the generic families draw with the bundled families', async () => {
   const { named, bundled } = namedAndBundled();
   const namedOut = await render(named);
   const bundledOut = await render(bundled);
