@@ -1,9 +1,9 @@
 import * as fs from 'node:fs';
 import type * as http from 'node:http';
 import * as path from 'node:path';
+import { FONTS_PREFIX } from '../runtime/boot';
 
-/** Where the project server serves the bundled fonts: `fonts.css` and the font files it names. */
-export const FONTS_PREFIX = '/__vidkit-fonts/';
+export { FONTS_PREFIX };
 
 interface BundledFamily {
   /** The family's own name, which the page runtime also puts in place of generic families. */

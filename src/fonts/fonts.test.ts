@@ -142,6 +142,29 @@ fonts('a Google Fonts stylesheet is fetched once for a 2-worker render and its f
   }
 });
 
+fonts('a frame of another origin draws with the bundled fonts, asking that origin for nothing of them', async () => {
+  const requests: string[] = [];
+  const page = '<!doctype html><body style="margin:0"><p style="font:20px Helvetica">Other origin Wag</p>';
+  const other = http.createServer((req, res) => {
+    requests.push(req.url!);
+    res.writeHead(req.url === '/page.html' ? 200 : 404, { 'content-type': 'text/html' });
+    res.end(req.url === '/page.html' ? page : 'not found');
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  try {
+    const frame = (src: string) => `<iframe src="${src}" style="border:0;width:300px;height:60px"></iframe>`;
+    const dir = project('cross-origin', frame(`http://127.0.0.1:${(other.address() as AddressInfo).port}/page.html`));
+    const reference = project('same-origin', frame('page.html'));
+    fs.writeFileSync(path.join(reference, 'page.html'), page.replace('Helvetica', 'Inter'));
+    const output = await render(dir, ['--allow-private-network']);
+    assert.equal(requests, ['/page.html']);
+    assert.ok(drawsText(output));
+    assertSame(output, await render(reference), "the other origin's Helvetica against Inter");
+  } finally {
+    other.close();
+  }
+});
+
 fonts('the project server serves fonts.css and the font files it names, and nothing else under its path', async () => {
   const server = await serveProject(project('served', '<p>x</p>'));
   try {

@@ -1,9 +1,10 @@
 // --- bundled fonts ------------------------------------------------------------------------------
 // Text is drawn with the fonts vidkit bundles, not with whatever the machine has (README: A
 // composition, Fonts). The project server serves them at /__vidkit-fonts/ (src/fonts/
-// bundled-fonts.ts): fonts.css declares each bundled family under its own name and the system
+// bundled-fonts.ts), and `boot.fontsUrl` names its fonts.css, which declares each bundled family under its own name and the system
 // names mapped to it (Helvetica, Arial, Segoe UI, Times New Roman…). It is linked first in the
 // document, before any page style or script runs, so the page's own @font-face rules still win.
+// Frames of other origins link the same file, from the project server: they draw with the same fonts.
 // Chromium resolves the generic families (serif, sans-serif, system-ui…) through the machine's
 // font configuration, never through @font-face, so the page's styles get the bundled Inter put
 // before the first generic family of each font-family list, as HyperFrames does for a list that
@@ -14,10 +15,10 @@ var GENERIC_FAMILIES = [
 ];
 var GENERIC_STAND_IN = 'Inter';
 
-function linkBundledFonts() {
+function linkBundledFonts(href) {
   var link = document.createElement('link');
   link.rel = 'stylesheet';
-  link.href = new URL('/__vidkit-fonts/fonts.css', document.baseURI).href;
+  link.href = href;
   link.setAttribute('data-vidkit-fonts', '');
   var place = function () {
     var root = document.documentElement;
@@ -119,7 +120,7 @@ function onMutations(records) {
   if (full) rewriteGenericFonts();
 }
 
-linkBundledFonts();
+if (boot.fontsUrl) linkBundledFonts(boot.fontsUrl);
 new MutationObserver(onMutations).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['style'] });
 // Installed into a page that has already loaded (the player's iframes): its styles are all there.
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', rewriteGenericFonts);
