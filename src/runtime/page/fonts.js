@@ -64,6 +64,7 @@ function startsGeneric(value) {
 }
 
 function rewriteStyle(style) {
+  if (!style) return;
   var value = style.getPropertyValue('font-family');
   if (value) {
     var next = fontFamilyValue(value);
