@@ -6,13 +6,14 @@ cd "$(dirname "$0")/.."
 
 APT_PACKAGES=(
   chromium-headless-shell              # the browser, with HeadlessExperimental.beginFrame
-  libavcodec-dev libavformat-dev libavutil-dev libswscale-dev libswresample-dev
-  libavfilter-dev libavdevice-dev      # libav for the native core (ffmpeg-next)
+  dpkg-dev nasm cmake g++ make meson ninja-build  # scripts/build-libav.sh: the static libav in the addon
   clang libclang-dev pkg-config        # bindgen, used by ffmpeg-sys-next
   ffmpeg                               # ffprobe/ffmpeg: the tests' independent check of outputs
   fonts-dejavu-core fonts-liberation   # default fonts for compositions
   python3 python3-venv                 # venvs: the cloud tests' emulator and cfn-lint, the Python template
   bubblewrap                           # the tests' Lambda-shaped sandbox (read-only root, writable /tmp)
+  mmdebstrap                           # Debian 13 root filesystems: the render image (cloud/image/build-rootfs.sh), the addon's portability check
+  autoconf automake libtool            # the image's Lambda runtime client (aws-lambda-ric), compiled once
   ca-certificates
 )
 
@@ -54,6 +55,8 @@ if [ ! -x .venv/bin/ministack ] || [ ! -x .venv/bin/cfn-lint ]; then
   .venv/bin/pip install --quiet --disable-pip-version-check "${PY_PACKAGES[@]}" >&2
 fi
 
+log "building the static libav for the native core (cached; the first build takes a while)"
+bash scripts/build-libav.sh >/dev/null
 log "building the native core (cargo, release)"
 npm run --silent build:native >&2
 log "building the TypeScript"

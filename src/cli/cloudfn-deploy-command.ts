@@ -11,12 +11,19 @@ export class CloudfnDeployCommand extends CloudCommand {
     description: 'Create or update the render stack in this AWS account and region',
     details: `
       One CloudFormation stack per account and region: the render bucket, the render function (a
-      container image built from cloud/image/Dockerfile), the Standard state machine (plan, Map over
-      chunks, assemble) and their roles and log groups. Prints RenderBucketName and
-      RenderStateMachineArn (export them as VIDKIT_BUCKET and VIDKIT_SFN_ARN). Running it again with
-      nothing changed leaves the stack as it is and says so.
+      container image), the Standard state machine (plan, Map over chunks, assemble) and their roles
+      and log groups. Prints RenderBucketName and RenderStateMachineArn (export them as
+      VIDKIT_BUCKET and VIDKIT_SFN_ARN). Running it again with nothing changed leaves the stack as it
+      is and says so.
 
       The first deploy needs --image-uri; later ones keep the deployed image unless given a new one.
+      The image is made from a root filesystem assembled from Debian's archive, no base image pulled,
+      and pushed to ECR from a vidkit checkout:
+        bash cloud/image/build-rootfs.sh image/rootfs.tar
+        docker build --target cloudfn -t <ecr-uri> -f cloud/image/Dockerfile image && docker push <ecr-uri>
+      or, with the same configuration and no Dockerfile, \`docker import\` of image/rootfs.tar with
+      ENTRYPOINT ["/app/lambda-runtime/node_modules/.bin/aws-lambda-ric"], CMD ["handler.handler"],
+      WORKDIR /app/cloud and the Dockerfile's ENV (README "Distributed rendering on AWS").
     `,
     examples: [['Deploy with 64 reserved executions', '$0 cloudfn deploy --image-uri 123456789012.dkr.ecr.us-east-1.amazonaws.com/vidkit:1 --concurrency=64']],
   });

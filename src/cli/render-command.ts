@@ -58,7 +58,7 @@ export class RenderCommand extends VidkitCommand {
   variablesFile = Option.String('--variables-file', { description: 'File holding a JSON object of variable overrides' });
   strictVariables = Option.Boolean('--strict-variables', false, { description: 'Fail on undeclared or mistyped variables' });
   browserGpu = Option.Boolean('--browser-gpu', true, { description: 'Use the GPU when the probe finds one; --no-browser-gpu forces software GL' });
-  docker = Option.Boolean('--docker', false, { description: 'Render inside the vidkit image (cloud/image/Dockerfile)' });
+  docker = Option.Boolean('--docker', false, { description: 'Render inside the vidkit render image (cloud/image; built from Debian\'s archive when the engine lacks it)' });
   width = Option.String('--width', { description: 'Output width in pixels (keeps the aspect ratio; default data-width)' });
   height = Option.String('--height', { description: 'Output height in pixels (keeps the aspect ratio; default data-height)' });
   fps = Option.String('--fps', { description: "Frames per second; default the composition's data-fps, else 30" });

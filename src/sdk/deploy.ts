@@ -18,7 +18,7 @@ const POLL_MS = 1000;
 export interface DeployOptions {
   /** One stack per account and region; default `vidkit-render`. */
   stackName?: string;
-  /** The render function's image (cloud/image/Dockerfile, target cloudfn, pushed to ECR). Kept from the last deploy when omitted. */
+  /** The render function's image (cloud/image: the root filesystem with the Dockerfile's target cloudfn, pushed to ECR). Kept from the last deploy when omitted. */
   imageUri?: string;
   /** MB; default and maximum 10240. */
   memory?: number;
@@ -59,7 +59,7 @@ export async function deployStack(opts: DeployOptions): Promise<DeployResult> {
   const existing = await describe(stackName);
   if (!existing && !opts.imageUri) {
     throw new VidkitError(
-      'the first deploy needs the render image: build cloud/image/Dockerfile (target cloudfn), push it to ECR and pass --image-uri <uri>',
+      'the first deploy needs the render image: build it from a vidkit checkout with cloud/image/build-rootfs.sh and the target cloudfn of cloud/image/Dockerfile (README "Distributed rendering on AWS"), push it to ECR and pass --image-uri <uri>',
       { exitCode: ExitCode.MissingDependency },
     );
   }

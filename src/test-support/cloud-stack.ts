@@ -39,11 +39,9 @@ export function testAwsClients(emu: AwsEmulator): TestAws {
  */
 export async function registerZipHandler(aws: TestAws, opts: { bucket: string; workDir: string; env?: Record<string, string> }): Promise<void> {
   const current = (await aws.lambda.send(new GetFunctionCommand({ FunctionName: RENDER_FUNCTION }))).Configuration!;
-  const zip = path.join(opts.workDir, 'handler.zip');
   const client = path.join(REPO_ROOT, 'src', 'test-support', 'lambda-runtime-client.js');
   const bootstrap = `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(client)} ${JSON.stringify(path.join(REPO_ROOT, 'cloud', 'handler.js'))} handler\n`;
-  const script = 'import sys, zipfile\ninfo = zipfile.ZipInfo("bootstrap")\ninfo.external_attr = 0o100755 << 16\nwith zipfile.ZipFile(sys.argv[1], "w") as z: z.writestr(info, sys.argv[2])';
-  execFileSync(path.join(REPO_ROOT, '.venv', 'bin', 'python'), ['-c', script, zip, bootstrap]);
+  const zip = bootstrapZip(opts.workDir, bootstrap);
   await aws.lambda.send(new DeleteFunctionCommand({ FunctionName: RENDER_FUNCTION }));
   await aws.lambda.send(
     new CreateFunctionCommand({
@@ -53,10 +51,18 @@ export async function registerZipHandler(aws: TestAws, opts: { bucket: string; w
       Role: current.Role!,
       Timeout: current.Timeout,
       MemorySize: current.MemorySize,
-      Code: { ZipFile: fs.readFileSync(zip) },
+      Code: { ZipFile: zip },
       Environment: { Variables: { VIDKIT_BUCKET: opts.bucket, ...opts.env } },
     }),
   );
+}
+
+/** The code of a provided.al2023 zip function: one executable `bootstrap` script (written in workDir). */
+export function bootstrapZip(workDir: string, bootstrap: string): Buffer {
+  const zip = path.join(workDir, 'bootstrap.zip');
+  const script = 'import sys, zipfile\ninfo = zipfile.ZipInfo("bootstrap")\ninfo.external_attr = 0o100755 << 16\nwith zipfile.ZipFile(sys.argv[1], "w") as z: z.writestr(info, sys.argv[2])';
+  execFileSync(path.join(REPO_ROOT, '.venv', 'bin', 'python'), ['-c', script, zip, bootstrap]);
+  return fs.readFileSync(zip);
 }
 
 export async function downloadObject(aws: TestAws, bucket: string, key: string, file: string): Promise<void> {

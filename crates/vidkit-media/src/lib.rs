@@ -1,8 +1,9 @@
 //! libav-backed media work for vidkit: the frame [`Encoder`] (browser screenshots to an H.264 MP4
 //! segment), [`concat_segments`] (join segments by stream copy) and [`probe`].
 //!
-//! Everything goes through `ffmpeg-next` against the system's libav; the few calls it does not
-//! wrap go through `ffmpeg_sys_next` in the module that needs them.
+//! Everything goes through `ffmpeg-next` against the static libav of scripts/build-libav.sh, linked
+//! into the addon; the few calls it does not wrap go through `ffmpeg_sys_next` in the module that
+//! needs them.
 
 mod audio;
 mod colour;

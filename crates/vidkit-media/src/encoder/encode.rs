@@ -92,7 +92,7 @@ impl Segment {
         let codec = encoder::find_by_name(name).ok_or_else(|| {
             MediaError::libav(
                 &opening,
-                format!("this libavcodec was built without {name}; install one that has it (Debian's libavcodec does)"),
+                format!("this libavcodec was built without {name}; rebuild the addon with npm run build:native"),
             )
         })?;
         let mut context = codec::Context::new_with_codec(codec)
