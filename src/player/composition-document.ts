@@ -1,7 +1,7 @@
 import { DeclarationSet, Overrides, mergeVariables, parseDeclarationSources } from '../composition/variables';
 import { ROOT_SELECTORS } from '../composition/root';
 import { mountSubCompositions } from '../composition/sub-compositions';
-import { Determinism, runtimeBoot } from '../runtime/boot';
+import { Determinism, fontsStylesheetUrl, runtimeBoot } from '../runtime/boot';
 
 /** Defined at build time (scripts/build-browser.mjs): the page runtime, as src/runtime/runtime.ts joins it. */
 declare const VIDKIT_PAGE_RUNTIME: string;
@@ -90,7 +90,7 @@ export function withDuration(comp: CompositionDocument, durationSeconds: number)
  * injects, ahead of every page script. Script errors are collected so the player can report them.
  */
 export function playableHtml(comp: CompositionDocument, overrides: Overrides, determinism: Determinism, muted: boolean): string {
-  const boot = runtimeBoot(mergeVariables(comp.variables, overrides), comp.fps, determinism);
+  const boot = { ...runtimeBoot(mergeVariables(comp.variables, overrides), comp.fps, determinism), fontsUrl: fontsStylesheetUrl(comp.url) };
   // `<` escaped so a value holding "</script>" cannot end the script early.
   const bootJson = JSON.stringify(boot).replace(/</g, '\\u003c');
   const head =

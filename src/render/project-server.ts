@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import sirv from 'sirv';
 import { errorMessage } from '../errors';
+import { serveBundledFonts } from '../fonts/bundled-fonts';
 import { projectFile } from './project-files';
 import { projectPage } from './project-page';
 import { storedCorsHeaders } from './remote-assets';
@@ -30,7 +31,7 @@ export interface ServeOptions {
 
 /**
  * Serves the project directory so relative assets resolve as they do in preview, and, under
- * {@link REMOTE_PREFIX}, `remoteDir`, each confined by {@link projectFile}: no dotfiles, nothing a
+ * {@link REMOTE_PREFIX}, `remoteDir`, and under FONTS_PREFIX (bundled-fonts.ts) the bundled fonts; each confined by {@link projectFile}: no dotfiles, nothing a
  * symlink leads to outside the directory. sirv sends the file checked there, with the range
  * requests that media elements make. Only requests whose Host names this server are answered
  * (see {@link hostAllowed}).
@@ -76,6 +77,7 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
       return;
     }
     if (options.handle?.(req, res)) return;
+    if (serveBundledFonts(req, res)) return;
     if (serveRemote && options.remoteDir !== undefined && req.url?.startsWith(REMOTE_PREFIX)) {
       req.url = req.url.slice(REMOTE_PREFIX.length - 1);
       return sendFrom(options.remoteDir, serveRemote, req, res, true);

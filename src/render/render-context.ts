@@ -2,7 +2,7 @@ import { Composition, checkedFrames, loadComposition } from '../composition/comp
 import { resolveVariables } from '../composition/resolve';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
-import { Determinism, RuntimeBoot, runtimeBoot } from '../runtime/boot';
+import { Determinism, RuntimeBoot, fontsStylesheetUrl, runtimeBoot } from '../runtime/boot';
 import type { AssetRouter } from './asset-router';
 import { CaptureMode, findBrowser, resolveProfile } from './browser';
 import type { BrowserProfile } from './browser';
@@ -150,7 +150,7 @@ export async function createRenderContext(opts: RenderContextOptions): Promise<R
       width: planned.composition.width,
       height: planned.composition.height,
       scale: planned.size.scale,
-      boot: planned.boot,
+      boot: { ...planned.boot, fontsUrl: fontsStylesheetUrl(url) },
       format: planned.settings.frameFormat,
       transparent: planned.transparent,
       assets,
