@@ -3,11 +3,12 @@ import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { REPO_ROOT, tempDir } from './test-support/cli';
+import { fontsStylesheet } from './fonts/bundled-fonts';
 import { installTemplateAssets } from './template-assets';
 
 const files = (dir: string): string[] => fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
 
-test('installTemplateAssets copies the built player and examples/ui-3d-reveal, replacing a stale copy', () => {
+test('installTemplateAssets copies the built player, the bundled fonts and examples/ui-3d-reveal, replacing a stale copy', () => {
   const app = tempDir('vidkit-template-assets-');
   try {
     const stale = path.join(app, 'public', 'compositions', 'ui-3d-reveal');
@@ -20,6 +21,11 @@ test('installTemplateAssets copies the built player and examples/ui-3d-reveal, r
     installTemplateAssets({ playerFile: path.join(app, 'public', 'vidkit-player.js'), compositionsDir: path.join(app, 'public', 'compositions') });
 
     assert.ok(fs.readFileSync(path.join(app, 'public', 'vidkit-player.js')).equals(fs.readFileSync(path.join(REPO_ROOT, 'dist', 'player', 'vidkit-player.js'))));
+    const fonts = path.join(app, 'public', '__vidkit-fonts');
+    assert.is(fs.readFileSync(path.join(fonts, 'fonts.css'), 'utf8'), fontsStylesheet());
+    const named = [...fontsStylesheet().matchAll(/url\(([^)]+)\)/g)].map((m) => m[1]);
+    for (const f of named) assert.ok(fs.statSync(path.join(fonts, f)).size > 1000, f);
+    assert.match(fs.readFileSync(path.join(fonts, 'inter', 'LICENSE'), 'utf8'), /SIL Open Font License/);
     const example = path.join(REPO_ROOT, 'examples', 'ui-3d-reveal');
     assert.equal(files(stale), files(example));
     for (const f of files(example)) assert.ok(fs.readFileSync(path.join(stale, f)).equals(fs.readFileSync(path.join(example, f))), f);

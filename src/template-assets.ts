@@ -1,20 +1,23 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { FONTS_PREFIX, exportBundledFonts } from './fonts/bundled-fonts';
 import { PACKAGE_ROOT } from './package-info';
 
 /** The composition every web template ships (SPEC.md 1.9). */
 export const BUNDLED_COMPOSITION = 'ui-3d-reveal';
 
 /**
- * Installs what a web template serves from vidkit itself: the `<vidkit-player>` module and the
- * bundled composition, copied from this package so neither is committed a second time. Templates
- * run it at setup and before every build or deploy.
+ * Installs what a web template serves from vidkit itself: the `<vidkit-player>` module, the
+ * bundled fonts beside it (served at /__vidkit-fonts/, where the player's page runtime links them)
+ * and the bundled composition, copied from this package so none is committed a second time.
+ * Templates run it at setup and before every build or deploy.
  */
 export function installTemplateAssets(target: { playerFile: string; compositionsDir: string }): void {
   const player = path.join(PACKAGE_ROOT, 'dist', 'player', 'vidkit-player.js');
   if (!fs.existsSync(player)) throw new Error(`${player} is missing: build vidkit first (npm run build:ts)`);
   fs.mkdirSync(path.dirname(target.playerFile), { recursive: true });
   fs.copyFileSync(player, target.playerFile);
+  exportBundledFonts(path.join(path.dirname(target.playerFile), FONTS_PREFIX));
   const composition = path.join(target.compositionsDir, BUNDLED_COMPOSITION);
   fs.rmSync(composition, { recursive: true, force: true });
   fs.cpSync(path.join(PACKAGE_ROOT, 'examples', BUNDLED_COMPOSITION), composition, { recursive: true });

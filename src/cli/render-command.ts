@@ -25,8 +25,9 @@ export class RenderCommand extends VidkitCommand {
   static usage = Command.Usage({
     description: 'Render a composition to a video file on this machine',
     details: `
-      Renders \`<projectDir>/index.html\` in headless Chromium, one browser per worker, and encodes
-      it through the native core. The output file appears only when complete.
+      Renders \`<projectDir>/index.html\` (or the page \`--composition\` names) in headless Chromium,
+      one browser per worker, and encodes it through the native core. The output file appears only
+      when complete.
 
       Formats (\`--format\`): mp4 (H.264 yuv420p BT.709, default), webm (VP9 with alpha), mov
       (ProRes 4444 with alpha), hdr-pq and hdr-hlg (10-bit HEVC BT.2020 in MP4, SDR white at the
@@ -52,6 +53,9 @@ export class RenderCommand extends VidkitCommand {
   });
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
+  composition = Option.String('--composition', {
+    description: 'The page to render, a path in the project: a host page or a sub-composition file rendered on its own (default index.html; `vidkit compositions` lists them)',
+  });
   output = Option.String('--output,-o', { description: 'Output file, with the extension of --format; default out/<composition id>.<ext>' });
   format = Option.String('--format', { description: `Output format: ${OUTPUT_FORMATS.join(', ')} (default mp4)` });
   workers = Option.String('--workers', 'auto', { description: 'Parallel browser sessions: a number, or "auto" (one per core, one more while the cores sit idle; limited by memory and frames)' });
@@ -111,6 +115,7 @@ export class RenderCommand extends VidkitCommand {
     try {
       const result = await renderLocal({
         projectDir: this.projectDir,
+        composition: this.composition,
         output: this.output,
         format,
         overrides,
@@ -151,6 +156,7 @@ export class RenderCommand extends VidkitCommand {
   private runInDocker(overrides: Record<string, unknown>): number {
     const pass: string[] = ['--workers', this.workers, '--capture', this.capture, '--variables', JSON.stringify(overrides)];
     if (this.strictVariables) pass.push('--strict-variables');
+    if (this.composition !== undefined) pass.push('--composition', this.composition);
     if (!this.browserGpu) pass.push('--no-browser-gpu');
     if (this.allowMissingMedia) pass.push('--allow-missing-media');
     if (this.allowPrivateNetwork) pass.push('--allow-private-network');

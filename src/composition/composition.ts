@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HTMLElement, parse } from 'node-html-parser';
 import { badInput } from '../errors';
+import { projectFile } from '../render/project-files';
 import { ROOT_SELECTORS } from './root';
 import { DeclarationSet, parseDeclarationSources } from './variables';
 
@@ -25,14 +26,35 @@ export interface Composition {
   variables: DeclarationSet;
 }
 
-/** Reads `<projectDir>/index.html` and validates the composition root (README, A composition). */
-export function loadComposition(projectDir: string): Composition {
-  const { dir, entryFile, html } = readEntry(projectDir);
-  return parseComposition(html, dir, entryFile);
+/**
+ * Reads `<projectDir>/index.html`, or `file` (a path in the project: a host page or a
+ * sub-composition file, README "HyperFrames compositions"), and validates the composition root.
+ */
+export function loadComposition(projectDir: string, file: string = ENTRY_FILE): Composition {
+  if (file === ENTRY_FILE) {
+    const { dir, entryFile, html } = readEntry(projectDir);
+    return parseComposition(html, dir, entryFile);
+  }
+  const dir = projectDirectory(projectDir);
+  const entryFile = projectFile(dir, file.split(path.sep).join('/'));
+  if (entryFile === undefined || !/\.html?$/i.test(entryFile)) {
+    throw badInput(`--composition ${file}: no such HTML file in ${projectDir} (give a path inside the project, e.g. compositions/scene.html; \`vidkit compositions ${projectDir}\` lists them)`);
+  }
+  return parseComposition(fs.readFileSync(entryFile, 'utf8'), dir, entryFile);
 }
 
 /** The project directory, resolved, and its `index.html`; bad input naming what is missing. */
 export function readEntry(projectDir: string): { dir: string; entryFile: string; html: string } {
+  const dir = projectDirectory(projectDir);
+  const entryFile = path.join(dir, ENTRY_FILE);
+  try {
+    return { dir, entryFile, html: fs.readFileSync(entryFile, 'utf8') };
+  } catch {
+    throw badInput(`no ${ENTRY_FILE} in ${projectDir}: a project's composition lives in ${ENTRY_FILE}`);
+  }
+}
+
+function projectDirectory(projectDir: string): string {
   const dir = path.resolve(projectDir);
   let stat: fs.Stats;
   try {
@@ -41,12 +63,7 @@ export function readEntry(projectDir: string): { dir: string; entryFile: string;
     throw badInput(`project directory not found: ${projectDir}`);
   }
   if (!stat.isDirectory()) throw badInput(`not a directory: ${projectDir} (pass the project directory)`);
-  const entryFile = path.join(dir, ENTRY_FILE);
-  try {
-    return { dir, entryFile, html: fs.readFileSync(entryFile, 'utf8') };
-  } catch {
-    throw badInput(`no ${ENTRY_FILE} in ${projectDir}: a project's composition lives in ${ENTRY_FILE}`);
-  }
+  return dir;
 }
 
 export function parseComposition(html: string, projectDir: string, entryFile: string): Composition {

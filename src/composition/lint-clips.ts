@@ -1,7 +1,5 @@
-import * as fs from 'node:fs';
-import * as path from 'node:path';
 import type { HTMLElement } from 'node-html-parser';
-import type { LintContext } from './lint-finding';
+import { LintContext, pageFile } from './lint-finding';
 
 /**
  * A `data-start` as the page runtime reads it (README, HyperFrames compositions): seconds, or
@@ -224,30 +222,19 @@ function lintMedia(ctx: LintContext, el: HTMLElement): void {
 }
 
 /**
- * Files the page names in `src` that are not in the project: a render serves the project
- * directory only, so they fail to load. Remote, data: and blob: URLs are left alone, and so is a
- * `src` that a variable replaces (`data-var-src`).
+ * Files the page names in `src` that a render cannot serve: not in the project, outside it, or
+ * behind a dotfile (the project server's own rule). Remote, data: and blob: URLs are left alone,
+ * and so is a `src` that a variable replaces (`data-var-src`).
  */
 function lintSources(ctx: LintContext): void {
   for (const el of ctx.doc.querySelectorAll('img[src], video[src], audio[src], source[src], iframe[src], script[src]')) {
     if (el.hasAttribute('data-var-src')) continue;
     const src = el.getAttribute('src')!.trim();
-    if (src === '' || /^([a-z][a-z0-9+.-]*:|\/\/)/i.test(src)) continue;
-    let relative: string;
-    try {
-      relative = decodeURIComponent(src.replace(/[?#].*$/, ''));
-    } catch {
-      continue;
-    }
-    const file = path.resolve(ctx.projectDir, relative.replace(/^\/+/, ''));
-    const outside = path.relative(ctx.projectDir, file).startsWith('..');
-    if (!outside && fs.existsSync(file)) continue;
+    if (src === '' || pageFile(ctx.projectDir, ctx.file, src) !== undefined) continue;
     ctx.report({
       severity: 'error',
       rule: 'source-missing',
-      message: outside
-        ? `<${el.rawTagName}> src="${src}" is outside the project directory, which is all a render serves: copy the file into the project`
-        : `<${el.rawTagName}> src="${src}" is not in the project directory: it will fail to load`,
+      message: `<${el.rawTagName}> src="${src}" is not a file of the project directory (or lies outside it, or behind a dotfile), so it fails to load`,
       at: el,
     });
   }

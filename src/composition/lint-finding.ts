@@ -1,4 +1,5 @@
 import type { HTMLElement } from 'node-html-parser';
+import { projectFile } from '../render/project-files';
 
 export type Severity = 'error' | 'warning';
 
@@ -43,3 +44,14 @@ export function lineAt(text: string, offset: number): number {
   return line;
 }
 
+
+/**
+ * The project file a relative URL in `page` names, as the browser resolves it against the page and
+ * the project server looks it up; undefined when it is not one the server serves. Null for a URL
+ * that is not the project's (a scheme such as `https:`, `data:`, `blob:`, or protocol-relative).
+ */
+export function pageFile(projectDir: string, page: string, url: string): string | undefined | null {
+  const src = url.trim();
+  if (/^([a-z][a-z0-9+.-]*:|\/\/)/i.test(src)) return null;
+  return projectFile(projectDir, new URL(src, `http://project/${page}`).pathname);
+}

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { LintContext, lineAt } from './lint-finding';
+import { LintContext, lineAt, pageFile } from './lint-finding';
+import { insideTemplate, isHost } from './sub-compositions';
 
 /** An inline script, or a script file of the project's that the page loads. */
 interface ScriptText {
@@ -60,16 +61,10 @@ function readScripts(ctx: LintContext): ScriptText[] {
       scripts.push({ text, file: ctx.file, offsetInFile: offset < 0 ? el.range[0] : offset, fileText: ctx.html });
       continue;
     }
-    if (/^([a-z][a-z0-9+.-]*:|\/\/)/i.test(src.trim())) continue;
-    const file = path.resolve(ctx.projectDir, src.trim().replace(/[?#].*$/, '').replace(/^\/+/, ''));
+    const file = pageFile(ctx.projectDir, ctx.file, src);
     // Libraries are not the page's code: a minified file is skipped.
-    if (path.relative(ctx.projectDir, file).startsWith('..') || /\.min\.m?js$/.test(file)) continue;
-    let text: string;
-    try {
-      text = fs.readFileSync(file, 'utf8');
-    } catch {
-      continue;
-    }
+    if (!file || /\.min\.m?js$/.test(file)) continue;
+    const text = fs.readFileSync(file, 'utf8');
     scripts.push({ text, file: path.relative(ctx.projectDir, file), offsetInFile: 0, fileText: text });
   }
   return scripts;
@@ -154,7 +149,8 @@ function lintNestedTimelines(ctx: LintContext, reg: Registrations): void {
   const named = [...reg.keys].filter((key) => compositions.some((el) => el.getAttribute('data-composition-id') === key)).length;
   if (reg.created.length <= named + (reg.array ? 1 : 0)) return;
   for (const el of compositions) {
-    if (el === ctx.root || el.hasAttribute('data-no-timeline')) continue;
+    // A sub-composition's timeline is registered by its own file's or template's scripts.
+    if (el === ctx.root || el.hasAttribute('data-no-timeline') || isHost(el, ctx.doc) || insideTemplate(el)) continue;
     const id = el.getAttribute('data-composition-id')!;
     if (reg.keys.has(id)) continue;
     ctx.report({

@@ -8,6 +8,8 @@ import { LintFinding, lintHtml } from './lint';
 
 const project = tempDir('vidkit-lint-');
 fs.writeFileSync(path.join(project, 'here.png'), '');
+fs.writeFileSync(path.join(project, 'card.html'), '<template><div data-composition-id="card" data-width="320" data-height="180"></div></template>');
+fs.writeFileSync(path.join(project, 'loop.html'), '<template><div data-composition-id="loop"><div data-composition-src="loop.html"></div></div></template>');
 
 const page = (body: string, htmlAttrs = '') =>
   `<!doctype html>\n<html ${htmlAttrs}>\n<body>\n${body}\n</body>\n</html>\n`;
@@ -41,9 +43,19 @@ test('root: what a render refuses, with its line', () => {
   assert.equal(found(page(root('', 'data-duration="-1"'))), ['error root@4']);
 });
 
-test('root: a second composition with the same id, and data-composition-src', () => {
-  const html = page(root('<div data-composition-id="main" data-start="0" data-duration="1"></div>\n<div data-composition-id="intro" data-composition-src="intro.html" data-start="0" data-duration="1"></div>'));
-  assert.equal(found(html), ['error composition-id-duplicate@5', 'error composition-src-unsupported@6']);
+test('root: a second composition with the same id (hosts of sub-compositions get their own)', () => {
+  const html = page(root('<div data-composition-id="main" data-start="0" data-duration="1"></div>\n<div data-composition-id="main" data-composition-src="card.html" data-start="0" data-duration="1"></div>'));
+  assert.equal(found(html), ['error composition-id-duplicate@5']);
+});
+
+test('sub-compositions: a file not in the project, one that includes itself, host values that are not JSON', () => {
+  const host = (attrs: string) => page(root(`<div id="card-host" data-composition-src="card.html" data-start="0" data-duration="1"></div>\n<div ${attrs} data-start="0" data-duration="1"></div>`));
+  assert.equal(lint(host('data-composition-id="x" data-composition-src="card.html"')), []);
+  const missing = lint(host('data-composition-src="compositions/gone.html"'));
+  assert.equal(missing.map((f) => `${f.severity} ${f.rule}@${f.line}`), ['error sub-composition@6']);
+  assert.match(missing[0].message, /data-composition-src="compositions\/gone\.html" names no file in the project/);
+  assert.equal(found(host('data-composition-src="loop.html"')), ['error sub-composition@6']);
+  assert.equal(found(host(`data-composition-src="card.html" data-variable-values='{"title":'`)), ['error sub-composition@6']);
 });
 
 test('variables: malformed, dropped types, defaults of the wrong type, bindings to nothing', () => {

@@ -1,6 +1,7 @@
 import { DeclarationSet, Overrides, mergeVariables, parseDeclarationSources } from '../composition/variables';
 import { ROOT_SELECTORS } from '../composition/root';
-import { Determinism, runtimeBoot } from '../runtime/boot';
+import { mountSubCompositions } from '../composition/sub-compositions';
+import { Determinism, fontsStylesheetUrl, runtimeBoot } from '../runtime/boot';
 
 /** Defined at build time (scripts/build-browser.mjs): the page runtime, as src/runtime/runtime.ts joins it. */
 declare const VIDKIT_PAGE_RUNTIME: string;
@@ -25,7 +26,7 @@ const DEFAULT_FPS = 30;
 export async function fetchComposition(url: string): Promise<CompositionDocument> {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);
-  const html = await response.text();
+  const html = await mountFetched(await response.text(), url);
   const doc = new DOMParser().parseFromString(html, 'text/html');
   const root = doc.querySelector(ROOT_SELECTORS[0]) ?? doc.querySelector(ROOT_SELECTORS[1]);
   if (!root) throw new Error(`${url}: no composition root (an element with data-composition-id)`);
@@ -48,6 +49,35 @@ export async function fetchComposition(url: string): Promise<CompositionDocument
   return durationSeconds === undefined ? comp : withDuration(comp, durationSeconds);
 }
 
+/**
+ * The page with its sub-compositions mounted by the transform the project server runs (a page
+ * that server served has none left): for pages served by anything else, a template's static
+ * files. The project root is the page's folder; each composition file is fetched once, one level
+ * of nesting a pass.
+ */
+async function mountFetched(html: string, url: string): Promise<string> {
+  const root = new URL('.', url);
+  const page = decodeURIComponent(new URL(url).pathname.split('/').pop() || 'index.html');
+  const files = new Map<string, string | undefined>();
+  for (;;) {
+    const wanted: string[] = [];
+    try {
+      return mountSubCompositions(html, page, (file) => {
+        if (!files.has(file)) wanted.push(file);
+        return files.get(file);
+      });
+    } catch (err) {
+      if (wanted.length === 0) throw err;
+    }
+    await Promise.all(
+      wanted.map(async (file) => {
+        const response = await fetch(new URL(file, root));
+        files.set(file, response.ok ? await response.text() : undefined);
+      }),
+    );
+  }
+}
+
 /** The composition with its length known: declared, or as its page inferred it. */
 export function withDuration(comp: CompositionDocument, durationSeconds: number): CompositionDocument {
   if (!(durationSeconds > 0)) throw new Error(`${comp.url}: the composition root has no data-duration, and the page gives no length to infer it from`);
@@ -60,7 +90,7 @@ export function withDuration(comp: CompositionDocument, durationSeconds: number)
  * injects, ahead of every page script. Script errors are collected so the player can report them.
  */
 export function playableHtml(comp: CompositionDocument, overrides: Overrides, determinism: Determinism, muted: boolean): string {
-  const boot = runtimeBoot(mergeVariables(comp.variables, overrides), comp.fps, determinism);
+  const boot = { ...runtimeBoot(mergeVariables(comp.variables, overrides), comp.fps, determinism), fontsUrl: fontsStylesheetUrl(comp.url) };
   // `<` escaped so a value holding "</script>" cannot end the script early.
   const bootJson = JSON.stringify(boot).replace(/</g, '\\u003c');
   const head =

@@ -3,6 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
 import { ExitCode, VidkitError, errorMessage } from '../errors';
+import { browserFontconfig } from '../fonts/fontconfig';
 import { withDeadline } from './deadline';
 import { killGroup, trackProcess, untrackProcess } from './leftovers';
 
@@ -133,6 +134,7 @@ export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePat
       pipe: true,
       args,
       defaultViewport: null,
+      env: { ...process.env, FONTCONFIG_FILE: browserFontconfig() },
       userDataDir: options.userDataDir,
       timeout: LAUNCH_TIMEOUT_MS,
       protocolTimeout: PROTOCOL_TIMEOUT_MS,

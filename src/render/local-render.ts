@@ -105,7 +105,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     onWarning: opts.onWarning,
   });
   const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new VideoProxies(assetDir) });
-  const url = new URL('index.html', server.url).href;
+  const url = new URL(encodeURI(path.relative(composition.projectDir, composition.entryFile).split(path.sep).join('/')), server.url).href;
   let profiles = 0;
   // Profiles live in the render's temporary directory, so an interrupted render leaves none.
   const openSession = () => CaptureSession.open(context.sessionOptions(url, assets, path.join(tmpDir, `profile-${profiles++}`)));

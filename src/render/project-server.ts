@@ -3,7 +3,10 @@ import * as net from 'node:net';
 import * as path from 'node:path';
 import ipaddr from 'ipaddr.js';
 import sirv from 'sirv';
+import { errorMessage } from '../errors';
+import { serveBundledFonts } from '../fonts/bundled-fonts';
 import { projectFile } from './project-files';
+import { projectPage } from './project-page';
 import { storedCorsHeaders } from './remote-assets';
 
 export interface ProjectServer {
@@ -28,7 +31,7 @@ export interface ServeOptions {
 
 /**
  * Serves the project directory so relative assets resolve as they do in preview, and, under
- * {@link REMOTE_PREFIX}, `remoteDir`, each confined by {@link projectFile}: no dotfiles, nothing a
+ * {@link REMOTE_PREFIX}, `remoteDir`, and under FONTS_PREFIX (bundled-fonts.ts) the bundled fonts; each confined by {@link projectFile}: no dotfiles, nothing a
  * symlink leads to outside the directory. sirv sends the file checked there, with the range
  * requests that media elements make. Only requests whose Host names this server are answered
  * (see {@link hostAllowed}).
@@ -46,8 +49,23 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
     if (file === undefined) return notFound(res);
     // The page asked the remote origin: its answer's CORS headers, and no others, decide what the page may read.
     if (remote) for (const [name, value] of Object.entries(storedCorsHeaders(file))) res.setHeader(name, value);
+    if (!remote && /\.html?$/i.test(file)) return sendPage(file, res);
     req.url = encodeURI(`/${path.relative(root, file).split(path.sep).join('/')}`);
     return send(req, res, () => notFound(res));
+  };
+  // Every page goes through the one sub-composition transform, whoever asks for it.
+  const sendPage = (file: string, res: http.ServerResponse) => {
+    let page: string;
+    try {
+      page = projectPage(projectDir, file);
+    } catch (err) {
+      res.statusCode = 500;
+      res.setHeader('content-type', 'text/plain; charset=utf-8');
+      return res.end(errorMessage(err));
+    }
+    res.setHeader('content-type', 'text/html; charset=utf-8');
+    res.setHeader('cache-control', 'no-store');
+    res.end(page);
   };
   const host = options.host ?? '127.0.0.1';
   const loopbackOnly = isLoopback(host);
@@ -59,6 +77,7 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
       return;
     }
     if (options.handle?.(req, res)) return;
+    if (serveBundledFonts(req, res)) return;
     if (serveRemote && options.remoteDir !== undefined && req.url?.startsWith(REMOTE_PREFIX)) {
       req.url = req.url.slice(REMOTE_PREFIX.length - 1);
       return sendFrom(options.remoteDir, serveRemote, req, res, true);

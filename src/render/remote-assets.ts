@@ -43,6 +43,8 @@ export interface RemoteAssetsOptions {
 export class RemoteAssets {
   private readonly files = new Map<string, Promise<string>>();
   private readonly missing = new Set<string>();
+  /** Names that differ from the one the URL gives (see {@link fetchOnce}). */
+  private readonly names = new Map<string, string>();
 
   constructor(private readonly opts: RemoteAssetsOptions) {
     fs.mkdirSync(opts.dir, { recursive: true });
@@ -63,8 +65,12 @@ export class RemoteAssets {
     return this.missing.has(url);
   }
 
-  /** The file name under `dir` that `file(url)` resolves to. */
+  /** The file name under `dir` that `file(url)` resolves to (once it has). */
   nameOf(url: string): string {
+    return this.names.get(url) ?? this.nameFromUrl(url);
+  }
+
+  private nameFromUrl(url: string): string {
     const extension = path.extname(new URL(url).pathname).slice(0, 8);
     return createHash('sha256').update(url).digest('hex').slice(0, 32) + extension;
   }
@@ -76,7 +82,7 @@ export class RemoteAssets {
   }
 
   private async fetchOnce(url: string): Promise<string> {
-    const target = path.join(this.opts.dir, this.nameOf(url));
+    let target = path.join(this.opts.dir, this.nameFromUrl(url));
     try {
       const headers = await download(url, target, {
         refuseAddress: this.opts.allowPrivateNetwork ? () => undefined : privateAddressRefusal,
@@ -85,6 +91,13 @@ export class RemoteAssets {
         origin: this.opts.origin,
       });
       const cors = Object.fromEntries(CORS_HEADERS.filter((name) => headers[name] !== undefined).map((name) => [name, String(headers[name])]));
+      // A stylesheet at a URL without an extension (Google Fonts' css2?family=…) is kept as .css:
+      // the project server serves it by its name, and Chromium applies only a text/css stylesheet.
+      if (path.extname(target) === '' && /^text\/css\b/i.test(String(headers['content-type'] ?? ''))) {
+        fs.renameSync(target, `${target}.css`);
+        target = `${target}.css`;
+        this.names.set(url, path.basename(target));
+      }
       fs.writeFileSync(corsFile(target), JSON.stringify(cors));
     } catch (err) {
       const message = `media ${url} could not be fetched: ${errorMessage(err)}`;

@@ -1,9 +1,8 @@
-import * as fs from 'node:fs';
 import { Composition, checkedFrames, loadComposition } from '../composition/composition';
 import { resolveVariables } from '../composition/resolve';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
-import { Determinism, RuntimeBoot, runtimeBoot } from '../runtime/boot';
+import { Determinism, RuntimeBoot, fontsStylesheetUrl, runtimeBoot } from '../runtime/boot';
 import type { AssetRouter } from './asset-router';
 import { CaptureMode, findBrowser, resolveProfile } from './browser';
 import type { BrowserProfile } from './browser';
@@ -12,6 +11,7 @@ import type { EncodeSettings } from './chunk-renderer';
 import { OutputFormat, hasAlpha } from './formats';
 import { Rational, fpsToRational } from './fps';
 import { OutputSize, resolveOutputSize } from './output-size';
+import { projectPage } from './project-page';
 
 /** Deadlines of the steps on a page (README, "How a render runs"). */
 export interface PageTimeouts {
@@ -30,6 +30,8 @@ const MAX_SIDE = 16_384;
 /** What a caller asks of a render, local or cloud: the project, its variables and how to draw and encode it. */
 export interface RenderSettings extends Determinism {
   projectDir: string;
+  /** The page to render, a path in the project; default index.html. */
+  composition?: string;
   overrides: Overrides;
   strictVariables: boolean;
   /** Overrides the composition's `data-fps`. */
@@ -70,6 +72,8 @@ export type PlannedRender = Omit<RenderContext, 'profile' | 'sessionOptions'>;
  */
 export interface RenderContext {
   composition: Composition;
+  /** Whether the page, its sub-compositions mounted, holds a `<video>` (see {@link captureFor}). */
+  hasVideo: boolean;
   /** Warnings about the variables (mismatches that did not stop the render). */
   warnings: string[];
   fps: number;
@@ -94,7 +98,9 @@ export interface RenderContext {
  * milliseconds with a message naming it, never after a browser launch.
  */
 export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGpu'>): PlannedRender {
-  const composition = loadComposition(opts.projectDir);
+  const composition = loadComposition(opts.projectDir, opts.composition);
+  // Mounted here too, so that a missing or looping data-composition-src fails before a browser starts.
+  const page = projectPage(composition.projectDir, composition.entryFile);
   const variables = resolveVariables(composition, opts.overrides, opts.strictVariables);
   const fps = opts.fps ?? composition.fps;
   const totalFrames =
@@ -107,6 +113,7 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
   const rational: Rational = fpsToRational(fps);
   return {
     composition,
+    hasVideo: /<video[\s>]/i.test(page),
     warnings: variables.warnings,
     fps,
     totalFrames,
@@ -132,7 +139,7 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
 export async function createRenderContext(opts: RenderContextOptions): Promise<RenderContext> {
   const planned = planRender(opts);
   opts.beforeBrowser?.(planned);
-  const capture = captureFor(planned.composition.entryFile, opts.capture);
+  const capture = captureFor(planned.hasVideo, opts.capture);
   const profile = await resolveProfile({ executablePath: findBrowser(), capture, allowGpu: opts.allowGpu });
   return {
     ...planned,
@@ -143,7 +150,7 @@ export async function createRenderContext(opts: RenderContextOptions): Promise<R
       width: planned.composition.width,
       height: planned.composition.height,
       scale: planned.size.scale,
-      boot: planned.boot,
+      boot: { ...planned.boot, fontsUrl: fontsStylesheetUrl(url) },
       format: planned.settings.frameFormat,
       transparent: planned.transparent,
       assets,
@@ -159,9 +166,9 @@ export async function createRenderContext(opts: RenderContextOptions): Promise<R
  * chunk one frame behind in about 1 render in 10 of the frame-index test composition, on a loaded
  * 2-core machine; none in 10 with screenshots, at about twice the time).
  */
-function captureFor(entryFile: string, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
+function captureFor(hasVideo: boolean, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
   if (capture !== 'auto') return capture;
-  return /<video[\s>]/i.test(fs.readFileSync(entryFile, 'utf8')) ? 'screenshot' : 'auto';
+  return hasVideo ? 'screenshot' : 'auto';
 }
 
 function assertEncodableSize({ width, height }: OutputSize): void {

@@ -15,6 +15,16 @@ export interface RuntimeBoot {
   epochMs: number;
   /** An output with alpha: html, body and the composition root are made transparent. */
   transparent?: boolean;
+  /** The bundled fonts' stylesheet ({@link fontsStylesheetUrl}), linked in every frame the runtime runs in. */
+  fontsUrl?: string;
+}
+
+/** Where the project server serves the bundled fonts (README: A composition, Fonts). */
+export const FONTS_PREFIX = '/__vidkit-fonts/';
+
+/** The bundled fonts' stylesheet for a page the project server at `pageUrl`'s origin serves. */
+export function fontsStylesheetUrl(pageUrl: string): string {
+  return new URL(`${FONTS_PREFIX}fonts.css`, pageUrl).href;
 }
 
 /** The seed and epoch a render or a player asks for; unset, the defaults below. */

@@ -17,6 +17,7 @@ import {
   decodePcm,
   decodeRgba,
   ffprobe,
+  hfSubScenesProblems,
   hfTimelinesProblems,
   measureTone,
   psnrPerFrame,
@@ -317,6 +318,19 @@ cloud('a HyperFrames composition without data-duration in 3 chunks: the plan ste
   const frames = decodeGray(file, 320, 180);
   assert.is(frames.length, 60, 'the root timeline gives 2 s');
   assert.equal(frames.flatMap((f, i) => hfTimelinesProblems(f, i)), []);
+});
+
+cloud('a multi-file HyperFrames project (sub-compositions from compositions/*.html) in 3 chunks: the site carries them, frames exact across the seams', async () => {
+  await useZipFunction({});
+  const project = fixtureCopy('hf-sub-scenes', out, { gsap: true });
+  const key = 'renders/hf-sub-scenes.mp4';
+  const run = cli(['cloudfn', 'render', project, '--max-parallel-chunks', '3', '--chunk-size', '10', '--output-key', key, '--wait']);
+  assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+  const file = path.join(out, 'hf-sub-scenes.mp4');
+  await download(key, file);
+  const frames = decodeRgba(file, 320, 180);
+  assert.is(frames.length, 30);
+  assert.equal(frames.flatMap((f, i) => hfSubScenesProblems(f, i)), []);
 });
 
 cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {

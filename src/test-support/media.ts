@@ -160,6 +160,24 @@ export function hfTimelinesProblems(frame: Buffer, i: number): string[] {
   return problems;
 }
 
+/**
+ * Where decoded RGBA frame `i` (320×180) of the hf-sub-scenes fixture is wrong: the scene's bar
+ * in its host's time, the two card instances' colours, the page's own bar. Empty when right.
+ */
+export function hfSubScenesProblems(frame: Buffer, i: number): string[] {
+  const problems: string[] = [];
+  const at = (x: number, y: number) => [...frame.subarray((y * 320 + x) * 4, (y * 320 + x) * 4 + 3)];
+  let bar = -1;
+  for (let x = 0; x < 320 && bar < 0; x++) if (frame[(20 * 320 + x) * 4] > 128) bar = x;
+  const want = i < 15 ? -1 : 8 * (i - 15);
+  if (bar !== want) problems.push(`frame ${i}: scene bar at ${bar}, want ${want}`);
+  const [red, blue] = [at(50, 120), at(210, 120)];
+  if (!(red[0] > 200 && red[1] < 50 && red[2] < 50)) problems.push(`frame ${i}: first card ${red}, want red`);
+  if (!(blue[0] < 50 && blue[1] < 50 && blue[2] > 200)) problems.push(`frame ${i}: second card ${blue}, want blue`);
+  if (at(300, 160)[0] < 200) problems.push(`frame ${i}: the page's own .bar moved`);
+  return problems;
+}
+
 /** The transparent-square fixture (320×180): a red 80×80 box from (40, 40) sliding 160 px a second, no page background. */
 export const SQUARE = { width: 320, height: 180 };
 

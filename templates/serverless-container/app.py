@@ -21,7 +21,6 @@ image = (
     modal.Image.from_registry("node:20-bookworm-slim", add_python="3.11")
     .apt_install(
         "chromium-headless-shell",
-        "libavcodec59", "libavformat59", "libavutil57", "libswscale6", "libswresample4",
         "fonts-dejavu-core", "fonts-liberation", "ca-certificates",
     )
     .run_commands("npm install -g vidkit")

@@ -77,5 +77,7 @@ def create_app(backend: Backend, compositions_dir: Path = settings.COMPOSITIONS_
             Route("/renders/{name}", stored_render, methods=["GET"]),
             Route("/vidkit-player.js", lambda _r: FileResponse(static_dir / "vidkit-player.js", media_type="text/javascript")),
             Mount("/compositions", StaticFiles(directory=compositions_dir)),
+            # The bundled fonts the player's page runtime links (installed beside the player).
+            Mount("/__vidkit-fonts", StaticFiles(directory=static_dir / "__vidkit-fonts", check_dir=False)),
         ]
     )

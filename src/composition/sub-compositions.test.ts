@@ -1,0 +1,166 @@
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import type { Browser } from 'puppeteer-core';
+import sirv from 'sirv';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { findBrowser, launchBrowser } from '../render/browser';
+import { REPO_ROOT, ServingCli, fixtureCopy, tempDir, vidkit, vidkitServe } from '../test-support/cli';
+import { brightFrom, decodeGray, decodePcm, decodeRgbFrame, decodeRgba, hfSubScenesProblems, psnr, writeTone } from '../test-support/media';
+import { addPlayer, playerFrame } from '../test-support/player';
+
+// Sub-compositions (README, "HyperFrames compositions"): the fixtures hf-sub-* rendered by the
+// CLI, their decoded frames and soundtrack checked; the preview's player showing the same frames.
+const out = tempDir('vidkit-hf-sub-test-');
+const W = 320;
+const H = 180;
+
+function render(project: string, file: string, args: string[] = []): string {
+  const output = path.join(out, file);
+  const run = vidkit(['render', project, '--output', output, ...args]);
+  assert.is(run.status, 0, run.stderr);
+  return output;
+}
+
+const files = suite('sub-compositions from files');
+
+files.after(() => fs.rmSync(out, { recursive: true, force: true }));
+
+files('a scene placed by data-composition-src plays its own timeline in host time for data-duration; two instances keep their own variables and #root styles', () => {
+  const frames = decodeRgba(render(fixtureCopy('hf-sub-scenes', out, { gsap: true }), 'scenes.mp4', ['--workers', '2']), W, H);
+  assert.is(frames.length, 30);
+  assert.equal(frames.flatMap((f, i) => hfSubScenesProblems(f, i)), []);
+});
+
+files('nested 3 deep through hosts without ids, and an inline template, each from its host\'s start', () => {
+  const frames = decodeGray(render(fixtureCopy('hf-sub-nested', out), 'nested.mp4', ['--workers', '1']), W, H);
+  assert.is(frames.length, 30);
+  const wrong: string[] = [];
+  frames.forEach((f, i) => {
+    const got = [40, 120, 200, 280].map((x) => f[90 * W + x] > 128);
+    const want = [true, i >= 6, i >= 12, i >= 15];
+    if (got.join() !== want.join()) wrong.push(`frame ${i}: squares ${got}, want ${want}`);
+  });
+  assert.equal(wrong, []);
+});
+
+files('a sub-composition\'s own audio is mixed from its host\'s start', () => {
+  const project = fixtureCopy('hf-sub-audio', out);
+  fs.mkdirSync(path.join(project, 'assets'));
+  writeTone(path.join(project, 'assets', 'tone.wav'), 2);
+  const pcm = decodePcm(render(project, 'audio.mp4', ['--workers', '1']));
+  const amplitude = (w: number) => {
+    let sum = 0;
+    for (let n = w * 4800; n < (w + 1) * 4800; n++) sum += pcm[n] * pcm[n];
+    return Math.sqrt((2 * sum) / 4800);
+  };
+  const wrong: string[] = [];
+  // 100 ms windows, away from the edge at 1 s.
+  for (const w of [0, 4, 8, 11, 15, 18]) {
+    const want = w < 10 ? 0 : 0.5;
+    if (Math.abs(amplitude(w) - want) > 0.03) wrong.push(`${w * 100} ms: amplitude ${amplitude(w).toFixed(3)}, want ${want}`);
+  }
+  assert.equal(wrong, []);
+});
+
+files('vidkit render --composition renders a sub-composition file on its own; a missing data-composition-src is bad input', () => {
+  const project = fixtureCopy('hf-sub-scenes', out, { gsap: true });
+  const frames = decodeGray(render(project, 'standalone.mp4', ['--composition', 'compositions/scene.html']), W, 40);
+  assert.is(frames.length, 30, 'no data-duration: 1 s from the scene timeline');
+  assert.equal(frames.map((f) => brightFrom(f, W, 20)), frames.map((_f, i) => 8 * i));
+
+  fs.writeFileSync(path.join(project, 'index.html'), fs.readFileSync(path.join(project, 'index.html'), 'utf8').replace('data-composition-src="compositions/scene.html"', 'data-composition-src="compositions/missing.html"'));
+  const run = vidkit(['render', project, '--output', path.join(out, 'missing.mp4')]);
+  assert.is(run.status, 2, run.stderr);
+  assert.match(run.stderr, 'data-composition-src="compositions/missing.html" names no file in the project');
+});
+
+files('vidkit compositions lists the host page and its sub-composition files, with --json', () => {
+  const project = fixtureCopy('hf-sub-scenes', out);
+  const run = vidkit(['compositions', project, '--json']);
+  assert.is(run.status, 0, run.stderr);
+  const list = JSON.parse(run.stdout) as Array<Record<string, unknown>>;
+  assert.equal(
+    list.map((c) => [c.file, c.id, c.width, c.height, c.durationSeconds, (c.variables as Array<{ id: string }>).map((v) => v.id)]),
+    [
+      ['index.html', 'hf-sub-scenes', 320, 180, 1, []],
+      ['compositions/card.html', 'card', 120, 40, null, ['color']],
+      ['compositions/scene.html', 'scene', 320, 40, null, []],
+    ],
+  );
+  const text = vidkit(['compositions', project]);
+  assert.is(text.status, 0, text.stderr);
+  assert.match(text.stdout, /card\tcompositions\/card\.html\t120x40\tinferred\tcolor:color/);
+});
+
+files.run();
+
+const player = suite('sub-compositions in the preview');
+let browser: Browser;
+const playerOut = tempDir('vidkit-hf-sub-player-');
+
+player.before(async () => {
+  browser = await launchBrowser({ executablePath: findBrowser(), capture: 'screenshot', gl: 'software' });
+});
+
+player.after(async () => {
+  await browser?.close();
+  fs.rmSync(playerOut, { recursive: true, force: true });
+});
+
+player('the preview serves the page with its sub-compositions mounted: the player shows the render\'s frames', async () => {
+  const project = fixtureCopy('hf-sub-scenes', playerOut, { gsap: true });
+  const rendered = path.join(playerOut, 'reference.mp4');
+  const run = vidkit(['render', project, '--output', rendered, '--workers', '1']);
+  assert.is(run.status, 0, run.stderr);
+  let preview: ServingCli | undefined;
+  try {
+    preview = await vidkitServe(['preview', project, '--port', '0']);
+    const page = await browser.newPage();
+    await page.setViewport({ width: 800, height: 600 });
+    await page.goto(preview.url);
+    await addPlayer(page, 'hf', {}, W, H);
+    for (const frame of [5, 20, 28]) {
+      const shown = await playerFrame(page, 'hf', frame, 30, path.join(playerOut, `player-${frame}.png`));
+      const reference = decodeRgbFrame(rendered, frame, W, H);
+      assert.is(reference[(20 * W + 8 * (frame - 15) + 5) * 3] > 128, frame >= 15, `frame ${frame}: the scene's bar`);
+      const db = psnr(shown, reference);
+      assert.ok(db >= 35, `frame ${frame}: player against render ${db.toFixed(1)} dB`);
+    }
+    await page.close();
+  } finally {
+    await preview?.stop();
+  }
+});
+
+player('a player on a plain static server (as in the web templates) mounts the sub-compositions itself', async () => {
+  const site = fs.mkdtempSync(path.join(playerOut, 'site-'));
+  fs.copyFileSync(path.join(REPO_ROOT, 'dist', 'player', 'vidkit-player.js'), path.join(site, 'vidkit-player.js'));
+  fs.writeFileSync(path.join(site, 'index.html'), '<!doctype html><script type="module" src="/vidkit-player.js"></script><body></body>');
+  fs.renameSync(fixtureCopy('hf-sub-scenes', playerOut, { gsap: true }), path.join(site, 'project'));
+  const serve = sirv(site, { dev: true });
+  const server = http.createServer((req, res) => serve(req, res, () => ((res.statusCode = 404), res.end())));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const page = await browser.newPage();
+    await page.setViewport({ width: 800, height: 600 });
+    await page.goto(`http://127.0.0.1:${(server.address() as AddressInfo).port}/`);
+    await addPlayer(page, 'hf', { src: 'project/index.html' }, W, H);
+    const wrong: string[] = [];
+    for (const frame of [5, 20, 28]) {
+      const shown = await playerFrame(page, 'hf', frame, 30, path.join(playerOut, `static-${frame}.png`));
+      const rgba = Buffer.alloc(W * H * 4);
+      for (let i = 0; i < W * H; i++) shown.copy(rgba, i * 4, i * 3, i * 3 + 3);
+      wrong.push(...hfSubScenesProblems(rgba, frame));
+    }
+    assert.equal(wrong, []);
+    await page.close();
+  } finally {
+    server.closeAllConnections();
+    server.close();
+  }
+});
+
+player.run();

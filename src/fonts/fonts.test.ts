@@ -1,0 +1,187 @@
+import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import * as path from 'node:path';
+import { suite } from 'uvu';
+import * as assert from 'uvu/assert';
+import { findBrowser, launchBrowser } from '../render/browser';
+import { serveProject } from '../render/project-server';
+import { tempDir, vidkitAsync, vidkitServe } from '../test-support/cli';
+import { httpGet } from '../test-support/http';
+import { decodeGray, decodeRgbFrame, imageAsVideoRgb, psnr, psnrPerFrame } from '../test-support/media';
+import { addPlayer, playerFrame } from '../test-support/player';
+
+// Deterministic fonts (README: A composition, Fonts), through real renders and a real server.
+const work = tempDir('vidkit-fonts-test-');
+
+/** A fontconfig configuration that lists no font at all: a machine with its fonts removed. */
+const EMPTY_FONTCONFIG = path.join(work, 'empty-fonts.conf');
+fs.writeFileSync(EMPTY_FONTCONFIG, '<?xml version="1.0"?>\n<!DOCTYPE fontconfig SYSTEM "urn:fontconfig:fonts.dtd">\n<fontconfig></fontconfig>\n');
+
+/** A 320x180, 0.5 s project at 10 fps holding `body`; its text slides a little so frames differ. */
+function project(name: string, body: string, head = ''): string {
+  const dir = path.join(work, name);
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    `<!doctype html><html><head>${head}<style>html,body{margin:0;background:#fff}p{margin:0 0 4px 8px;font-size:16px;color:#000;line-height:20px}
+#text{animation:slide 0.5s linear both}@keyframes slide{to{transform:translateX(20px)}}</style></head>
+<body><div data-composition-id="${name}" data-width="320" data-height="180" data-duration="0.5" data-fps="10"><div id="text">${body}</div></div></body></html>`,
+  );
+  return dir;
+}
+
+async function render(dir: string, args: string[] = [], env: NodeJS.ProcessEnv = {}): Promise<string> {
+  const output = path.join(work, `${path.basename(dir)}-${Object.keys(env).join('-') || 'default'}.mp4`);
+  const run = await vidkitAsync(['render', dir, '--output', output, ...args], { env });
+  assert.is(run.status, 0, run.stderr);
+  return output;
+}
+
+/** Whether every frame draws text: some pixels dark, as a blank page has none. */
+function drawsText(file: string): boolean {
+  return decodeGray(file, 320, 180).every((frame) => frame.some((v) => v < 64));
+}
+
+function assertSame(file: string, reference: string, what: string): void {
+  const values = psnrPerFrame(file, reference);
+  assert.is(values.length, 5, `${what}: frames compared`);
+  values.forEach((db, i) => assert.ok(db >= 50, `${what}: frame ${i} at ${db.toFixed(1)} dB`));
+}
+
+const fonts = suite('deterministic fonts');
+
+fonts('a text composition renders the same pixels with the machine fonts hidden from fontconfig as with them', async () => {
+  const dir = project(
+    'machine',
+    '<p>Plain text, default font</p><p style="font-family: Helvetica, Arial">Helvetica 123</p>' +
+      '<p style="font-family: system-ui; font-weight: 700">Bold system-ui</p><p style="font-family: monospace">mono()</p>',
+  );
+  const withFonts = await render(dir);
+  const withoutFonts = await render(dir, [], { FONTCONFIG_FILE: EMPTY_FONTCONFIG });
+  assert.ok(drawsText(withFonts), 'text drawn with the machine fonts');
+  assert.ok(drawsText(withoutFonts), 'text drawn without them');
+  assertSame(withoutFonts, withFonts, 'without machine fonts');
+});
+
+/** Text in system and generic families, and the same text in the bundled families they map to (generics: Inter, as HyperFrames). */
+function namedAndBundled(): { named: string; bundled: string } {
+  const named = project(
+    'named',
+    '<p style="font-family: Helvetica">Helvetica Wag</p><p style="font-family: \'Segoe UI\'">Segoe Wag</p>' +
+      '<p style="font-family: \'Times New Roman\', serif">Times Wag</p><p><span style="font-family: \'Courier New\'">Courier Wag</span> <span style="font-family: Futura">Futura</span> <span style="font-family: \'Bebas Neue\'">Bebas</span></p>' +
+      '<p class="g">Generic Wag</p><p style="font: italic 16px \'No Such Font\', system-ui">System Wag</p><p class="v">Var Wag</p>',
+    '<style>.g{font-family: monospace} :root{--sans: system-ui, sans-serif} .v{font-family: var(--sans)}</style>',
+  );
+  const bundled = project(
+    'bundled',
+    '<p style="font-family: Inter">Helvetica Wag</p><p style="font-family: Roboto">Segoe Wag</p>' +
+      '<p style="font-family: \'EB Garamond\'">Times Wag</p><p><span style="font-family: \'JetBrains Mono\'">Courier Wag</span> <span style="font-family: Montserrat">Futura</span> <span style="font-family: \'League Gothic\'">Bebas</span></p>' +
+      '<p style="font-family: Inter">Generic Wag</p><p style="font: italic 16px Inter">System Wag</p><p style="font-family: Inter">Var Wag</p>',
+  );
+  return { named, bundled };
+}
+
+fonts('Helvetica, Segoe UI, Times New Roman, Courier New, Futura, Bebas Neue and the generic families draw with the bundled families', async () => {
+  const { named, bundled } = namedAndBundled();
+  const namedOut = await render(named);
+  const bundledOut = await render(bundled);
+  assert.ok(drawsText(bundledOut));
+  assertSame(namedOut, bundledOut, 'system names against bundled families');
+});
+
+fonts('the player in vidkit preview draws those names with the bundled families too', async () => {
+  const { named, bundled } = namedAndBundled();
+  const reference = await render(bundled);
+  const preview = await vidkitServe(['preview', named, '--port', '0']);
+  const browser = await launchBrowser({ executablePath: findBrowser(), capture: 'screenshot', gl: 'software' });
+  try {
+    const page = await browser.newPage();
+    await page.goto(preview.url);
+    await addPlayer(page, 'fonts', {}, 320, 180);
+    const shot = path.join(work, 'player-named.png');
+    await playerFrame(page, 'fonts', 0, 10, shot);
+    const db = psnr(decodeRgbFrame(reference, 0, 320, 180), imageAsVideoRgb(shot));
+    assert.ok(db >= 40, `player frame 0 against the render of the bundled families: ${db.toFixed(1)} dB`);
+  } finally {
+    await browser.close();
+    await preview.stop();
+  }
+});
+
+fonts('a Google Fonts stylesheet is fetched once for a 2-worker render and its face draws the text', async () => {
+  const counts = new Map<string, number>();
+  const fontFile = path.join(path.dirname(require.resolve('@fontsource-variable/jetbrains-mono/package.json')), 'files', 'jetbrains-mono-latin-wght-normal.woff2');
+  // Stands in for fonts.googleapis.com and fonts.gstatic.com, which answer as this does.
+  const server = http.createServer((req, res) => {
+    const route = new URL(req.url!, 'http://x').pathname;
+    counts.set(route, (counts.get(route) ?? 0) + 1);
+    const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    if (route === '/css2') {
+      res.writeHead(200, { 'content-type': 'text/css; charset=utf-8', 'access-control-allow-origin': '*' });
+      res.end(`@font-face { font-family: 'Test Mono'; font-style: normal; font-weight: 400; src: url(${origin}/s/testmono.woff2) format('woff2'); }`);
+    } else {
+      res.writeHead(200, { 'content-type': 'font/woff2', 'access-control-allow-origin': '*' });
+      res.end(fs.readFileSync(fontFile));
+    }
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const dir = project(
+      'google',
+      '<p style="font-family: \'Test Mono\'">Google Wag</p>',
+      `<link rel="stylesheet" href="http://127.0.0.1:${port}/css2?family=Test+Mono&display=swap">`,
+    );
+    const reference = await render(project('google-reference', '<p style="font-family: \'JetBrains Mono\'">Google Wag</p>'));
+    const output = await render(dir, ['--workers', '2', '--allow-private-network']);
+    assert.equal(Object.fromEntries(counts), { '/css2': 1, '/s/testmono.woff2': 1 });
+    assertSame(output, reference, 'Google Fonts face against the same file bundled');
+  } finally {
+    server.close();
+  }
+});
+
+fonts('a frame of another origin draws with the bundled fonts, asking that origin for nothing of them', async () => {
+  const requests: string[] = [];
+  const page = '<!doctype html><body style="margin:0"><p style="font:20px Helvetica">Other origin Wag</p>';
+  const other = http.createServer((req, res) => {
+    requests.push(req.url!);
+    res.writeHead(req.url === '/page.html' ? 200 : 404, { 'content-type': 'text/html' });
+    res.end(req.url === '/page.html' ? page : 'not found');
+  });
+  await new Promise<void>((resolve) => other.listen(0, '127.0.0.1', resolve));
+  try {
+    const frame = (src: string) => `<iframe src="${src}" style="border:0;width:300px;height:60px"></iframe>`;
+    const dir = project('cross-origin', frame(`http://127.0.0.1:${(other.address() as AddressInfo).port}/page.html`));
+    const reference = project('same-origin', frame('page.html'));
+    fs.writeFileSync(path.join(reference, 'page.html'), page.replace('Helvetica', 'Inter'));
+    const output = await render(dir, ['--allow-private-network']);
+    assert.equal(requests, ['/page.html']);
+    assert.ok(drawsText(output));
+    assertSame(output, await render(reference), "the other origin's Helvetica against Inter");
+  } finally {
+    other.close();
+  }
+});
+
+fonts('the project server serves fonts.css and the font files it names, and nothing else under its path', async () => {
+  const server = await serveProject(project('served', '<p>x</p>'));
+  try {
+    const css = await httpGet(server.url, '/__vidkit-fonts/fonts.css');
+    assert.is(css.status, 200);
+    assert.match(css.headers['content-type'] ?? '', /^text\/css/);
+    const file = /url\((inter\/inter-latin-wght-normal\.woff2)\)/.exec(css.body)?.[1];
+    assert.ok(file, 'Inter named in fonts.css');
+    assert.match(css.body, /font-family: "helvetica"/);
+    const font = await httpGet(server.url, `/__vidkit-fonts/${file}`);
+    assert.is(font.status, 200);
+    assert.is(font.headers['content-type'], 'font/woff2');
+    assert.is((await httpGet(server.url, '/__vidkit-fonts/inter/LICENSE')).status, 404);
+    assert.is((await httpGet(server.url, '/__vidkit-fonts/../package.json')).status, 404);
+  } finally {
+    await server.close();
+  }
+});
+
+fonts.run();
