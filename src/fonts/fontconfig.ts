@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { vidkitCacheDir } from '../cache-dir';
 
 /** Where fontconfig reads its configuration when FONTCONFIG_FILE is unset. */
 const SYSTEM_CONFIG = '/etc/fonts/fonts.conf';
@@ -13,13 +14,15 @@ let cachedFile: string | undefined;
  * the system's) plus the DejaVu faces of the `dejavu-fonts-ttf` package. Chromium draws no text at
  * all, web fonts included, when fontconfig lists no font, so a machine without fonts (a bare
  * container) gets these; they only draw characters the bundled web fonts lack (README: A
- * composition, Fonts). Written once per configuration, under the temporary directory.
+ * composition, Fonts). Written once per configuration, kept with fontconfig's own cache in vidkit's
+ * cache directory (the temporary directory where that is read-only).
  */
 export function browserFontconfig(): string {
   if (cachedFile !== undefined) return cachedFile;
   const included = process.env.FONTCONFIG_FILE || SYSTEM_CONFIG;
   const fallbackDir = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
-  const dir = path.join(os.tmpdir(), `vidkit-fontconfig-${createHash('sha256').update(`${included}\n${fallbackDir}`).digest('hex').slice(0, 16)}`);
+  const name = `fontconfig-${createHash('sha256').update(`${included}\n${fallbackDir}`).digest('hex').slice(0, 16)}`;
+  const dir = writableDir(path.join(vidkitCacheDir(), name), path.join(os.tmpdir(), `vidkit-${name}`));
   const file = path.join(dir, 'fonts.conf');
   const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
   const text = [
@@ -32,11 +35,22 @@ export function browserFontconfig(): string {
     '</fontconfig>',
     '',
   ].join('\n');
-  fs.mkdirSync(dir, { recursive: true });
   // Written aside and renamed, so a browser another render starts meanwhile never reads half a file.
   const partial = `${file}.${process.pid}.partial`;
   fs.writeFileSync(partial, text);
   fs.renameSync(partial, file);
   cachedFile = file;
   return file;
+}
+
+/** `preferred`, created, or `fallback` when it cannot be (a read-only home). */
+function writableDir(preferred: string, fallback: string): string {
+  try {
+    fs.mkdirSync(preferred, { recursive: true });
+    fs.accessSync(preferred, fs.constants.W_OK);
+    return preferred;
+  } catch {
+    fs.mkdirSync(fallback, { recursive: true });
+    return fallback;
+  }
 }

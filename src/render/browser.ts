@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
+import { vidkitCacheDir } from '../cache-dir';
 import { ExitCode, VidkitError, errorMessage } from '../errors';
 import { browserFontconfig } from '../fonts/fontconfig';
 import { withDeadline } from './deadline';
@@ -237,8 +237,7 @@ export function gpuDevices(): string[] {
 }
 
 function probeCachePath(): string {
-  const base = process.env.XDG_CACHE_HOME || path.join(os.homedir(), '.cache');
-  return path.join(base, 'vidkit', 'browser-probe.json');
+  return path.join(vidkitCacheDir(), 'browser-probe.json');
 }
 
 async function cached<T>(key: string, probe: () => Promise<T>): Promise<T> {
