@@ -4,7 +4,7 @@ import { S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 
 /**
- * The AWS SDK v3 clients, built once per process. Credentials, region and endpoint come from the
+ * The AWS SDK v3 clients, built once per process and endpoint. Credentials, region and endpoint come from the
  * SDK's usual sources (environment, shared config); `AWS_ENDPOINT_URL` points every client at a
  * local emulator, where S3 needs path-style addressing because bucket host names do not resolve.
  */
@@ -15,7 +15,8 @@ export interface AwsClients {
   lambda: LambdaClient;
 }
 
-let cached: AwsClients | undefined;
+/** By endpoint: a process whose AWS_ENDPOINT_URL changes (a test per emulator) never reuses another's clients. */
+const cached = new Map<string, AwsClients>();
 
 /**
  * Attempts per Step Functions call under the SDK's standard retry mode: a throttled or failing
@@ -29,13 +30,16 @@ export const SFN_MAX_ATTEMPTS = 5;
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
 
 export function awsClients(): AwsClients {
-  if (cached) return cached;
-  const forcePathStyle = Boolean(process.env.AWS_ENDPOINT_URL);
-  cached = {
-    s3: new S3Client({ forcePathStyle }),
-    sfn: new SFNClient({ maxAttempts: SFN_MAX_ATTEMPTS }),
-    cfn: new CloudFormationClient({}),
-    lambda: new LambdaClient({}),
-  };
-  return cached;
+  const endpoint = process.env.AWS_ENDPOINT_URL ?? '';
+  let clients = cached.get(endpoint);
+  if (!clients) {
+    clients = {
+      s3: new S3Client({ forcePathStyle: endpoint !== '' }),
+      sfn: new SFNClient({ maxAttempts: SFN_MAX_ATTEMPTS }),
+      cfn: new CloudFormationClient({}),
+      lambda: new LambdaClient({}),
+    };
+    cached.set(endpoint, clients);
+  }
+  return clients;
 }
