@@ -13,7 +13,7 @@ export interface RuntimeBoot {
   seed: string;
   /** What `Date` reads at virtual time 0, in ms since 1970-01-01 UTC: the same in every chunk. */
   epochMs: number;
-  /** An output with alpha: html, body and the composition root are made transparent. */
+  /** An output with alpha: html and body are made transparent. */
   transparent?: boolean;
   /** The bundled fonts' stylesheet ({@link fontsStylesheetUrl}), linked in every frame the runtime runs in. */
   fontsUrl?: string;

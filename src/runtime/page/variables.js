@@ -103,7 +103,8 @@ function bindElements() {
 // --- the page around the root -------------------------------------------------------------------
 // As in HyperFrames: html and body without margin, padding or scrollbars, the root a box of
 // data-width × data-height that clips what overflows it; in an output with alpha (webm, mov),
-// html, body and the root are transparent whatever the page's CSS says.
+// html and body are transparent whatever the page's CSS says, while a background the root paints
+// itself stays, as in HyperFrames' webm renders.
 function preparePage() {
   var root = compositionRoot();
   if (!root) return;
@@ -123,8 +124,6 @@ function preparePage() {
     var style = document.createElement('style');
     style.textContent = 'html,body{background:transparent!important;background-color:transparent!important;background-image:none!important}';
     document.head.appendChild(style);
-    ['background', 'background-color'].forEach(function (name) { root.style.setProperty(name, 'transparent', 'important'); });
-    root.style.setProperty('background-image', 'none', 'important');
   }
 }
 
