@@ -8,6 +8,8 @@
 export interface RuntimeBoot {
   /** Declared defaults merged with overrides: what `getVariables()` returns. */
   variables: Record<string, unknown>;
+  /** The overrides alone, as the render or the player was given them: `window.__hfVariables`. */
+  overrides: Record<string, unknown>;
   fps: number;
   /** Seeds `Math.random`, `crypto.getRandomValues` and `crypto.randomUUID`. */
   seed: string;
@@ -37,8 +39,13 @@ export const DEFAULT_SEED = 'vidkit';
 /** 2024-01-01T00:00:00Z. */
 export const DEFAULT_EPOCH_MS = Date.UTC(2024, 0, 1);
 
-export function runtimeBoot(variables: Record<string, unknown>, fps: number, determinism: Determinism): RuntimeBoot {
-  return { variables, fps, seed: determinism.seed ?? DEFAULT_SEED, epochMs: determinism.epochMs ?? DEFAULT_EPOCH_MS };
+export function runtimeBoot(
+  variables: Record<string, unknown>,
+  overrides: Record<string, unknown>,
+  fps: number,
+  determinism: Determinism,
+): RuntimeBoot {
+  return { variables, overrides, fps, seed: determinism.seed ?? DEFAULT_SEED, epochMs: determinism.epochMs ?? DEFAULT_EPOCH_MS };
 }
 
 /** What {@link parseEpoch} accepts, for error messages. */

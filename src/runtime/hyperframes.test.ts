@@ -179,7 +179,7 @@ output('variables of <html> and of the root, font and image types, CSS --id, dat
   assert.ok(swatch[1] > 200 && swatch[0] < 50, `var(--accent) overridden to green: ${swatch}`);
   assert.ok(logo[2] > 200 && logo[0] < 50, `data-var-src shows blue.svg: ${logo}`);
   assert.ok(scripted.every((c) => c > 200) && beyond.every((c) => c < 50), `getVariables() gave size 80: ${scripted} then ${beyond}`);
-  assert.ok(check[1] > 200 && check[0] < 50, `data-var-text and __hfVariables read the override: ${check}`);
+  assert.ok(check[1] > 200 && check[0] < 50, `data-var-text and __hfVariables read the override, __hfVariables holds only the overrides: ${check}`);
 });
 
 output.run();

@@ -2,10 +2,11 @@
 // `window.__vidkit.getVariables()` and HyperFrames' `window.__hyperframes.getVariables()` return
 // the same values: the declared defaults (of <html> and every [data-composition-variables]
 // element, later declarations winning) merged with the render's overrides, as the renderer or the
-// player computed them before the page loaded. `window.__hfVariables` holds the same merged values.
+// player computed them before the page loaded. `window.__hfVariables` holds only the overrides the
+// render or the player was given, as in HyperFrames.
 function currentVariables() { return JSON.parse(JSON.stringify(variables)); }
 window.__hyperframes = { getVariables: currentVariables };
-window.__hfVariables = currentVariables();
+window.__hfVariables = JSON.parse(JSON.stringify(boot.overrides || {}));
 
 // Bindings without a script, applied once the document is parsed (README, "HyperFrames
 // compositions"):
