@@ -81,10 +81,11 @@ clips('clips in the page\'s flow: length from the last clip, a CSS animation sta
   assert.equal(wrong, []);
 });
 
-clips('window.__hf = { duration, seek } drives a page that declares no data-duration', () => {
+clips('window.__hf is there before page scripts; its duration and seek are the renderer\'s, replacing the page\'s own', () => {
   const frames = decodeGray(render(fixtureCopy('hf-protocol', out), 'protocol.mp4'), W, H);
   assert.is(frames.length, 15);
-  assert.equal(frames.map((f) => brightFrom(f, W, 80)), frames.map((_, i) => 4 * i));
+  assert.equal(frames.map((f) => brightFrom(f, W, 80)), frames.map((_, i) => 4 * i), 'the bar follows time / __hf.duration = 0.5');
+  assert.equal(frames.map((f) => brightFrom(f, W, 140)), frames.map(() => -1), 'the page\'s own seek is never called');
 });
 
 clips.run();
