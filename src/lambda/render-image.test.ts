@@ -34,7 +34,13 @@ test.before(async () => {
   // The image runs as an unprivileged user, which must reach the root filesystem in here.
   fs.chmodSync(workDir, 0o755);
   rootfs = path.join(workDir, 'rootfs');
-  buildRootfs(rootfs);
+  try {
+    buildRootfs(rootfs);
+  } catch (err) {
+    // uvu reports a failed hook only as a suite of 0 passed: the reason goes to the log here.
+    console.error(err);
+    throw err;
+  }
   emu = await startAwsEmulator();
   Object.assign(process.env, emu.env);
   await testAwsClients(emu).s3.send(new CreateBucketCommand({ Bucket: BUCKET }));
