@@ -21,8 +21,6 @@ interface Registrations {
   array: boolean;
   /** Where each GSAP timeline is created: script and offset in it. */
   created: Array<{ script: ScriptText; index: number }>;
-  /** The page defines window.__hf itself (its own length and seek). */
-  ownProtocol: boolean;
 }
 
 const LITERAL_KEY = /__timelines\s*\[\s*(['"`])([^'"`\n]+)\1\s*\]\s*=(?!=)/g;
@@ -32,7 +30,6 @@ const OBJECT_LITERAL = /__timelines\s*=\s*\{/g;
 const ARRAY = /__timelines\s*=\s*\[/;
 const OTHER_FILLING = /Object\.assign\(\s*(?:window\.)?__timelines|__timelines\s*=\s*(?!\[|\{|(?:window\.)?__timelines\b)[A-Za-z_$]/;
 const GSAP_TIMELINE = /\bgsap\.timeline\s*\(|\bnew\s+Timeline(?:Lite|Max)\s*\(/g;
-const OWN_PROTOCOL = /__hf\s*=\s*\{/;
 
 /**
  * What the page's scripts do with timelines, read as text (the page's own inline scripts and the
@@ -71,7 +68,7 @@ function readScripts(ctx: LintContext): ScriptText[] {
 }
 
 function registrations(scripts: ScriptText[]): Registrations {
-  const reg: Registrations = { keys: new Set(), unknown: false, array: false, created: [], ownProtocol: false };
+  const reg: Registrations = { keys: new Set(), unknown: false, array: false, created: [] };
   for (const script of scripts) {
     const { text } = script;
     for (const m of text.matchAll(LITERAL_KEY)) reg.keys.add(m[2]);
@@ -79,7 +76,6 @@ function registrations(scripts: ScriptText[]): Registrations {
     for (const m of text.matchAll(OBJECT_LITERAL)) for (const key of objectKeys(text, m.index! + m[0].length)) reg.keys.add(key);
     if (COMPUTED_KEY.test(text) || OTHER_FILLING.test(text)) reg.unknown = true;
     if (ARRAY.test(text)) reg.array = true;
-    if (OWN_PROTOCOL.test(text)) reg.ownProtocol = true;
     for (const m of text.matchAll(GSAP_TIMELINE)) reg.created.push({ script, index: m.index! });
   }
   return reg;
@@ -167,12 +163,13 @@ function lintNestedTimelines(ctx: LintContext, reg: Registrations): void {
 
 /**
  * A root without data-duration takes its length from the page: timelines, media and nested
- * compositions with a start, clips with an end, or the page's own window.__hf. With none of
+ * compositions with a start, or clips with an end (a page's own window.__hf gives none: the
+ * renderer's protocol replaces it, as in HyperFrames). With none of
  * them the render fails; when scripts run, they may still add one, so that is a guess.
  */
 function lintLength(ctx: LintContext, reg: Registrations, hasScripts: boolean): void {
   if (!ctx.root || ctx.root.hasAttribute('data-duration')) return;
-  if (registersAny(reg) || reg.ownProtocol) return;
+  if (registersAny(reg)) return;
   const clips = ctx.doc.querySelectorAll('[data-start]').filter((el) => el !== ctx.root);
   const lengthFrom = clips.some(
     (el) =>
@@ -189,7 +186,7 @@ function lintLength(ctx: LintContext, reg: Registrations, hasScripts: boolean): 
     rule: 'duration-unknown',
     ...(hasScripts ? { heuristic: true as const } : {}),
     message:
-      'the root has no data-duration, and nothing to infer the length from was found (no registered timeline, no medium, nested composition or clip with an end, no window.__hf): ' +
+      'the root has no data-duration, and nothing to infer the length from was found (no registered timeline, no medium, nested composition or clip with an end): ' +
       `the render fails with exit 2${hasScripts ? ' unless a script adds one' : ''}; add data-duration to the root`,
     at: ctx.root,
   });

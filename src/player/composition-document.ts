@@ -90,7 +90,7 @@ export function withDuration(comp: CompositionDocument, durationSeconds: number)
  * injects, ahead of every page script. Script errors are collected so the player can report them.
  */
 export function playableHtml(comp: CompositionDocument, overrides: Overrides, determinism: Determinism, muted: boolean): string {
-  const boot = { ...runtimeBoot(mergeVariables(comp.variables, overrides), comp.fps, determinism), fontsUrl: fontsStylesheetUrl(comp.url) };
+  const boot = { ...runtimeBoot(mergeVariables(comp.variables, overrides), overrides, comp.fps, determinism), fontsUrl: fontsStylesheetUrl(comp.url) };
   // `<` escaped so a value holding "</script>" cannot end the script early.
   const bootJson = JSON.stringify(boot).replace(/</g, '\\u003c');
   const head =

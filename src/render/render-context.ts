@@ -130,7 +130,7 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
       x264Params: opts.x264Params,
       frameFormat,
     },
-    boot: { ...runtimeBoot(variables.values, fps, opts), transparent },
+    boot: { ...runtimeBoot(variables.values, opts.overrides, fps, opts), transparent },
     timeouts: { ...DEFAULT_TIMEOUTS, ...opts.timeouts },
   };
 }

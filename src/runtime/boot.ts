@@ -8,12 +8,14 @@
 export interface RuntimeBoot {
   /** Declared defaults merged with overrides: what `getVariables()` returns. */
   variables: Record<string, unknown>;
+  /** The overrides alone, as the render or the player was given them: `window.__hfVariables`. */
+  overrides: Record<string, unknown>;
   fps: number;
   /** Seeds `Math.random`, `crypto.getRandomValues` and `crypto.randomUUID`. */
   seed: string;
   /** What `Date` reads at virtual time 0, in ms since 1970-01-01 UTC: the same in every chunk. */
   epochMs: number;
-  /** An output with alpha: html, body and the composition root are made transparent. */
+  /** An output with alpha: html and body are made transparent. */
   transparent?: boolean;
   /** The bundled fonts' stylesheet ({@link fontsStylesheetUrl}), linked in every frame the runtime runs in. */
   fontsUrl?: string;
@@ -37,8 +39,13 @@ export const DEFAULT_SEED = 'vidkit';
 /** 2024-01-01T00:00:00Z. */
 export const DEFAULT_EPOCH_MS = Date.UTC(2024, 0, 1);
 
-export function runtimeBoot(variables: Record<string, unknown>, fps: number, determinism: Determinism): RuntimeBoot {
-  return { variables, fps, seed: determinism.seed ?? DEFAULT_SEED, epochMs: determinism.epochMs ?? DEFAULT_EPOCH_MS };
+export function runtimeBoot(
+  variables: Record<string, unknown>,
+  overrides: Record<string, unknown>,
+  fps: number,
+  determinism: Determinism,
+): RuntimeBoot {
+  return { variables, overrides, fps, seed: determinism.seed ?? DEFAULT_SEED, epochMs: determinism.epochMs ?? DEFAULT_EPOCH_MS };
 }
 
 /** What {@link parseEpoch} accepts, for error messages. */

@@ -22,7 +22,7 @@ let pageUrl = '';
 /** A blank page on 127.0.0.1 (a secure context, so crypto.randomUUID exists) with the runtime booted as given. */
 async function runtimePage(determinism: Determinism): Promise<Page> {
   const page = await browser.newPage();
-  await page.evaluateOnNewDocument(bootScript(runtimeBoot({}, 30, determinism)));
+  await page.evaluateOnNewDocument(bootScript(runtimeBoot({}, {}, 30, determinism)));
   await page.goto(pageUrl);
   return page;
 }

@@ -230,9 +230,12 @@ export function writeToneProject(dir: string): void {
   sine(3000, TONE.seconds, 'muted.wav');
 }
 
-/** The file's audio as mono 48 kHz float samples. */
+/**
+ * The file's left channel as 48 kHz float samples: what one speaker plays. A mono source is heard
+ * at its full level on each side, as in HyperFrames (a downmix of both channels would add them).
+ */
 export function decodePcm(file: string): Float32Array {
-  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-map', '0:a', '-ac', '1', '-ar', String(TONE.rate), '-f', 'f32le', '-'], { maxBuffer: 64 << 20 });
+  const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-map', '0:a', '-af', 'pan=mono|c0=FL', '-ar', String(TONE.rate), '-f', 'f32le', '-'], { maxBuffer: 64 << 20 });
   return new Float32Array(raw.buffer, raw.byteOffset, raw.length / 4);
 }
 

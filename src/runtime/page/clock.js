@@ -1,7 +1,7 @@
 // The page runtime's clocks and randomness: the virtual time every part of the runtime reads,
 // Date, performance.now, timers and requestAnimationFrame driven by it, and seeded replacements
 // for Math.random and crypto. It reads its configuration from `window.__vidkitBoot` =
-// { variables, fps, seed, epochMs, transparent, fontsUrl } (src/runtime/boot.ts builds it).
+// { variables, overrides, fps, seed, epochMs, transparent, fontsUrl } (src/runtime/boot.ts builds it).
 // This file and its neighbours are parts of one script: src/runtime/runtime.ts joins them, in
 // the order it lists, inside one function.
 var boot = window.__vidkitBoot || {};

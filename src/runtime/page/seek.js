@@ -2,7 +2,7 @@
 // Moving forward steps through every frame in between (timers, then animation frames), so state a
 // page builds up frame by frame, and the start of every animation a callback creates, are the
 // same in every chunk. The renderer only ever moves forward. At the frame itself everything else
-// follows: timelines, a page's own `__hf.seek`, the adapters, clips, animations, media, iframes.
+// follows: timelines, the adapters, clips, animations, media, iframes.
 // Returns whether anything on the page may look different from the previous frame: a callback
 // ran, an animation or timeline moved, or the DOM changed. When not, the renderer repeats the
 // previous image without asking the browser to draw (a begin-frame screenshot always redraws).
@@ -22,7 +22,6 @@ function seekFrame(target) {
   registerMedia();
   var waits = [];
   syncTimelines();
-  syncPageProtocol(waits);
   syncAdapters(waits);
   // Clips first: one that leaves display: none starts its CSS animations anew, to be driven now.
   showClips(frame);

@@ -116,27 +116,21 @@ function timelinesReady() {
   });
 }
 
-// --- a page's own `window.__hf = { duration, seek }` ----------------------------------------------
-// HyperFrames' engine drives a page that defines it: seek(seconds) every frame, and `duration`
-// (a number, or a function giving one) when the root declares none. A promise from seek holds
-// the frame until it settles.
-function pageProtocol() {
-  var hf = window.__hf;
-  return hf && typeof hf === 'object' && typeof hf.seek === 'function' ? hf : null;
+// --- HyperFrames' engine protocol, `window.__hf = { duration, seek }` ------------------------------
+// As in HyperFrames, every page has a `window.__hf` before its scripts run, and once the document
+// is parsed the renderer's protocol takes over whichever object `window.__hf` then is: `duration`
+// reads the composition's length and `seek(seconds)` moves the clock to that frame (forward only,
+// as the renderer does), replacing a `duration` or `seek` the page set itself; its other
+// properties stay.
+window.__hf = {};
+function bindProtocol() {
+  var hf = window.__hf && typeof window.__hf === 'object' ? window.__hf : {};
+  Object.defineProperty(hf, 'duration', {
+    configurable: true,
+    enumerable: true,
+    get: function () { forgetTiming(); return compositionDuration(); },
+  });
+  hf.seek = function (seconds) { return seekFrame(Math.round((Number(seconds) || 0) * fps)); };
+  window.__hf = hf;
 }
-function pageProtocolDuration() {
-  var hf = pageProtocol();
-  if (!hf) return null;
-  var d = typeof hf.duration === 'function' ? hf.duration() : hf.duration;
-  return positiveNumber(d);
-}
-var protocolSeconds = null;
-function syncPageProtocol(waits) {
-  var hf = pageProtocol();
-  var seconds = nowMs / 1000;
-  if (!hf || protocolSeconds === seconds) return;
-  protocolSeconds = seconds;
-  var result = hf.seek(seconds);
-  if (result && typeof result.then === 'function') waits.push(result);
-  changed = true;
-}
+onParsed(bindProtocol);

@@ -191,16 +191,13 @@ function showClips(frameIndex) {
 // The root's data-duration; without it, what HyperFrames infers: the timelines' end (the root
 // timeline, nested ones at their clips' starts), and no earlier than the last medium or nested
 // composition ends; with no timeline, the media and nested compositions alone; with none of those,
-// the last clip's end. A page that drives itself through `window.__hf = { duration, seek }`
-// gives its own. 0 when nothing tells.
+// the last clip's end. 0 when nothing tells.
 // Timelines this long are endless loops, not lengths (HyperFrames ignores them the same way).
 var ENDLESS_TIMELINE_SECONDS = 7200;
 function compositionDuration() {
   var root = compositionRoot();
   var declared = root ? positiveNumber(root.getAttribute('data-duration')) : null;
   if (declared !== null) return declared;
-  var own = pageProtocolDuration();
-  if (own !== null) return own;
   var t = timing();
   var timelineEnd = t.timelines.end(t);
   var floor = 0;

@@ -2,10 +2,11 @@
 // `window.__vidkit.getVariables()` and HyperFrames' `window.__hyperframes.getVariables()` return
 // the same values: the declared defaults (of <html> and every [data-composition-variables]
 // element, later declarations winning) merged with the render's overrides, as the renderer or the
-// player computed them before the page loaded. `window.__hfVariables` holds the same merged values.
+// player computed them before the page loaded. `window.__hfVariables` holds only the overrides the
+// render or the player was given, as in HyperFrames.
 function currentVariables() { return JSON.parse(JSON.stringify(variables)); }
 window.__hyperframes = { getVariables: currentVariables };
-window.__hfVariables = currentVariables();
+window.__hfVariables = JSON.parse(JSON.stringify(boot.overrides || {}));
 
 // Bindings without a script, applied once the document is parsed (README, "HyperFrames
 // compositions"):
@@ -103,7 +104,8 @@ function bindElements() {
 // --- the page around the root -------------------------------------------------------------------
 // As in HyperFrames: html and body without margin, padding or scrollbars, the root a box of
 // data-width × data-height that clips what overflows it; in an output with alpha (webm, mov),
-// html, body and the root are transparent whatever the page's CSS says.
+// html and body are transparent whatever the page's CSS says, while a background the root paints
+// itself stays, as in HyperFrames' webm renders.
 function preparePage() {
   var root = compositionRoot();
   if (!root) return;
@@ -123,8 +125,6 @@ function preparePage() {
     var style = document.createElement('style');
     style.textContent = 'html,body{background:transparent!important;background-color:transparent!important;background-image:none!important}';
     document.head.appendChild(style);
-    ['background', 'background-color'].forEach(function (name) { root.style.setProperty(name, 'transparent', 'important'); });
-    root.style.setProperty('background-image', 'none', 'important');
   }
 }
 

@@ -92,11 +92,21 @@ impl Resampler {
                 0,
                 ptr::null_mut(),
             );
+            let mono = in_layout.nb_channels == 1;
             sys::av_channel_layout_uninit(&mut in_layout);
             sys::av_channel_layout_uninit(&mut out_layout);
             let resampler = Resampler { context };
             if status < 0 {
                 return Err(ffmpeg::Error::from(status));
+            }
+            if mono {
+                // A mono source plays at full level on both sides, as in a browser and HyperFrames;
+                // swr's own upmix would lower it by 3 dB.
+                let both = [1.0f64; CHANNELS];
+                let status = sys::swr_set_matrix(context, both.as_ptr(), 1);
+                if status < 0 {
+                    return Err(ffmpeg::Error::from(status));
+                }
             }
             let status = sys::swr_init(context);
             if status < 0 {
