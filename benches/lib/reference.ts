@@ -24,7 +24,7 @@ export async function renderReference(projectDir: string, output: string, scale 
     width: comp.width,
     height: comp.height,
     scale,
-    boot: runtimeBoot({}, comp.fps, {}),
+    boot: runtimeBoot({}, {}, comp.fps, {}),
     format: { type: 'png' },
     timeouts: DEFAULT_TIMEOUTS,
   });
