@@ -15,6 +15,7 @@ import { VidkitCommand } from './base-command';
 import { renderInDocker } from './docker';
 import { failOnLintErrors } from './lint-command';
 import { frameProgress } from './progress';
+import { refuseSingleRenderOptions, runRenderBatch } from './render-batch';
 import { exitOnTermination } from './termination';
 
 const CAPTURE_MODES = ['auto', 'beginframe', 'screenshot'];
@@ -49,6 +50,7 @@ export class RenderCommand extends VidkitCommand {
       ['Render the bundled example', '$0 render examples/ui-3d-reveal --output out/reveal.mp4'],
       ['Override variables', `$0 render my-video --variables '{"title":"Hello","accent":"#ff3366"}'`],
       ['Fail on a mistyped variable', '$0 render my-video --variables-file vars.json --strict-variables'],
+      ['Render one video per line of a JSONL file, browsers kept warm', '$0 render my-video --batch viewers.jsonl --output-dir out/viewers'],
     ],
   });
 
@@ -87,6 +89,11 @@ export class RenderCommand extends VidkitCommand {
   });
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
   strict = Option.Boolean('--strict', false, { description: 'Run vidkit lint first and fail (exit 2) on its errors' });
+  batch = Option.String('--batch', { description: 'JSONL file, one {"outputKey", "variables"} a line: one video per line on browsers kept warm (README, Local batch rendering)' });
+  outputDir = Option.String('--output-dir', 'out', { description: 'With --batch: the folder outputKeys are relative to, and where the manifest is kept (default out)' });
+  batchConcurrency = Option.String('--batch-concurrency', 'auto', { description: 'With --batch: videos rendered at once, each on its own browser: a number, or "auto" (one per core, limited by memory)' });
+  failFast = Option.Boolean('--fail-fast', false, { description: 'With --batch: stop at the first failed line' });
+  force = Option.Boolean('--force', false, { description: 'With --batch: render lines again that an earlier run completed' });
 
   protected async run(): Promise<number> {
     const quality = qualitySettings(this.quality, this.crf);
@@ -104,6 +111,36 @@ export class RenderCommand extends VidkitCommand {
     const overrides = parseOverrides({ json: this.variables, file: this.variablesFile }, (p) => fs.readFileSync(p, 'utf8'));
 
     if (this.strict) failOnLintErrors(this.projectDir, this.context.stderr);
+    if (this.batch !== undefined) {
+      refuseSingleRenderOptions({ '--output': this.output, '--variables': this.variables, '--variables-file': this.variablesFile, '--docker': this.docker });
+      const io = { stdout: this.context.stdout, stderr: this.context.stderr, log: (m: string) => this.log(m), warn: (m: string) => this.warn(m), json: this.json };
+      return runRenderBatch(io, {
+        projectDir: this.projectDir,
+        composition: this.composition,
+        batchFile: this.batch,
+        outputDir: this.outputDir,
+        concurrency: parseWorkers(this.batchConcurrency, '--batch-concurrency'),
+        failFast: this.failFast,
+        force: this.force,
+        format,
+        strictVariables: this.strictVariables,
+        fps,
+        width: this.width === undefined ? undefined : Number(this.width),
+        height: this.height === undefined ? undefined : Number(this.height),
+        ...quality,
+        allowGpu: this.browserGpu,
+        capture: this.capture as CaptureMode | 'auto',
+        allowMissingMedia: this.allowMissingMedia,
+        allowPrivateNetwork: this.allowPrivateNetwork,
+        maxAssetBytes,
+        timeouts: {
+          loadMs: seconds('--load-timeout', this.loadTimeout, DEFAULT_TIMEOUTS.loadMs),
+          frameMs: seconds('--frame-timeout', this.frameTimeout, DEFAULT_TIMEOUTS.frameMs),
+        },
+        seed: this.seed,
+        epochMs,
+      });
+    }
     if (this.docker) return this.runInDocker(overrides);
 
     const timeouts = {

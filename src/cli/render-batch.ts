@@ -1,0 +1,72 @@
+import type { Writable } from 'node:stream';
+import { ExitCode, badInput } from '../errors';
+import type { LocalBatchRow } from '../render/batch/batch-record';
+import { LocalBatchOptions, renderBatch } from '../render/batch/local-batch';
+import { columns, manifestJson, writeLines } from '../sdk/batch-manifest';
+import { batchProgress } from './progress';
+import { exitOnTermination } from './termination';
+
+export interface BatchCommandIo {
+  stdout: { write(text: string): unknown };
+  stderr: Writable;
+  log(message: string): void;
+  warn(message: string): void;
+  json: boolean;
+}
+
+/** Options of `vidkit render` that name one video, so cannot apply to a batch of them. */
+export function refuseSingleRenderOptions(given: Record<string, unknown>): void {
+  for (const [flag, value] of Object.entries(given)) {
+    if (value === undefined || value === false) continue;
+    const why = flag === '--output' ? 'each line\'s "outputKey" names its output under --output-dir' : 'each line carries its own "variables" object';
+    throw badInput(`${flag} does not apply to --batch: ${why}`);
+  }
+}
+
+/**
+ * `vidkit render --batch`: runs the batch, prints its manifest (text or `--json`) and exits 0 when
+ * every row rendered or was skipped, 1 when any failed. Ctrl-C kills the browsers, removes partial
+ * outputs, prints the rows decided so far and exits 130; the manifest file already holds them.
+ */
+export async function runRenderBatch(io: BatchCommandIo, opts: Omit<LocalBatchOptions, 'onStart' | 'onFrame' | 'onRow' | 'onWarning' | 'onInfo'>): Promise<number> {
+  const progress = batchProgress(io.stderr);
+  const decided: LocalBatchRow[] = [];
+  const print = (rows: LocalBatchRow[]) => writeLines(io.stdout, io.json ? manifestJson(rows.map(publicRow)) : manifestText(rows));
+  const stopHandling = exitOnTermination(io.stderr, () => {
+    progress.stop();
+    print(decided.sort((a, b) => a.line - b.line));
+  });
+  try {
+    const { rows } = await renderBatch({
+      ...opts,
+      onWarning: (m) => io.warn(m),
+      onInfo: (m) => io.log(m),
+      onStart: ({ renders, concurrency, manifest, run }) => {
+        io.log(`manifest: ${manifest} (run ${run}); ${renders} lines, ${concurrency} at once`);
+        progress.start(renders);
+      },
+      onFrame: () => progress.frame(),
+      onRow: (row) => {
+        decided.push(row);
+        progress.render();
+      },
+    });
+    progress.stop();
+    print(rows);
+    return rows.some((r) => r.status === 'failed') ? ExitCode.RenderFailed : ExitCode.Ok;
+  } finally {
+    progress.stop();
+    stopHandling();
+  }
+}
+
+/** What stdout shows of a row: the manifest file's row without its resume bookkeeping. */
+function publicRow({ line, outputKey, output, status, error, seconds }: LocalBatchRow) {
+  return { line, outputKey, output, status, ...(error === undefined ? {} : { error }), seconds };
+}
+
+function* manifestText(rows: readonly LocalBatchRow[]): Generator<string> {
+  const count = (status: LocalBatchRow['status']) => rows.filter((r) => r.status === status).length;
+  yield `${count('rendered')} rendered, ${count('skipped')} skipped, ${count('failed')} failed`;
+  yield* columns(['line', 'output', 'status', 'seconds', 'reason'], rows, (r) => [String(r.line), r.output ?? '-', r.status, r.seconds.toFixed(1), r.error ?? '']);
+}

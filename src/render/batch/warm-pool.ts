@@ -1,0 +1,193 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import type { Overrides } from '../../composition/variables';
+import { ExitCode, VidkitError } from '../../errors';
+import { loadNative } from '../../native';
+import { AssetRouter } from '../asset-router';
+import type { BrowserProfile } from '../browser';
+import { CaptureSession } from '../capture-session';
+import { SessionSlot, renderChunk, segmentEncoder } from '../chunk-renderer';
+import { OutputFormat, formatExtension } from '../formats';
+import { trackPath, untrackPath } from '../leftovers';
+import { outputError } from '../output-path';
+import { ProjectServer, serveProject } from '../project-server';
+import { PlannedRender, RenderSettings, framesOfPage, planRender, profileFor, withProfile } from '../render-context';
+import { RemoteAssets } from '../remote-assets';
+import { soundtrackOf } from '../soundtrack';
+import { VideoProxies } from '../video-proxies';
+
+/** What every render of a pool shares: the project, its page and how to draw and encode it; not the variables. */
+export interface WarmPoolOptions extends Omit<RenderSettings, 'overrides' | 'strictVariables'> {
+  format: OutputFormat;
+  /** Browsers kept warm, each rendering one video at a time. */
+  size: number;
+  allowMissingMedia?: boolean;
+  allowPrivateNetwork?: boolean;
+  maxAssetBytes?: number;
+  onWarning?: (message: string) => void;
+}
+
+export interface PooledRender {
+  output: string;
+  frames: number;
+  bytes: number;
+  seconds: number;
+}
+
+export interface PooledRenderHooks {
+  /** Frames are known: declared, or read off the page once it loaded. */
+  onFrames?(totalFrames: number): void;
+  onFrame?(): void;
+  /** Stops this render at its next frame, its browser kept for the next. */
+  signal?: AbortSignal;
+}
+
+interface Worker {
+  id: number;
+  slot: SessionSlot;
+  profiles: number;
+}
+
+/**
+ * Renders one video after another with browsers kept open between them (README, "Local batch
+ * rendering"): each render sets its variables by resetting a warm page ({@link CaptureSession.reset})
+ * instead of launching a browser, and remote assets and video proxies are fetched once for the
+ * pool's lifetime. A render is one whole-video range through the chunk renderer, encoder and concat
+ * of `vidkit render`, so its frames and file are those of a cold render. Used by
+ * `vidkit render --batch` and by the web templates.
+ */
+export class WarmPool {
+  private readonly idle: Worker[] = [];
+  private readonly waiting: Array<{ resolve: (worker: Worker) => void; reject: (err: Error) => void }> = [];
+  private readonly workers: Worker[] = [];
+  private profile?: Promise<BrowserProfile>;
+  private closed = false;
+  private renders = 0;
+
+  private constructor(
+    private readonly opts: WarmPoolOptions,
+    private readonly tmpDir: string,
+    private readonly server: ProjectServer,
+    private readonly assets: AssetRouter,
+    private readonly url: string,
+    /** The composition as planned without overrides: the page and settings every render shares. */
+    readonly base: PlannedRender,
+  ) {
+    for (let id = 0; id < opts.size; id++) {
+      const worker: Worker = { id, slot: new SessionSlot(() => Promise.reject(new VidkitError('no render set this browser up'))), profiles: 0 };
+      this.workers.push(worker);
+      this.idle.push(worker);
+    }
+  }
+
+  /** Checks the project (as `vidkit render` does before any browser) and serves it; browsers start with the first render. */
+  static async open(opts: WarmPoolOptions): Promise<WarmPool> {
+    const base = planRender({ ...opts, overrides: {}, strictVariables: false });
+    const { composition } = base;
+    const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-pool-'));
+    trackPath(tmpDir);
+    const assetDir = path.join(tmpDir, 'assets');
+    const server = await serveProject(composition.projectDir, { remoteDir: assetDir });
+    const remote = new RemoteAssets({
+      dir: assetDir,
+      allowMissing: opts.allowMissingMedia ?? false,
+      allowPrivateNetwork: opts.allowPrivateNetwork,
+      maxBytes: opts.maxAssetBytes,
+      origin: new URL(server.url).origin,
+      onWarning: opts.onWarning,
+    });
+    const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new VideoProxies(assetDir) });
+    const url = new URL(encodeURI(path.relative(composition.projectDir, composition.entryFile).split(path.sep).join('/')), server.url).href;
+    return new WarmPool(opts, tmpDir, server, assets, url, base);
+  }
+
+  /** One render's plan with its variables: throws a VidkitError naming what is wrong, before any browser work. */
+  plan(overrides: Overrides, strictVariables: boolean): PlannedRender {
+    return planRender({ ...this.opts, overrides, strictVariables });
+  }
+
+  /**
+   * Renders `planned` to `output` on the next free browser: written under a hidden partial name
+   * beside it and renamed once complete, so `output` is either whole or absent.
+   */
+  async render(planned: PlannedRender, output: string, hooks: PooledRenderHooks = {}): Promise<PooledRender> {
+    const worker = await this.acquire();
+    try {
+      return await this.renderOn(worker, planned, output, hooks);
+    } finally {
+      this.release(worker);
+    }
+  }
+
+  private async renderOn(worker: Worker, planned: PlannedRender, output: string, hooks: PooledRenderHooks): Promise<PooledRender> {
+    const started = Date.now();
+    this.profile ??= profileFor(this.base, this.opts);
+    const context = withProfile(planned, await this.profile);
+    const options = context.sessionOptions(this.url, this.assets);
+    // Profiles live in the pool's temporary directory, so an interrupted batch leaves none.
+    const open = () => CaptureSession.open({ ...options, profileDir: path.join(this.tmpDir, `profile-${worker.id}-${worker.profiles++}`) });
+    await worker.slot.reset(open, options.boot);
+    const { slot } = worker;
+    const totalFrames = context.totalFrames ?? (await framesOfPage(context, await slot.current()));
+    hooks.onFrames?.(totalFrames);
+    const extension = formatExtension(context.format);
+    const n = this.renders++;
+    const segment = path.join(this.tmpDir, `render-${n}${extension}`);
+    const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.${n}.partial${extension}`);
+    trackPath(partial);
+    try {
+      // Each browser's encoder gets its share of the cores, as a worker of `vidkit render` does.
+      const threads = Math.max(1, Math.floor(os.availableParallelism() / this.opts.size));
+      await renderChunk(slot, { index: 0, startFrame: 0, endFrame: totalFrames }, segmentEncoder(context.settings, segment, threads), {
+        onFrame: () => {
+          if (hooks.signal?.aborted) throw new VidkitError('render interrupted', { exitCode: ExitCode.Interrupted });
+          hooks.onFrame?.();
+        },
+        onRelaunch: (message) => this.opts.onWarning?.(message),
+      });
+      const timeline = await (await slot.current()).mediaTimeline();
+      const { fps } = context.settings;
+      const audio = await soundtrackOf(timeline, { assets: this.assets, durationSeconds: (totalFrames * fps.den) / fps.num });
+      try {
+        const joined = await loadNative().concatSegments([segment], partial, { faststart: true, format: context.format, audio });
+        fs.renameSync(partial, output);
+        return { output, frames: joined.frames, bytes: joined.bytes, seconds: (Date.now() - started) / 1000 };
+      } catch (err) {
+        throw outputError(err, output);
+      }
+    } finally {
+      fs.rmSync(segment, { force: true });
+      fs.rmSync(partial, { force: true });
+      untrackPath(partial);
+    }
+  }
+
+  private acquire(): Promise<Worker> {
+    if (this.closed) return Promise.reject(new VidkitError('the render pool is closed'));
+    const worker = this.idle.pop();
+    if (worker) return Promise.resolve(worker);
+    return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
+  }
+
+  private release(worker: Worker): void {
+    const next = this.waiting.shift();
+    if (next) next.resolve(worker);
+    else this.idle.push(worker);
+  }
+
+  /** Browsers kept open now (each worker's, once its first render started one). */
+  get openBrowsers(): number {
+    return this.workers.filter((w) => w.slot.isOpen).length;
+  }
+
+  /** Stops every browser and removes the pool's files; renders in flight fail. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const waiter of this.waiting.splice(0)) waiter.reject(new VidkitError('the render pool is closed'));
+    await Promise.all(this.workers.map((w) => w.slot.stop()));
+    await this.server.close();
+    fs.rmSync(this.tmpDir, { recursive: true, force: true, maxRetries: 3 });
+    untrackPath(this.tmpDir);
+  }
+}
