@@ -80,6 +80,8 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
       stop.signal,
     );
     if (opts.signal?.aborted) throw new VidkitError('batch interrupted', { exitCode: ExitCode.Interrupted });
+    const rendered = rows.filter((r) => r.status === 'rendered').length;
+    opts.onInfo?.(`${rendered} video${rendered === 1 ? '' : 's'} rendered on ${pool.launchedBrowsers} browser${pool.launchedBrowsers === 1 ? '' : 's'}`);
     return { rows: rows.sort((a, b) => a.line - b.line), manifest: manifestFile };
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);

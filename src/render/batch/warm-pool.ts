@@ -176,9 +176,9 @@ export class WarmPool {
     else this.idle.push(worker);
   }
 
-  /** Browsers kept open now (each worker's, once its first render started one). */
-  get openBrowsers(): number {
-    return this.workers.filter((w) => w.slot.isOpen).length;
+  /** Browsers launched so far: one per worker that rendered, plus any relaunched after one died. */
+  get launchedBrowsers(): number {
+    return this.workers.reduce((sum, w) => sum + w.profiles, 0);
   }
 
   /** Stops every browser and removes the pool's files; renders in flight fail. */
