@@ -152,6 +152,36 @@ test('a malformed line and a mistyped variable under --strict-variables fail alo
   assert.match(text.stdout, /\n3 +\S+typo\.mp4 +failed +[0-9.]+ +--strict-variables: variable "fill": expected color, got number 42\n/);
 });
 
+test('a row whose page loops in a frame fails at the frame timeout alone; the next rows render on a new browser', () => {
+  const dir = fs.mkdtempSync(path.join(work, 'hang-'));
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    `<!doctype html>
+<html data-composition-variables='[{"id":"hang","type":"boolean","label":"Hang","default":false}]'>
+<body style="margin:0">
+<div id="root" data-composition-id="hang" data-width="${WIDTH}" data-height="${HEIGHT}" data-duration="0.5" data-fps="${FPS}" style="width:320px;height:180px;background:#0a0"></div>
+<script>
+  var hang = window.__vidkit.getVariables().hang;
+  function tick(ts) { if (hang && ts >= 200) for (;;) {} requestAnimationFrame(tick); }
+  requestAnimationFrame(tick);
+</script>
+</body>
+</html>
+`,
+  );
+  const batch = path.join(work, 'hang.jsonl');
+  writeRows(batch, [row('hang.mp4', { hang: true }), row('fine-1.mp4', {}), row('fine-2.mp4', {})]);
+  const run = vidkit(['render', dir, '--batch', batch, '--output-dir', path.join(work, 'out-hang'), '--batch-concurrency', '1', '--frame-timeout', '1', '--json']);
+  assert.is(run.status, 1, run.stderr);
+  const rows = JSON.parse(run.stdout) as Array<{ status: string; error?: string }>;
+  assert.equal(
+    rows.map((r) => r.status),
+    ['failed', 'rendered', 'rendered'],
+  );
+  assert.match(rows[0].error!, /^frame 2 did not seek and draw within the frame timeout of 1 s/);
+  assert.match(run.stderr, /2 videos rendered on 2 browsers/);
+});
+
 test('a batch killed mid-way leaves no partial file, and a re-run renders only the missing rows (and a row whose variables changed)', async () => {
   const dir = project(2);
   const batch = path.join(work, 'resume.jsonl');

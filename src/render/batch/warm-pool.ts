@@ -7,6 +7,7 @@ import { loadNative } from '../../native';
 import { AssetRouter } from '../asset-router';
 import type { BrowserProfile } from '../browser';
 import { CaptureSession } from '../capture-session';
+import { DeadlineError } from '../deadline';
 import { SessionSlot, renderChunk, segmentEncoder } from '../chunk-renderer';
 import { OutputFormat, formatExtension } from '../formats';
 import { trackPath, untrackPath } from '../leftovers';
@@ -156,6 +157,10 @@ export class WarmPool {
       } catch (err) {
         throw outputError(err, output);
       }
+    } catch (err) {
+      // A page stuck in a script would hang the next render's reset too: its browser goes.
+      if (err instanceof DeadlineError) await slot.close();
+      throw err;
     } finally {
       fs.rmSync(segment, { force: true });
       fs.rmSync(partial, { force: true });
