@@ -60,7 +60,7 @@ export class VidkitCli extends Cli {
     if (!Array.isArray(input)) return super.run(input, context);
     let command: Command;
     try {
-      command = this.process(input, context);
+      command = this.process(this.helpFirst(input), context);
     } catch (err) {
       // An unknown option, a missing argument, an unknown command: bad input, exit 2 like every
       // other (README, Exit codes); clipanion's own run would exit 1, which `vidkit lint` uses for
@@ -81,6 +81,20 @@ export class VidkitCli extends Cli {
     const format = this.format(opts.colored);
     const lines = Object.entries(codes).map(([code, meaning]) => `  ${format.bold(code.padStart(3))}  ${meaning}\n`);
     return `${text}\n${format.header('Exit codes')}\n\n${lines.join('')}`;
+  }
+
+  /**
+   * `vidkit render my-video --help` as `vidkit render --help`: clipanion reads `--help` (`-h`) only
+   * right after the command's path, and would call it an unknown option anywhere else.
+   */
+  private helpFirst(args: string[]): string[] {
+    const end = args.includes('--') ? args.indexOf('--') : args.length;
+    const flags = args.slice(0, end);
+    if (!flags.includes('--help') && !flags.includes('-h')) return args;
+    const paths = [...this.commands().flatMap((c) => c.paths), ...this.groups()].filter((p) => p.length > 0 && !p[0].startsWith('-') && p.every((w, i) => args[i] === w));
+    if (paths.length === 0) return args;
+    const longest = paths.reduce((a, b) => (b.length > a.length ? b : a));
+    return [...longest, '--help'];
   }
 
   /** The registered commands, groups and built-ins left out. */
