@@ -187,6 +187,8 @@ export interface NativeBinding {
   /** An all-intra H.264 copy of a file's video with its timestamps; null (nothing written) when it has no video or has alpha. */
   makeIntraProxy(input: string, output: string): Promise<{ frames: number } | null>;
   nativeInfo(): NativeInfo;
+  /** Returns freed heap memory to the system; a long-lived process calls it between renders. */
+  releaseMemory(): void;
 }
 
 /** The napi-rs platform suffixes an addon can be built for, keyed by `${process.platform}-${process.arch}`. */

@@ -165,6 +165,9 @@ export class WarmPool {
       fs.rmSync(segment, { force: true });
       fs.rmSync(partial, { force: true });
       untrackPath(partial);
+      // The encoder's buffers are freed but kept by malloc: without this the pool's process grew
+      // by about 10 MB a render (73 MB after 10 at 720p).
+      loadNative().releaseMemory();
     }
   }
 
