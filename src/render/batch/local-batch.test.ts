@@ -1,4 +1,7 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -150,6 +153,64 @@ test('a malformed line and a mistyped variable under --strict-variables fail alo
   assert.is(text.status, 1);
   assert.match(text.stdout, /^0 rendered, 2 skipped, 2 failed\n/);
   assert.match(text.stdout, /\n3 +\S+typo\.mp4 +failed +[0-9.]+ +--strict-variables: variable "fill": expected color, got number 42\n/);
+});
+
+test('a remote image is fetched once for the whole batch, and every row draws it', async () => {
+  const png = path.join(work, 'red.png');
+  execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=red:s=16x16', '-frames:v', '1', png]);
+  const requests: string[] = [];
+  const server = http.createServer((req, res) => {
+    requests.push(req.url ?? '');
+    res.writeHead(200, { 'content-type': 'image/png' });
+    res.end(fs.readFileSync(png));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const { port } = server.address() as AddressInfo;
+    const dir = fs.mkdtempSync(path.join(work, 'remote-'));
+    fs.writeFileSync(
+      path.join(dir, 'index.html'),
+      `<!doctype html>
+<html data-composition-variables='[{"id":"caption","type":"string","label":"Caption","default":"hi"}]'>
+<body style="margin:0">
+<div id="root" data-composition-id="remote" data-width="${WIDTH}" data-height="${HEIGHT}" data-duration="0.5" data-fps="${FPS}" style="width:320px;height:180px">
+  <img src="http://127.0.0.1:${port}/red.png" style="width:320px;height:180px;display:block">
+</div>
+</body>
+</html>
+`,
+    );
+    const batch = path.join(work, 'remote.jsonl');
+    writeRows(batch, [1, 2, 3].map((i) => row(`remote-${i}.mp4`, { caption: `row ${i}` })));
+    const outDir = path.join(work, 'out-remote');
+    const run = await vidkitAsync(['render', dir, '--batch', batch, '--output-dir', outDir, '--batch-concurrency', '2', '--allow-private-network']);
+    assert.is(run.status, 0, run.stderr);
+    assert.equal(requests, ['/red.png']);
+    for (const i of [1, 2, 3]) {
+      const [r, g, b] = rgbAt(decodeRgbFrame(path.join(outDir, `remote-${i}.mp4`), 4, WIDTH, HEIGHT), WIDTH, 160, 90);
+      assert.ok(r > 230 && g < 25 && b < 25, `row ${i}: ${[r, g, b]}`);
+    }
+  } finally {
+    server.close();
+  }
+});
+
+test('--fail-fast starts no line after the first failure; options naming one video are refused', () => {
+  const dir = project(0.5);
+  const batch = path.join(work, 'fail-fast.jsonl');
+  writeRows(batch, [row('typo.mp4', { fill: 42 }), row('a.mp4', {}), row('b.mp4', {})]);
+  const outDir = path.join(work, 'out-fail-fast');
+  const run = vidkit(['render', dir, '--batch', batch, '--output-dir', outDir, '--batch-concurrency', '1', '--strict-variables', '--fail-fast', '--json']);
+  assert.is(run.status, 1, run.stderr);
+  assert.equal(
+    (JSON.parse(run.stdout) as Array<{ line: number; status: string }>).map((r) => [r.line, r.status]),
+    [[1, 'failed']],
+  );
+  assert.equal(fs.readdirSync(outDir), ['fail-fast.manifest.jsonl']);
+
+  const refused = vidkit(['render', dir, '--batch', batch, '--output', 'x.mp4']);
+  assert.is(refused.status, 2);
+  assert.match(refused.stderr, /vidkit: error: --output does not apply to --batch: each line's "outputKey" names its output under --output-dir\n/);
 });
 
 test('a row whose page loops in a frame fails at the frame timeout alone; the next rows render on a new browser', () => {
