@@ -14,12 +14,18 @@ export interface BatchCommandIo {
   json: boolean;
 }
 
-/** Options of `vidkit render` that name one video, so cannot apply to a batch of them. */
+/** Why each option of `vidkit render` that is about one video does not apply to a batch. */
+const SINGLE_RENDER_OPTIONS: Record<string, string> = {
+  '--output': 'each line\'s "outputKey" names its output under --output-dir',
+  '--variables': 'each line carries its own "variables" object',
+  '--variables-file': 'each line carries its own "variables" object',
+  '--docker': 'a batch renders on this machine',
+};
+
+/** Refuses the options of `given` that are set and name one video (see {@link SINGLE_RENDER_OPTIONS}). */
 export function refuseSingleRenderOptions(given: Record<string, unknown>): void {
-  for (const [flag, value] of Object.entries(given)) {
-    if (value === undefined || value === false) continue;
-    const why = flag === '--output' ? 'each line\'s "outputKey" names its output under --output-dir' : 'each line carries its own "variables" object';
-    throw badInput(`${flag} does not apply to --batch: ${why}`);
+  for (const [flag, why] of Object.entries(SINGLE_RENDER_OPTIONS)) {
+    if (given[flag] !== undefined && given[flag] !== false) throw badInput(`${flag} does not apply to --batch: ${why}`);
   }
 }
 

@@ -195,7 +195,7 @@ test('a remote image is fetched once for the whole batch, and every row draws it
   }
 });
 
-test('--fail-fast starts no line after the first failure; options naming one video are refused', () => {
+test('--fail-fast starts no line after the first failure; an empty batch and options naming one video are refused', () => {
   const dir = project(0.5);
   const batch = path.join(work, 'fail-fast.jsonl');
   writeRows(batch, [row('typo.mp4', { fill: 42 }), row('a.mp4', {}), row('b.mp4', {})]);
@@ -207,6 +207,12 @@ test('--fail-fast starts no line after the first failure; options naming one vid
     [[1, 'failed']],
   );
   assert.equal(fs.readdirSync(outDir), ['fail-fast.manifest.jsonl']);
+
+  const empty = path.join(work, 'empty.jsonl');
+  fs.writeFileSync(empty, '\n\n');
+  const none = vidkit(['render', dir, '--batch', empty, '--output-dir', outDir]);
+  assert.is(none.status, 2);
+  assert.match(none.stderr, /vidkit: error: \S+empty\.jsonl has no entries: one \{"outputKey", "variables"\} object per line\n/);
 
   const refused = vidkit(['render', dir, '--batch', batch, '--output', 'x.mp4']);
   assert.is(refused.status, 2);

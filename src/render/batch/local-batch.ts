@@ -44,6 +44,7 @@ export interface LocalBatchResult {
  */
 export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchResult> {
   const batch = await readBatchFile(opts.batchFile);
+  if (batch.entries.length + batch.problems.length === 0) throw badInput(`${opts.batchFile} has no entries: one {"outputKey", "variables"} object per line`);
   const concurrency = Math.min(resolveBatchConcurrency(opts.concurrency), Math.max(1, batch.entries.length));
   try {
     fs.mkdirSync(opts.outputDir, { recursive: true });
@@ -53,19 +54,21 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
   const manifestFile = localManifestPath(opts.outputDir, opts.batchFile);
   const completed = opts.force ? new Map<string, LocalBatchRow>() : completedOutputs(manifestFile, (m) => opts.onWarning?.(m));
   const pool = await WarmPool.open({ ...opts, size: concurrency });
-  const manifest = new ManifestWriter<LocalBatchRow>(manifestFile);
   const rows: LocalBatchRow[] = [];
   const stop = new AbortController();
   const onAbort = () => stop.abort();
   opts.signal?.addEventListener('abort', onAbort);
-  const record = (row: LocalBatchRow) => {
-    rows.push(row);
-    manifest.append(row);
-    opts.onRow?.(row);
-    if (row.status === 'failed' && opts.failFast) stop.abort();
-  };
+  let manifest: ManifestWriter<LocalBatchRow> | undefined;
   try {
-    opts.onStart?.({ renders: batch.entries.length + batch.problems.length, concurrency, manifest: manifestFile, run: manifest.run });
+    const writer = new ManifestWriter<LocalBatchRow>(manifestFile);
+    manifest = writer;
+    const record = (row: LocalBatchRow) => {
+      rows.push(row);
+      writer.append(row);
+      opts.onRow?.(row);
+      if (row.status === 'failed' && opts.failFast) stop.abort();
+    };
+    opts.onStart?.({ renders: batch.entries.length + batch.problems.length, concurrency, manifest: manifestFile, run: writer.run });
     for (const problem of batch.problems) {
       const key = problem.outputKey ?? null;
       record({ line: problem.line, outputKey: key, output: key === null ? null : path.join(opts.outputDir, key), status: 'failed', error: problem.reason, seconds: 0 });
@@ -85,7 +88,7 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
     return { rows: rows.sort((a, b) => a.line - b.line), manifest: manifestFile };
   } finally {
     opts.signal?.removeEventListener('abort', onAbort);
-    manifest.close();
+    manifest?.close();
     await pool.close();
   }
 }
