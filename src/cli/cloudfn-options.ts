@@ -10,4 +10,5 @@ export function wholeNumber(value: string | undefined, flag: string): number | u
 
 export const BUCKET_DESCRIPTION = 'Render bucket (default: VIDKIT_BUCKET)';
 export const STATE_MACHINE_DESCRIPTION = 'Render state machine ARN (default: VIDKIT_SFN_ARN)';
-export const FORMAT_DESCRIPTION = 'Output format: mp4 (default), webm (VP9 with alpha) or mov (ProRes 4444 with alpha); HDR (hdr-pq, hdr-hlg) is in-process only (`vidkit render`)';
+export const FORMAT_DESCRIPTION =
+  'Output format: mp4 (default), webm (VP9 with alpha) or mov (ProRes 4444 with alpha); HDR (hdr-pq, hdr-hlg), gif, png-sequence and hls are rendered on this machine only (`vidkit render`)';

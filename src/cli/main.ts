@@ -12,12 +12,15 @@ import { InitCommand } from './init-command';
 import { LintCommand } from './lint-command';
 import { PreviewCommand } from './preview-command';
 import { RenderCommand } from './render-command';
+import { StillCommand } from './still-command';
 import { TypesGenerateCommand } from './types-command';
+import { VidkitCli, namePlaceholders } from './vidkit-cli';
 
-const cli = new Cli({ binaryLabel: 'vidkit', binaryName: 'vidkit', binaryVersion: VERSION });
+const cli = new VidkitCli({ binaryLabel: 'vidkit', binaryName: 'vidkit', binaryVersion: VERSION });
 cli.register(Builtins.HelpCommand);
 cli.register(Builtins.VersionCommand);
 cli.register(RenderCommand);
+cli.register(StillCommand);
 cli.register(CloudfnDeployCommand);
 cli.register(CloudfnSitesCreateCommand);
 cli.register(CloudfnRenderCommand);
@@ -36,7 +39,7 @@ let command: Command;
 try {
   command = cli.process(process.argv.slice(2), Cli.defaultContext);
 } catch (err) {
-  process.stdout.write(cli.error(err, { colored: Cli.defaultContext.colorDepth > 1 }));
+  process.stdout.write(namePlaceholders(cli.error(err, { colored: Cli.defaultContext.colorDepth > 1 })));
   process.exit(ExitCode.BadInput);
 }
 
