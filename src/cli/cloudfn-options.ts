@@ -1,4 +1,5 @@
 import { badInput } from '../errors';
+import { DEFAULT_STACK_NAME } from '../sdk/defaults';
 
 /** A flag that takes a whole number of at least 1, or is absent. */
 export function wholeNumber(value: string | undefined, flag: string): number | undefined {
@@ -8,6 +9,10 @@ export function wholeNumber(value: string | undefined, flag: string): number | u
   return n;
 }
 
-export const BUCKET_DESCRIPTION = 'Render bucket (default: VIDKIT_BUCKET)';
-export const STATE_MACHINE_DESCRIPTION = 'Render state machine ARN (default: VIDKIT_SFN_ARN)';
+export const BUCKET_DESCRIPTION = "Render bucket (default: VIDKIT_BUCKET, else the stack's RenderBucketName)";
+export const STATE_MACHINE_DESCRIPTION = "Render state machine ARN (default: VIDKIT_SFN_ARN, else the stack's RenderStateMachineArn)";
+export const STACK_NAME_DESCRIPTION = `Deployed stack to read the bucket and state machine from when they are not given (default ${DEFAULT_STACK_NAME})`;
+
+/** The exit codes of the cloudfn commands, for their help (README "Exit codes and environment"). */
+export const CLOUD_EXIT_CODES = 'Exit codes: 0 done; 1 AWS refused a request or the render failed; 2 bad input (an option, the config, the 256 KiB limit, an unknown id); 3 AWS cannot be used (no region or credentials, an unreachable endpoint, no deployed stack).';
 export const FORMAT_DESCRIPTION = 'Output format: mp4 (default), webm (VP9 with alpha) or mov (ProRes 4444 with alpha); HDR (hdr-pq, hdr-hlg) is in-process only (`vidkit render`)';
