@@ -20,13 +20,16 @@ export class CloudfnDestroyCommand extends CloudCommand {
       It first says what it will delete (the bucket, how many objects, how many renders are
       running) and asks; --yes skips the question. Without a terminal to ask on it refuses unless
       given --yes. No such stack: nothing to do, exit 0.
-
-      Exit codes: 0 deleted, or nothing to delete; 1 declined at the question, or AWS refused or
-      failed a deletion; 2 bad input (no terminal to ask on and no --yes); 3 AWS cannot be used
-      (no region or credentials, an unreachable endpoint).
     `,
     examples: [['Delete the default stack without asking', '$0 cloudfn destroy --yes']],
   });
+
+  static exitCodes = {
+    [ExitCode.Ok]: 'deleted, or no such stack to delete',
+    [ExitCode.RenderFailed]: 'declined at the question, or AWS refused or failed a deletion',
+    [ExitCode.BadInput]: 'bad input: an option, or no terminal to ask on and no --yes',
+    [ExitCode.MissingDependency]: 'missing dependency: no AWS region or credentials, AWS (or AWS_ENDPOINT_URL) unreachable',
+  };
 
   stackName = Option.String('--stack-name', DEFAULT_STACK_NAME, { description: `Stack to delete (default ${DEFAULT_STACK_NAME})` });
   yes = Option.Boolean('--yes', false, { description: 'Delete without asking' });

@@ -1,4 +1,4 @@
-import { badInput } from '../errors';
+import { ExitCode, badInput } from '../errors';
 import { DEFAULT_STACK_NAME } from '../sdk/defaults';
 
 /** A flag that takes a whole number of at least 1, or is absent. */
@@ -13,6 +13,11 @@ export const BUCKET_DESCRIPTION = "Render bucket (default: VIDKIT_BUCKET, else t
 export const STATE_MACHINE_DESCRIPTION = "Render state machine ARN (default: VIDKIT_SFN_ARN, else the stack's RenderStateMachineArn)";
 export const STACK_NAME_DESCRIPTION = `Deployed stack to read the bucket and state machine from when they are not given (default ${DEFAULT_STACK_NAME})`;
 
-/** The exit codes of the cloudfn commands, for their help (README "Exit codes and environment"). */
-export const CLOUD_EXIT_CODES = 'Exit codes: 0 done; 1 AWS refused a request or the render failed; 2 bad input (an option, the config, the 256 KiB limit, an unknown id); 3 AWS cannot be used (no region or credentials, an unreachable endpoint, no deployed stack).';
+/** Exit codes of the cloudfn commands that read the deployed stack, listed in their help (README "Exit codes and environment"). */
+export const CLOUD_EXIT_CODES: Readonly<Record<number, string>> = {
+  [ExitCode.Ok]: 'success',
+  [ExitCode.RenderFailed]: 'failed: AWS refused a request, or the render failed',
+  [ExitCode.BadInput]: 'bad input: an option or argument, the config, the 256 KiB limit, an unknown id',
+  [ExitCode.MissingDependency]: 'missing dependency: no AWS region or credentials, AWS (or AWS_ENDPOINT_URL) unreachable, no deployed stack to read the bucket or state machine from',
+};
 export const FORMAT_DESCRIPTION = 'Output format: mp4 (default), webm (VP9 with alpha) or mov (ProRes 4444 with alpha); HDR (hdr-pq, hdr-hlg) is in-process only (`vidkit render`)';

@@ -3,7 +3,7 @@ import { badInput } from '../errors';
 import { columns, latestRowPerLine, readManifest, writeLines } from '../sdk/batch-manifest';
 import type { RenderProgress } from '../sdk/progress';
 import { CloudCommand } from './cloud-command';
-import { STACK_NAME_DESCRIPTION, STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
+import { CLOUD_EXIT_CODES, STACK_NAME_DESCRIPTION, STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
 
 /** One line for a log: status, chunks, frames, percent. */
 export function progressLine(p: RenderProgress): string {
@@ -29,6 +29,8 @@ export class CloudfnProgressCommand extends CloudCommand {
       with a warning.
     `,
   });
+
+  static exitCodes = CLOUD_EXIT_CODES;
 
   id = Option.String({ required: false, name: 'renderId or executionArn' });
   batchManifest = Option.String('--batch-manifest', { description: 'Report every render of a batch, from the manifest render-batch wrote' });

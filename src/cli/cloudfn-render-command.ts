@@ -47,11 +47,11 @@ export class CloudfnRenderCommand extends CloudCommand {
       to the URL, signed in the X-Vidkit-Signature header (sha256=<HMAC-SHA256 of the raw body>)
       with --webhook-secret or VIDKIT_WEBHOOK_SECRET, retried on network errors and 5xx. Loopback
       and private addresses only with --webhook-allow-private (README "Completion webhook").
-
-      ${CLOUD_EXIT_CODES}
     `,
     examples: [['Render and wait', `$0 cloudfn render my-video --variables '{"title":"Hi"}' --output-key renders/hi.mp4 --wait`]],
   });
+
+  static exitCodes = CLOUD_EXIT_CODES;
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
   siteId = Option.String('--site-id', { description: 'A site uploaded before by `cloudfn sites create`: not uploaded again' });

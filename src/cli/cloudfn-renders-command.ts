@@ -14,11 +14,11 @@ export class CloudfnRendersLsCommand extends CloudCommand {
       (running, done, failed, timed-out, aborted), when it started and stopped, and the output key.
       \`vidkit cloudfn progress <renderId>\` tells more of one. The state machine is
       --state-machine-arn, else VIDKIT_SFN_ARN, else the deployed stack's (--stack-name).
-
-      ${CLOUD_EXIT_CODES}
     `,
     examples: [['The last 5 renders as JSON', '$0 cloudfn renders ls --limit 5 --json']],
   });
+
+  static exitCodes = CLOUD_EXIT_CODES;
 
   limit = Option.String('--limit', { description: 'Renders listed at most, newest first (default 20, at most 1000)' });
   stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });

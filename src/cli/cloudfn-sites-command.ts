@@ -13,10 +13,10 @@ export class CloudfnSitesCreateCommand extends CloudCommand {
       The site id is a hash of every file's path and bytes: the same project gives the same id, and
       uploading it again sends nothing. Pass the id to \`vidkit cloudfn render --site-id\`. The
       bucket is --bucket, else VIDKIT_BUCKET, else the deployed stack's (--stack-name).
-
-      ${CLOUD_EXIT_CODES}
     `,
   });
+
+  static exitCodes = CLOUD_EXIT_CODES;
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
   bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
@@ -43,10 +43,10 @@ export class CloudfnSitesLsCommand extends CloudCommand {
       files and bytes, when it was last written, and "incomplete" for an upload cut off before its
       manifest (\`sites create\` uploads it again). The bucket is --bucket, else VIDKIT_BUCKET, else
       the deployed stack's (--stack-name).
-
-      ${CLOUD_EXIT_CODES}
     `,
   });
+
+  static exitCodes = CLOUD_EXIT_CODES;
 
   bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
   stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
@@ -84,10 +84,10 @@ export class CloudfnSitesRmCommand extends CloudCommand {
       started from a site fail once it is gone; outputs stay. An id not in the bucket is an error
       (exit 2) and the sites named after it are left alone. The bucket is --bucket, else
       VIDKIT_BUCKET, else the deployed stack's (--stack-name).
-
-      ${CLOUD_EXIT_CODES}
     `,
   });
+
+  static exitCodes = CLOUD_EXIT_CODES;
 
   siteIds = Option.Rest({ required: 1, name: 'siteId' });
   bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
