@@ -32,14 +32,14 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
       --dry-run validates everything, starts nothing, uploads nothing and writes no manifest file:
       every good row is would-invoke.
 
+      The bucket and state machine are --bucket and --state-machine-arn, else VIDKIT_BUCKET and
+      VIDKIT_SFN_ARN, else the outputs of the deployed stack (--stack-name, default vidkit-render);
+      a dry run reads no stack.
+
       An outputKey must be one line (no NUL, \\n or \\r), relative (no leading /, no URL scheme such
       as s3:// or https:), without a .. path segment, and at most 1024 bytes of UTF-8.
 
       The --format applies to every entry, whose outputKey must carry the format's extension.
-
-      The bucket and state machine are --bucket and --state-machine-arn, else VIDKIT_BUCKET and
-      VIDKIT_SFN_ARN, else the outputs of the deployed stack (--stack-name, default vidkit-render);
-      a dry run reads no stack.
 
       Exit code 1 when any entry failed to start, 130 when interrupted.
     `,
