@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -8,7 +9,7 @@ import { GetExecutionHistoryCommand } from '@aws-sdk/client-sfn';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
-import { CliRun, FIXTURES, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
+import { CliRun, FIXTURES, REPO_ROOT, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
 import { TEST_IMAGE, TestAws, downloadObject, registerZipHandler, testAwsClients } from '../test-support/cloud-stack';
 import { decodeGray, ffprobe, readBits } from '../test-support/media';
 import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_SIGNATURE_HEADER, WebhookPayload, verifyWebhookSignature } from '../sdk/webhook';
@@ -35,7 +36,29 @@ let hookUrl = '';
 
 /** The environment of a user who deployed and exported nothing: no VIDKIT_BUCKET, no VIDKIT_SFN_ARN. */
 const cli = (args: string[], env: NodeJS.ProcessEnv = {}): Promise<CliRun> =>
-  vidkitAsync(args, { env: { ...emu.env, VIDKIT_BUCKET: undefined, VIDKIT_SFN_ARN: undefined, VIDKIT_WEBHOOK_SECRET: SECRET, VIDKIT_POLL_MS: '300', ...env } });
+  vidkitAsync(args, { env: { ...userEnv(), VIDKIT_WEBHOOK_SECRET: SECRET, VIDKIT_POLL_MS: '300', ...env } });
+
+/** The environment `cli` gives its commands. */
+const userEnv = (): NodeJS.ProcessEnv => ({ ...process.env, ...emu.env, VIDKIT_BUCKET: undefined, VIDKIT_SFN_ARN: undefined });
+
+/** `vidkit cloudfn destroy` on a terminal (util-linux `script` gives it one), answering its question with `answer`. */
+function destroyOnTerminal(answer: string): Promise<{ status: number; output: string }> {
+  const command = [process.execPath, path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'cloudfn', 'destroy'].map((a) => JSON.stringify(a)).join(' ');
+  return new Promise((resolve, reject) => {
+    const child = spawn('script', ['-qec', command, '/dev/null'], { env: userEnv(), stdio: ['pipe', 'pipe', 'inherit'] });
+    let output = '';
+    let asked = false;
+    child.stdout.setEncoding('utf8').on('data', (d: string) => {
+      output += d;
+      if (!asked && output.includes('[y/N]')) {
+        asked = true;
+        child.stdin.write(`${answer}\n`);
+      }
+    });
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ status: code ?? -1, output }));
+  });
+}
 
 /** frame-clock cut to 1 s (30 frames): two chunks of 15 at 320x180. */
 function clock1s(): string {
@@ -213,11 +236,16 @@ stack('sites ls lists the uploaded site; sites rm deletes it; an unknown id exit
   assert.is(usage.status, 2, usage.stderr + usage.stdout);
 });
 
-stack('destroy asks (refuses without a terminal), then --yes deletes the stack and the bucket', async () => {
+stack('destroy asks on a terminal (no deletes nothing), refuses without one, then --yes deletes the stack and the bucket', async () => {
+  const declined = await destroyOnTerminal('n');
+  assert.is(declined.status, 1, declined.output);
+  assert.match(declined.output, new RegExp(`Delete stack vidkit-render and bucket ${bucket} with its \\d+ objects \\(sites, render records, outputs\\)\\? \\[y/N\\]`));
+  assert.match(declined.output, /vidkit: nothing deleted/);
   const refused = await cli(['cloudfn', 'destroy']);
   assert.is(refused.status, 2, refused.stderr);
   assert.match(errorLines(refused.stderr)[0], new RegExp(`^vidkit: error: destroy deletes stack vidkit-render and bucket ${bucket} with its \\d+ objects .*: pass --yes to confirm`));
   await aws.s3.send(new HeadBucketCommand({ Bucket: bucket }));
+  assert.is((await aws.cfn.send(new DescribeStacksCommand({ StackName: 'vidkit-render' }))).Stacks![0].StackStatus, 'CREATE_COMPLETE', 'the stack is still there');
 
   const run = await cli(['cloudfn', 'destroy', '--yes']);
   assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
