@@ -40,11 +40,15 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
       as s3:// or https:), without a .. path segment, and at most 1024 bytes of UTF-8.
 
       The --format applies to every entry, whose outputKey must carry the format's extension.
-
-      Exit code 1 when any entry failed to start, 130 when interrupted.
     `,
     examples: [['Dry run, then the real thing', '$0 cloudfn render-batch my-video --batch viewers.jsonl --dry-run']],
   });
+
+  static exitCodes = {
+    ...CloudCommand.exitCodes,
+    [ExitCode.RenderFailed]: 'an entry failed to start, or AWS refused a request',
+    [ExitCode.Interrupted]: 'interrupted (Ctrl-C): the starts in flight finished, nothing more started',
+  };
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
   batch = Option.String('--batch', { required: true, description: 'JSONL file: one {"outputKey", "variables"} object per line' });

@@ -11,13 +11,25 @@ import { DEFAULT_TIMEOUTS } from '../render/render-context';
 import { qualitySettings } from '../render/quality';
 import { parseWorkers } from '../render/workers';
 import { DEFAULT_SEED, EPOCH_FORMS, parseEpoch } from '../runtime/boot';
-import { VidkitCommand } from './base-command';
+import { ExitCodes, VidkitCommand } from './base-command';
 import { renderInDocker } from './docker';
 import { failOnLintErrors } from './lint-command';
 import { frameProgress } from './progress';
 import { exitOnTermination } from './termination';
 
 const CAPTURE_MODES = ['auto', 'beginframe', 'screenshot'];
+
+/** What a local render exits with (README, Exit codes). */
+export const RENDER_EXIT_CODES: ExitCodes = {
+  [ExitCode.Ok]: 'success',
+  [ExitCode.RenderFailed]: 'render failed (a script error, a page that loops or navigates away, a browser that died three times)',
+  [ExitCode.BadInput]: 'bad input: project, composition, variables, options, an --output that is a directory, a size or length over the limits',
+  [ExitCode.MissingDependency]: 'missing dependency: browser, native addon, Docker engine',
+  [ExitCode.OutputFailed]: 'output not writable: full disk, read-only file system, permission',
+  [ExitCode.Hangup]: 'hangup (SIGHUP)',
+  [ExitCode.Interrupted]: 'interrupted (Ctrl-C)',
+  [ExitCode.Terminated]: 'terminated (SIGTERM)',
+};
 
 export class RenderCommand extends VidkitCommand {
   static paths = [['render']];
@@ -32,7 +44,8 @@ export class RenderCommand extends VidkitCommand {
       Formats (\`--format\`): mp4 (H.264 yuv420p BT.709, default), webm (VP9 with alpha), mov
       (ProRes 4444 with alpha), hdr-pq and hdr-hlg (10-bit HEVC BT.2020 in MP4, SDR white at the
       HDR reference white). With webm and mov, the page is transparent where it draws no
-      background. The \`--output\` extension must match: .mp4, .webm, .mov, .mp4, .mp4.
+      background. The \`--output\` extension must match the format: .webm for webm, .mov for
+      mov, .mp4 for the others.
 
       Variables override the composition's declared defaults. A value of the wrong type is a
       warning, or an error with \`--strict-variables\`.
@@ -40,10 +53,6 @@ export class RenderCommand extends VidkitCommand {
       Media the page references by http(s) URL are fetched once per render, from public addresses
       only (loopback, link-local and private ones need \`--allow-private-network\`), each at most
       \`--max-asset-bytes\`.
-
-      Exit codes: 0 success, 1 render failed, 2 bad input, 3 missing dependency (browser, Docker,
-      native addon), 4 output not writable (full disk, read-only, permission), 130 interrupted
-      (Ctrl-C), 143 terminated (SIGTERM), 129 hangup (SIGHUP).
     `,
     examples: [
       ['Render the bundled example', '$0 render examples/ui-3d-reveal --output out/reveal.mp4'],
@@ -51,6 +60,8 @@ export class RenderCommand extends VidkitCommand {
       ['Fail on a mistyped variable', '$0 render my-video --variables-file vars.json --strict-variables'],
     ],
   });
+
+  static exitCodes = RENDER_EXIT_CODES;
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
   composition = Option.String('--composition', {
