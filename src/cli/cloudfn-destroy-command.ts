@@ -25,10 +25,10 @@ export class CloudfnDestroyCommand extends CloudCommand {
   });
 
   static exitCodes = {
+    ...CloudCommand.exitCodes,
     [ExitCode.Ok]: 'deleted, or no such stack to delete',
     [ExitCode.RenderFailed]: 'declined at the question, or AWS refused or failed a deletion',
     [ExitCode.BadInput]: 'bad input: an option, or no terminal to ask on and no --yes',
-    [ExitCode.MissingDependency]: 'missing dependency: no AWS region or credentials, AWS (or AWS_ENDPOINT_URL) unreachable',
   };
 
   stackName = Option.String('--stack-name', DEFAULT_STACK_NAME, { description: `Stack to delete (default ${DEFAULT_STACK_NAME})` });

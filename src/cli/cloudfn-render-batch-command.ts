@@ -8,7 +8,7 @@ import { siteKeys } from '../sdk/render-input';
 import type { PreparedSite } from '../sdk/site';
 import { CloudCommand } from './cloud-command';
 import { resolveFormat } from '../sdk/validate-config';
-import { BUCKET_DESCRIPTION, FORMAT_DESCRIPTION, STACK_NAME_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
+import { BUCKET_DESCRIPTION, CLOUD_EXIT_CODES, FORMAT_DESCRIPTION, STACK_NAME_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
 
 export class CloudfnRenderBatchCommand extends CloudCommand {
   static paths = [['cloudfn', 'render-batch']];
@@ -45,7 +45,7 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
   });
 
   static exitCodes = {
-    ...CloudCommand.exitCodes,
+    ...CLOUD_EXIT_CODES,
     [ExitCode.RenderFailed]: 'an entry failed to start, or AWS refused a request',
     [ExitCode.Interrupted]: 'interrupted (Ctrl-C): the starts in flight finished, nothing more started',
   };
