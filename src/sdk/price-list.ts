@@ -4,7 +4,7 @@
  * README "Cost estimate" names the sources and how to update this table.
  */
 export const PRICE_LIST = {
-  /** When the prices below were recorded from their pages. */
+  /** The date of these figures: AWS's published prices as known then, not re-read from AWS's pages. */
   recorded: '2026-11-23',
   region: 'us-east-1',
   lambda: {
