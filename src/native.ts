@@ -221,17 +221,22 @@ export function loadNative(): NativeBinding {
   return cached;
 }
 
+/** The addon package for this platform (`@vidkit/native-linux-x64-gnu`), or undefined where none is built. */
+export function nativePackage(): string | undefined {
+  const suffix = PLATFORM_SUFFIXES[`${process.platform}-${process.arch}`];
+  return suffix === undefined ? undefined : `@vidkit/native-${suffix}`;
+}
+
 function loadUncached(): NativeBinding {
-  const platform = `${process.platform}-${process.arch}`;
-  const suffix = PLATFORM_SUFFIXES[platform];
-  if (suffix === undefined) {
+  const pkg = nativePackage();
+  if (pkg === undefined) {
     const published = Object.keys(NATIVE_PACKAGES).map((name) => name.replace('@vidkit/native-', ''));
     throw new VidkitError(
-      `vidkit's native addon is not available for ${platform}: prebuilt packages exist for ${published.join(' and ')}`,
+      `vidkit's native addon is not available for ${process.platform}-${process.arch}: prebuilt packages exist for ${published.join(' and ')}`,
       { exitCode: ExitCode.MissingDependency },
     );
   }
-  const pkg = `@vidkit/native-${suffix}`;
+  const suffix = pkg.replace('@vidkit/native-', '');
   return loadFirst([pkg, path.join(PACKAGE_ROOT, 'native', `vidkit.${suffix}.node`)], missingAddonHint(pkg));
 }
 

@@ -11,7 +11,7 @@ import { audioLevels, maxLevelDifference } from '../lib/audio';
 import { Measured, measure } from '../lib/measure';
 import { printColumns } from '../lib/table';
 import { frameCount, framePsnr, frameSize } from '../lib/video';
-import { stageCompatComposition } from './stage';
+import { projectHtml, stageCompatComposition } from './stage';
 import { CompatCase, SUITE } from './suite';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -119,7 +119,7 @@ async function compare(c: CompatCase): Promise<CompatRow> {
   row.minDb = Math.min(...psnr);
   row.meanDb = psnr.reduce((sum, db) => sum + Math.min(db, 100), 0) / psnr.length;
   let pass = row.frames.vidkit === row.frames.peer && row.minDb >= PASS_DB;
-  if (fs.readFileSync(path.join(dir, 'index.html'), 'utf8').includes('<audio')) {
+  if (projectHtml(dir).includes('<audio')) {
     const seconds = row.frames.peer / 30;
     row.audioMaxDiffDb = maxLevelDifference(audioLevels(vidkitOut, seconds), audioLevels(peerOut, seconds));
     if (row.audioMaxDiffDb > AUDIO_TOLERANCE_DB) {

@@ -27,10 +27,19 @@ const MEDIA: Record<string, string[]> = {
   'tone.wav': ['-f', 'lavfi', '-i', 'aevalsrc=0.8*sin(2*PI*440*t)*t/4:s=48000:d=4', '-c:a', 'pcm_s16le'],
 };
 
-/** Stages one suite composition under `dir` with the shared fonts and what its page names. */
+/** The text of every HTML file of a staged project: index.html and its sub-compositions. */
+export function projectHtml(staged: string): string {
+  const files = fs.readdirSync(staged, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'));
+  return files.map((f) => fs.readFileSync(path.join(staged, f), 'utf8')).join('\n');
+}
+
+/**
+ * Stages one suite composition under `dir` with the shared fonts and what its pages name; the
+ * libraries and media land at the project root, where a sub-composition names them as `../<file>`.
+ */
 export function stageCompatComposition(root: string, name: string, dir: string): string {
   const staged = stageComposition(root, name, dir, path.join(root, 'benches', 'compat', 'compositions'));
-  const html = fs.readFileSync(path.join(staged, 'index.html'), 'utf8');
+  const html = projectHtml(staged);
   for (const [file, sources] of Object.entries(LIBRARIES)) {
     if (!html.includes(`"${file}"`) && !html.includes(`'./${file}'`)) continue;
     for (const source of sources) {
@@ -40,7 +49,7 @@ export function stageCompatComposition(root: string, name: string, dir: string):
     }
   }
   for (const [file, args] of Object.entries(MEDIA)) {
-    if (!html.includes(`"${file}"`)) continue;
+    if (!html.includes(`"${file}"`) && !html.includes(`"../${file}"`)) continue;
     execFileSync('ffmpeg', ['-v', 'error', '-y', ...args, path.join(staged, file)]);
   }
   return staged;

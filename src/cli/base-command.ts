@@ -1,11 +1,21 @@
 import { Command } from 'clipanion';
 import { ExitCode, VidkitError } from '../errors';
 
+/** A command's exit codes and what each means, listed at the end of its help (README, Exit codes). */
+export type ExitCodes = Readonly<Record<number, string>>;
+
 /**
  * Every vidkit command: results on stdout, log lines on stderr, and an error the user can act on
  * printed as one `vidkit: error: …` line with a meaningful exit code (see README, Exit codes).
  */
 export abstract class VidkitCommand extends Command {
+  /** What a command that declares none of its own can exit with; a command adds its own meanings. */
+  static exitCodes: ExitCodes = {
+    [ExitCode.Ok]: 'success',
+    [ExitCode.RenderFailed]: 'failed',
+    [ExitCode.BadInput]: 'bad input: an option, argument or file it names (a command line that cannot be read included)',
+  };
+
   protected abstract run(): Promise<number | void>;
 
   async execute(): Promise<number> {

@@ -1,4 +1,5 @@
 import { Command, Option } from 'clipanion';
+import { ExitCode } from '../errors';
 import { createProject } from '../init/create-project';
 import { VidkitCommand } from './base-command';
 
@@ -16,6 +17,12 @@ export class InitCommand extends VidkitCommand {
     `,
     examples: [['Start a project and preview it', '$0 init my-video && $0 preview my-video']],
   });
+
+  static exitCodes = {
+    [ExitCode.Ok]: 'created',
+    [ExitCode.RenderFailed]: 'the files could not be written',
+    [ExitCode.BadInput]: 'bad input: an invalid name, or a directory that exists and is not empty',
+  };
 
   name = Option.String({ required: true, name: 'name' });
 

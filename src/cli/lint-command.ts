@@ -22,15 +22,18 @@ export class LintCommand extends VidkitCommand {
 
       Errors are things that will render differently from the markup; warnings may be intended.
       \`vidkit render --strict\` runs the same checks first and stops on errors.
-
-      Exit codes: 0 no errors (warnings allowed), 1 errors found, 2 bad input (no such directory,
-      no index.html, a bad option).
     `,
     examples: [
       ['Lint a project', '$0 lint my-video'],
       ['Findings as JSON', '$0 lint my-video --json'],
     ],
   });
+
+  static exitCodes = {
+    [ExitCode.Ok]: 'no errors (warnings allowed)',
+    [FOUND_ERRORS]: 'errors found',
+    [ExitCode.BadInput]: 'bad input: no such directory, no index.html, a bad option',
+  };
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
   json = Option.Boolean('--json', false, { description: 'Print the report as one JSON object on stdout' });

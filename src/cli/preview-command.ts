@@ -1,5 +1,5 @@
 import { Command, Option } from 'clipanion';
-import { badInput } from '../errors';
+import { ExitCode, badInput } from '../errors';
 import { startPreview } from '../preview/preview-server';
 import { VidkitCommand } from './base-command';
 
@@ -27,6 +27,11 @@ export class PreviewCommand extends VidkitCommand {
       ['Preview a project on another port', '$0 preview my-video --port 8080'],
     ],
   });
+
+  static exitCodes = {
+    [ExitCode.Ok]: 'stopped with Ctrl-C or SIGTERM',
+    [ExitCode.BadInput]: 'bad input: no such project, a bad --port, a port in use or an address that cannot be bound',
+  };
 
   projectDir = Option.String({ required: false, name: 'projectDir' });
   port = Option.String('--port', String(DEFAULT_PREVIEW_PORT), { description: `Port to listen on (default ${DEFAULT_PREVIEW_PORT}; 0 picks a free one)` });

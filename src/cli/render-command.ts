@@ -6,11 +6,24 @@ import { renderLocal } from '../render/local-render';
 import { HLS_SEGMENT_SECONDS, parseDeliveryOptions } from '../render/output-writer';
 import { qualitySettings } from '../render/quality';
 import { parseWorkers } from '../render/workers';
+import type { ExitCodes } from './base-command';
 import { CompositionCommand } from './composition-command';
 import { renderInDocker } from './docker';
 import { failOnLintErrors } from './lint-command';
 import { frameProgress } from './progress';
 import { exitOnTermination } from './termination';
+
+/** What a local render exits with (README, Exit codes). */
+export const RENDER_EXIT_CODES: ExitCodes = {
+  [ExitCode.Ok]: 'success',
+  [ExitCode.RenderFailed]: 'render failed (a script error, a page that loops or navigates away, a browser that died three times)',
+  [ExitCode.BadInput]: 'bad input: project, composition, variables, options, an --output that is a directory, a size or length over the limits',
+  [ExitCode.MissingDependency]: 'missing dependency: browser, native addon, Docker engine',
+  [ExitCode.OutputFailed]: 'output not writable: full disk, read-only file system, permission',
+  [ExitCode.Hangup]: 'hangup (SIGHUP)',
+  [ExitCode.Interrupted]: 'interrupted (Ctrl-C)',
+  [ExitCode.Terminated]: 'terminated (SIGTERM)',
+};
 
 export class RenderCommand extends CompositionCommand {
   static paths = [['render']];
@@ -41,10 +54,6 @@ export class RenderCommand extends CompositionCommand {
       Media the page references by http(s) URL are fetched once per render, from public addresses
       only (loopback, link-local and private ones need \`--allow-private-network\`), each at most
       \`--max-asset-bytes\`.
-
-      Exit codes: 0 success, 1 render failed, 2 bad input, 3 missing dependency (browser, Docker,
-      native addon), 4 output not writable (full disk, read-only, permission), 130 interrupted
-      (Ctrl-C), 143 terminated (SIGTERM), 129 hangup (SIGHUP).
     `,
     examples: [
       ['Render the bundled example', '$0 render examples/ui-3d-reveal --output out/reveal.mp4'],
@@ -52,6 +61,8 @@ export class RenderCommand extends CompositionCommand {
       ['Fail on a mistyped variable', '$0 render my-video --variables-file vars.json --strict-variables'],
     ],
   });
+
+  static exitCodes = RENDER_EXIT_CODES;
 
   output = Option.String('--output,-o', {
     description: 'Output file, with the extension of --format (a directory for png-sequence and hls); default out/<composition id>.<ext>',

@@ -69,17 +69,15 @@ still('bad input: one error line, exit 2, nothing written', () => {
   const gif = vidkit(['still', SQUARE, '-o', path.join(out, 'still.gif')]);
   assert.is(gif.status, 2);
   assert.equal(errorLines(gif.stderr), [`vidkit: error: --output ${path.join(out, 'still.gif')}: a still is a .png or .jpg (.jpeg) file`]);
-  const unknown = vidkit(['still', SQUARE, '--no-such-option', '-o', file]);
-  assert.is(unknown.status, 2);
-  assert.not.match(unknown.stdout, '#0');
+  assert.is(vidkit(['still', SQUARE, '--no-such-option', '-o', file]).status, 2);
   assert.not.ok(fs.existsSync(file));
 });
 
 still('--help names every placeholder and lists the exit codes', () => {
-  const r = vidkit(['still', '--help'], { env: { NO_COLOR: '1' } });
+  const r = vidkit(['still', '--help']);
   assert.is(r.status, 0, r.stderr);
-  assert.not.match(r.stdout, '#0');
-  for (const text of ['--frame <N>', '--time <seconds>', '--output,-o <path>', '--variables-file <path>', '--seed <seed>', 'Exit codes: 0 success']) {
+  assert.not.match(r.stdout, /#\d/);
+  for (const text of ['--frame <frame>', '--time <time>', '--output,-o <output>', '--variables-file <variables-file>', '--resolution <resolution>', '2  bad input', '4  output not writable']) {
     assert.ok(r.stdout.includes(text), `no "${text}" in:\n${r.stdout}`);
   }
 });

@@ -1,7 +1,9 @@
 import { Command, Option } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
 import { renderStill } from '../render/still';
+import type { ExitCodes } from './base-command';
 import { CompositionCommand } from './composition-command';
+import { RENDER_EXIT_CODES } from './render-command';
 import { exitOnTermination } from './termination';
 
 export class StillCommand extends CompositionCommand {
@@ -16,16 +18,18 @@ export class StillCommand extends CompositionCommand {
       options. The image is the browser's own PNG or JPEG: a .png keeps the page's transparency
       where it draws no background (as png-sequence frames do); a .jpg or .jpeg is opaque, at
       JPEG quality 90. The file appears only when complete.
-
-      Exit codes: 0 success, 1 render failed, 2 bad input (an unknown option, a frame past the
-      end, an output that is not .png/.jpg/.jpeg), 3 missing dependency (browser), 4 output not
-      writable, 130 interrupted (Ctrl-C), 143 terminated (SIGTERM), 129 hangup (SIGHUP).
     `,
     examples: [
       ['Frame 30 as a PNG', '$0 still examples/ui-3d-reveal --frame 30 -o out/reveal.png'],
       ['The frame at 1.5 s as a JPEG, with variables', `$0 still my-video --time 1.5 --variables '{"title":"Hello"}' -o poster.jpg`],
     ],
   });
+
+  static exitCodes: ExitCodes = {
+    ...RENDER_EXIT_CODES,
+    [ExitCode.BadInput]: 'bad input: project, composition, variables, options, a frame past the end, an --output that is not .png, .jpg or .jpeg',
+    [ExitCode.MissingDependency]: 'missing dependency: browser, native addon',
+  };
 
   output = Option.String('--output,-o', { required: true, description: 'The image to write: a .png or .jpg (.jpeg) file' });
   frame = Option.String('--frame', { description: 'The frame to draw, from 0 (default 0)' });

@@ -4,7 +4,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { loadComposition } from '../composition/composition';
 import { variablesJsonSchema } from '../composition/json-schema';
 import { variablesTypeScript } from '../composition/typescript-types';
-import { VidkitError, errorMessage } from '../errors';
+import { ExitCode, VidkitError, errorMessage } from '../errors';
 import { VidkitCommand } from './base-command';
 
 export class TypesGenerateCommand extends VidkitCommand {
@@ -24,6 +24,11 @@ export class TypesGenerateCommand extends VidkitCommand {
       ['Write the JSON Schema', '$0 types generate my-video --json-schema --out my-video.schema.json'],
     ],
   });
+
+  static exitCodes = {
+    ...VidkitCommand.exitCodes,
+    [ExitCode.RenderFailed]: 'the --out file could not be written',
+  };
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
   out = Option.String('--out,-o', { description: 'File to write; default stdout' });

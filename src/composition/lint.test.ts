@@ -225,7 +225,7 @@ test('vidkit lint: human lines, --json, exit 0 with warnings only, 1 with errors
   assert.equal([missing.status, missing.stdout], [2, '']);
   assert.match(missing.stderr, /vidkit: error: project directory not found/);
   const usage = vidkit(['lint', dir, '--bogus']);
-  assert.equal([usage.status, usage.stdout.includes('Unsupported option name ("--bogus")')], [2, true]);
+  assert.equal([usage.status, usage.stdout, usage.stderr.includes('Unsupported option name ("--bogus")')], [2, '', true]);
 });
 
 test('vidkit render --strict: stops with exit 2 on a lint error, before any browser; renders when clean', () => {

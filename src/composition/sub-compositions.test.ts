@@ -46,6 +46,19 @@ files('nested 3 deep through hosts without ids, and an inline template, each fro
   assert.equal(wrong, []);
 });
 
+files('a host without data-duration stays shown to its composition\'s end, its timeline holding its last state (as HyperFrames renders it)', () => {
+  const project = fixtureCopy('hf-sub-scenes', out, { gsap: true });
+  // The scene's timeline lasts 1 s; placed at 0.2 s in a 1 s root with no data-duration, it
+  // would end at 1.2 s either way: a 0.4 s timeline shows the difference (ends at 0.6 s).
+  const scene = path.join(project, 'compositions', 'scene.html');
+  fs.writeFileSync(scene, fs.readFileSync(scene, 'utf8').replace("{ x: 240, duration: 1, ease: 'none' }", "{ x: 96, duration: 0.4, ease: 'none' }"));
+  fs.writeFileSync(path.join(project, 'index.html'), fs.readFileSync(path.join(project, 'index.html'), 'utf8').replace('data-start="0.5" data-duration="0.5"', 'data-start="0.2"'));
+  const frames = decodeGray(render(project, 'no-duration.mp4', ['--workers', '1']), W, H);
+  assert.is(frames.length, 30);
+  // Frame i is at 8 (i - 6) px while the timeline plays (0.2 s to 0.6 s), then holds at 96.
+  assert.equal(frames.map((f) => brightFrom(f, W, 20)), frames.map((_f, i) => (i < 6 ? -1 : Math.min(96, 8 * (i - 6)))));
+});
+
 files('a sub-composition\'s own audio is mixed from its host\'s start', () => {
   const project = fixtureCopy('hf-sub-audio', out);
   fs.mkdirSync(path.join(project, 'assets'));

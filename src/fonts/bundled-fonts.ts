@@ -65,6 +65,11 @@ const FAMILIES: BundledFamily[] = [
   { family: 'Open Sans', pkg: '@fontsource-variable/open-sans', sheets: WEIGHTS, aliases: [] },
 ];
 
+/** The names of the bundled families. */
+export function bundledFamilies(): string[] {
+  return FAMILIES.map((f) => f.family);
+}
+
 /** The directory of an installed font package. */
 function packageDir(pkg: string): string {
   return path.dirname(require.resolve(`${pkg}/package.json`));

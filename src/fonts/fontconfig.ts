@@ -20,7 +20,7 @@ let cachedFile: string | undefined;
 export function browserFontconfig(): string {
   if (cachedFile !== undefined) return cachedFile;
   const included = process.env.FONTCONFIG_FILE || SYSTEM_CONFIG;
-  const fallbackDir = path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
+  const fallbackDir = fallbackFontDir();
   const name = `fontconfig-${createHash('sha256').update(`${included}\n${fallbackDir}`).digest('hex').slice(0, 16)}`;
   const dir = writableDir(path.join(vidkitCacheDir(), name), path.join(os.tmpdir(), `vidkit-${name}`));
   const file = path.join(dir, 'fonts.conf');
@@ -41,6 +41,11 @@ export function browserFontconfig(): string {
   fs.renameSync(partial, file);
   cachedFile = file;
   return file;
+}
+
+/** The DejaVu faces of the `dejavu-fonts-ttf` package, which every browser's fontconfig lists. */
+export function fallbackFontDir(): string {
+  return path.join(path.dirname(require.resolve('dejavu-fonts-ttf/package.json')), 'ttf');
 }
 
 /** `preferred`, created, or `fallback` when it cannot be (a read-only home). */

@@ -26,7 +26,7 @@ export function createProject(parent: string, name: string): { dir: string; file
   const existing = fs.statSync(dir, { throwIfNoEntry: false });
   if (existing && !existing.isDirectory()) throw badInput(`${dir} exists and is not a directory`);
   if (existing && fs.readdirSync(dir).length > 0) throw badInput(`${dir} is not empty: choose a new name or an empty directory`);
-  const files = starterFiles(name);
+  const files = starterFiles(name, dir);
   const staging = path.join(path.dirname(dir), `.${name}.${process.pid}.partial`);
   try {
     fs.mkdirSync(staging);

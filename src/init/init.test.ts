@@ -1,7 +1,9 @@
+import { spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
+import { VERSION } from '../package-info';
 import { errorLines, tempDir, vidkit } from '../test-support/cli';
 import { decodeRgbFrame, ffprobe, rgbAt } from '../test-support/media';
 
@@ -30,6 +32,25 @@ test('init then render: the starter project renders to a valid MP4 showing its v
   const [r, g, b] = rgbAt(decodeRgbFrame(output, 119, 320, 180), 320, 280, 170);
   const want = [0x20, 0xc0, 0xff].map((c, i) => 0.85 * c + 0.15 * [0x10, 0x10, 0x14][i]);
   assert.ok(Math.abs(r - want[0]) <= 14 && Math.abs(g - want[1]) <= 14 && Math.abs(b - want[2]) <= 14, `bar pixel ${[r, g, b]}, want ${want.map(Math.round)}`);
+});
+
+test('init: npm install in the project installs the vidkit that made it; its README names only files that exist', () => {
+  const parent = tempDir('vidkit-init-test-');
+  assert.is(vidkit(['init', 'linked'], { cwd: parent }).status, 0);
+  const dir = path.join(parent, 'linked');
+  const pkg = JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8'));
+  assert.match(pkg.devDependencies.vidkit, /^file:/);
+  // Offline: nothing may come from the registry, where there is no vidkit.
+  const install = spawnSync('npm', ['install', '--offline', '--no-audit', '--no-fund'], { cwd: dir, encoding: 'utf8' });
+  assert.is(install.status, 0, install.stderr);
+  const installed = spawnSync(path.join(dir, 'node_modules', '.bin', 'vidkit'), ['--version'], { encoding: 'utf8' });
+  assert.equal([installed.status, installed.stdout], [0, `${VERSION}\n`]);
+
+  const readme = fs.readFileSync(path.join(dir, 'README.md'), 'utf8');
+  assert.not.match(readme, /https?:\/\//, 'no links to pages');
+  for (const [, file] of readme.matchAll(/`((?:node_modules\/)?[\w./-]+\.(?:md|json|html))`/g)) {
+    assert.ok(fs.existsSync(path.join(dir, file)), `the README names ${file}`);
+  }
 });
 
 test('init into a non-empty directory fails and leaves it untouched', () => {

@@ -1,19 +1,30 @@
-import { VERSION } from '../package-info';
+import * as path from 'node:path';
+import { PACKAGE_ROOT } from '../package-info';
 
 /**
  * The files of a new project: a composition that declares one variable of each type and animates
  * with all of them, the scripts to preview and render it, and a README saying how.
  */
-export function starterFiles(name: string): Record<string, string> {
+export function starterFiles(name: string, projectDir: string): Record<string, string> {
   return {
     'index.html': indexHtml(name),
-    'package.json': `${JSON.stringify(packageJson(name), null, 2)}\n`,
+    'package.json': `${JSON.stringify(packageJson(name, projectDir), null, 2)}\n`,
     'README.md': readme(name),
     '.gitignore': 'node_modules/\nout/\n',
   };
 }
 
-function packageJson(name: string): object {
+/**
+ * The vidkit the project's scripts run: this one, linked by its path relative to the project (as
+ * npm writes a local dependency). vidkit is not on the npm registry, where a version range would
+ * look for it: it is installed from a checkout or from the tarballs `npm run pack` writes (README,
+ * Install).
+ */
+function vidkitDependency(projectDir: string): string {
+  return `file:${path.relative(projectDir, PACKAGE_ROOT).split(path.sep).join('/')}`;
+}
+
+function packageJson(name: string, projectDir: string): object {
   return {
     name: name.toLowerCase(),
     version: '0.1.0',
@@ -23,14 +34,16 @@ function packageJson(name: string): object {
       render: `vidkit render . --output out/${name}.mp4`,
       types: 'vidkit types generate . --out variables.d.ts',
     },
-    devDependencies: { vidkit: `^${VERSION}` },
+    devDependencies: { vidkit: vidkitDependency(projectDir) },
   };
 }
 
 function readme(name: string): string {
   return `# ${name}
 
-A [vidkit](https://www.npmjs.com/package/vidkit) composition: \`index.html\` is the video.
+A vidkit composition: \`index.html\` is the video. \`npm install\` links the vidkit that created
+it (\`package.json\`, devDependencies); its README is \`node_modules/vidkit/README.md\`, and
+\`npx vidkit --help\` lists the commands.
 
 \`\`\`sh
 npm install

@@ -171,7 +171,12 @@ checks('--help of each cloudfn command lists its options', () => {
       ['--site-id', '--width', '--height', '--variables', '--format', '--output-key', '--wait', '--max-parallel-chunks', '--target-chunk-frames', '--chunk-size'],
     ],
     [['cloudfn', 'render-batch'], ['--batch', '--format', '--dry-run']],
-    [['cloudfn', 'progress'], ['--json', '--state-machine-arn']],
+    [['cloudfn', 'progress'], ['--json', '--state-machine-arn', '--stack-name']],
+    [['cloudfn', 'render'], ['--stack-name', '--estimate', '--webhook', '--webhook-secret', '--webhook-allow-private']],
+    [['cloudfn', 'destroy'], ['--stack-name', '--yes', '--json']],
+    [['cloudfn', 'sites', 'ls'], ['--bucket', '--stack-name', '--json']],
+    [['cloudfn', 'sites', 'rm'], ['<siteId>', '--bucket', '--stack-name']],
+    [['cloudfn', 'renders', 'ls'], ['--limit', '--state-machine-arn', '--stack-name', '--json']],
   ];
   for (const [command, flags] of help) {
     const text = execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), ...command, '--help'], { encoding: 'utf8' });

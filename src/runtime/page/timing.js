@@ -3,7 +3,8 @@
 // compositions"). A start is seconds into its composition, or `id`, `id + s`, `id - s`: the end
 // of another clip, plus or minus seconds. The length is `data-duration`, else `data-end` minus
 // the start, else what the element itself lasts (a medium's playable length, 3 s for an image, a
-// nested composition's timeline). Times here are seconds on the root composition's timeline.
+// nested composition's timeline, though its host stays shown to the end of the composition around
+// it). Times here are seconds on the root composition's timeline.
 
 // The root: the composition marked data-root="true", else the first (topmost) one.
 function compositionRoot() {
@@ -128,7 +129,11 @@ function readTiming() {
     }
     return null;
   }
+  // A nested composition's host without a length of its own stays until the composition around
+  // it ends, its timeline holding its last state, as HyperFrames renders it; its timeline's length
+  // still serves a relative start that names it.
   function endOf(el) {
+    if (el !== root && el.hasAttribute('data-composition-id') && !el.hasAttribute('data-duration') && !el.hasAttribute('data-end')) return Infinity;
     var d = durationOf(el);
     return d === null ? Infinity : startOf(el) + d;
   }
@@ -206,7 +211,9 @@ function compositionDuration() {
   for (var i = 0; i < clips.length; i++) {
     var el = clips[i];
     if (el === root) continue;
-    var end = t.endOf(el);
+    // A nested composition counts for what its timeline lasts, not for staying shown to the end.
+    var length = el.hasAttribute('data-composition-id') ? t.durationOf(el) : null;
+    var end = length !== null ? t.startOf(el) + length : t.endOf(el);
     if (!isFinite(end)) continue;
     clipEnd = Math.max(clipEnd, end);
     if (isMediaElement(el) || el.hasAttribute('data-composition-id')) floor = Math.max(floor, end);

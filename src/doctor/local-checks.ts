@@ -1,0 +1,85 @@
+import * as fs from 'node:fs';
+import { errorMessage } from '../errors';
+import { bundledFamilies, fontsStylesheet } from '../fonts/bundled-fonts';
+import { browserFontconfig, fallbackFontDir } from '../fonts/fontconfig';
+import { loadNative, missingAddonHint, nativePackage } from '../native';
+import { closeBrowser, findBrowser, gpuDevices, launchBrowser, resolveProfile } from '../render/browser';
+import { withDeadline } from '../render/deadline';
+import { CheckResult, ok, problem, skipped, warning } from './check';
+
+const INSTALL_BROWSER = 'apt-get install chromium-headless-shell, or set VIDKIT_BROWSER to a Chromium binary';
+/** Milliseconds the browser may take to start and report its version, beyond the probe's own deadlines. */
+const BROWSER_MS = 30_000;
+
+/**
+ * The browser a render would use, whether it starts now, and what the probe decided for it: capture
+ * mode and GL (README, Browser and capture). The probe's cached answer is reused, as a render does.
+ */
+export async function browserChecks(): Promise<CheckResult[]> {
+  let executablePath: string;
+  try {
+    executablePath = findBrowser();
+  } catch (err) {
+    return [
+      problem('browser', true, errorMessage(err), INSTALL_BROWSER),
+      skipped('capture', true, 'no browser to probe'),
+      skipped('gl', false, 'no browser to probe'),
+    ];
+  }
+  try {
+    const profile = await withDeadline(resolveProfile({ executablePath, capture: 'auto', allowGpu: true }), BROWSER_MS, () => 'the browser probe did not finish');
+    const browser = await launchBrowser(profile);
+    try {
+      await withDeadline(browser.version(), BROWSER_MS, () => 'the browser did not report its version');
+    } finally {
+      await closeBrowser(browser);
+    }
+    const capture =
+      profile.capture === 'beginframe'
+        ? ok('capture', true, 'begin-frame: each frame is drawn when asked (headless shell)')
+        : warning('capture', true, 'screenshots: this Chromium has no begin-frame control, renders are slower', `apt-get install chromium-headless-shell (${executablePath} is a full Chromium)`);
+    return [ok('browser', true, `${executablePath} (${profile.version})`), capture, glCheck(profile.gl, profile.glRenderer)];
+  } catch (err) {
+    return [
+      problem('browser', true, `${executablePath} does not start: ${errorMessage(err).split('\n')[0]}`, `run ${executablePath} --headless --version to see what it lacks, or ${INSTALL_BROWSER}`),
+      skipped('capture', true, 'the browser did not start'),
+      skipped('gl', false, 'the browser did not start'),
+    ];
+  }
+}
+
+function glCheck(gl: 'gpu' | 'software', renderer: string): CheckResult {
+  if (gl === 'gpu') return ok('gl', false, `GPU: ${renderer}`);
+  const devices = gpuDevices();
+  if (devices.length === 0) return ok('gl', false, `software (SwiftShader): no GPU device in /dev, as on most servers`);
+  return warning(
+    'gl',
+    false,
+    `software, though ${devices.join(', ')} exist: ${renderer}`,
+    "install the GPU's Vulkan driver (mesa-vulkan-drivers, or the NVIDIA driver's Vulkan ICD) so Chromium can use it; renders work in software meanwhile",
+  );
+}
+
+/** The native addon loads, and which libav it carries. */
+export function addonCheck(): CheckResult {
+  try {
+    const info = loadNative().nativeInfo();
+    return ok('addon', true, `vidkit addon ${info.version}, libavcodec ${info.libavcodec}, libavformat ${info.libavformat}`);
+  } catch (err) {
+    const pkg = nativePackage();
+    return problem('addon', true, errorMessage(err).split('. ')[0], pkg === undefined ? 'use Linux x64 with glibc' : missingAddonHint(pkg));
+  }
+}
+
+/** The bundled web fonts resolve, and the fallback faces fontconfig gives the browser are there. */
+export function fontsCheck(): CheckResult {
+  try {
+    fontsStylesheet();
+    const fallback = fallbackFontDir();
+    const ttf = fs.existsSync(fallback) ? fs.readdirSync(fallback).filter((f) => f.endsWith('.ttf')).length : 0;
+    if (ttf === 0) return problem('fonts', true, `no fallback faces in ${fallback}`, 'reinstall vidkit (npm install): its dejavu-fonts-ttf dependency is incomplete');
+    return ok('fonts', true, `${bundledFamilies().length} bundled families, ${ttf} fallback faces; the browser's fontconfig: ${browserFontconfig()}`);
+  } catch (err) {
+    return problem('fonts', true, errorMessage(err).split('\n')[0], 'reinstall vidkit (npm install): a font package it depends on is missing');
+  }
+}
