@@ -20,4 +20,5 @@ export const CLOUD_EXIT_CODES: ExitCodes = {
   ...CloudCommand.exitCodes,
   [ExitCode.MissingDependency]: 'missing dependency: no AWS region or credentials, AWS (or AWS_ENDPOINT_URL) unreachable, or no deployed stack to read the bucket or state machine from',
 };
-export const FORMAT_DESCRIPTION = 'Output format: mp4 (default), webm (VP9 with alpha) or mov (ProRes 4444 with alpha); HDR (hdr-pq, hdr-hlg) is in-process only (`vidkit render`)';
+export const FORMAT_DESCRIPTION =
+  'Output format: mp4 (default), webm (VP9 with alpha) or mov (ProRes 4444 with alpha); HDR (hdr-pq, hdr-hlg), gif, png-sequence and hls are rendered on this machine only (`vidkit render`)';

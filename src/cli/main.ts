@@ -14,12 +14,14 @@ import { InitCommand } from './init-command';
 import { LintCommand } from './lint-command';
 import { PreviewCommand } from './preview-command';
 import { RenderCommand } from './render-command';
+import { StillCommand } from './still-command';
 import { TypesGenerateCommand } from './types-command';
 import { VidkitCli } from './vidkit-cli';
 
 /** Every vidkit command; `help`, `--version` and `completion` come with {@link VidkitCli}. */
 export const cli = new VidkitCli({ binaryLabel: 'vidkit', binaryName: 'vidkit', binaryVersion: VERSION });
 cli.register(RenderCommand);
+cli.register(StillCommand);
 cli.register(CloudfnDeployCommand);
 cli.register(CloudfnSitesCreateCommand);
 cli.register(CloudfnRenderCommand);

@@ -4,7 +4,7 @@ import { loadComposition } from '../composition/composition';
 import { loadNative } from '../native';
 import { CaptureSession, MediaElementTiming } from '../render/capture-session';
 import { SessionSlot, renderChunk, segmentEncoder } from '../render/chunk-renderer';
-import { formatContentType, formatExtension } from '../render/formats';
+import { encoderFormat, formatContentType, formatExtension } from '../render/formats';
 import { fpsToRational } from '../render/fps';
 import { serveProject } from '../render/project-server';
 import { RenderContextOptions, createRenderContext, framesOfPage, planRender } from '../render/render-context';
@@ -212,7 +212,7 @@ async function assemble(render: RenderJob, totalFrames: number, segments: ChunkR
       assets: timelineAssets(siteDir, path.join(dir, 'assets')),
       durationSeconds: (totalFrames * fps.den) / fps.num,
     });
-    const joined = await loadNative().concatSegments(files, partial, { faststart: true, format, audio });
+    const joined = await loadNative().concatSegments(files, partial, { faststart: true, format: encoderFormat(format), audio });
     if (joined.frames !== totalFrames) throw new Error(`assembled ${joined.frames} frames, expected ${totalFrames}: not writing ${render.outputKey}`);
     if (await exists(render.bucket, render.outputKey)) console.warn(`vidkit: warning: replacing s3://${render.bucket}/${render.outputKey}`);
     await upload(render.bucket, render.outputKey, partial, formatContentType(format));

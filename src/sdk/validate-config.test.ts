@@ -95,7 +95,7 @@ checks('config.format: HDR is refused in distributed mode with the SPEC error, u
     );
   }
   const unknown = await renderToLambda({ format: 'mp4-hdr' });
-  assert.is(unknown.error, '[validateConfig] config.format: format must be one of mp4, webm, mov, hdr-pq, hdr-hlg, got "mp4-hdr"');
+  assert.is(unknown.error, '[validateConfig] config.format: format must be one of mp4, webm, mov, hdr-pq, hdr-hlg, gif, png-sequence, hls, got "mp4-hdr"');
   const mismatch = await renderToLambda({ format: 'webm' });
   assert.is(mismatch.error, 'outputKey renders/out.mp4 does not match format webm: name a .webm object');
   assert.is(requests, 0);
