@@ -1,6 +1,7 @@
 // Loads the native addon at argv[2], encodes a picture in each output format and reads each file
 // back with the addon's own probe. scripts/check-addon-portable.sh runs it inside a root
-// filesystem without FFmpeg. Prints the addon's libavcodec, then "<format> <codec> <pix_fmt> <frames>".
+// filesystem without FFmpeg. Prints the addon's libavcodec, then "<format> <codec> <pix_fmt> <frames>",
+// then the gif (libavfilter's palette) and hls (mpegts segments) made from the picture and the mp4.
 'use strict';
 const fs = require('node:fs');
 const os = require('node:os');
@@ -31,6 +32,16 @@ async function main() {
     const video = (await addon.probe(output)).streams.find((stream) => stream.kind === 'video');
     console.log(`${format} ${video.codec} ${video.pixFmt} ${video.frameCount}`);
   }
+  const png = path.join(dir, 'frame.png');
+  fs.writeFileSync(png, PNG);
+  const gif = path.join(dir, 'out.gif');
+  // The addon reads no GIF (no gif demuxer): its header and the encoder's count tell.
+  const encoded = await addon.encodeGif([png, png, png], gif, { fpsNum: 30, fpsDen: 1 });
+  console.log(`gif ${fs.readFileSync(gif).subarray(0, 6).toString('latin1')} ${encoded.frames}`);
+  const hls = path.join(dir, 'hls');
+  fs.mkdirSync(hls);
+  const packaged = await addon.packageHls(path.join(dir, 'mp4.mp4'), hls, 1);
+  console.log(`hls ${packaged.segments} ${packaged.frames}`);
   fs.rmSync(dir, { recursive: true });
 }
 

@@ -185,11 +185,15 @@ build_ffmpeg() {
   glibc_compat_header >glibc-compat.h
   local components=(
     # The formats' video and audio encoders; mjpeg and png make the Rust tests' stills.
-    --enable-encoder=libx264,libx265,libvpx_vp9,prores_ks,aac,libopus,mjpeg,png
+    --enable-encoder=libx264,libx265,libvpx_vp9,prores_ks,aac,libopus,mjpeg,png,gif
     # The browser's screenshots, and the users' videos and soundtrack sources.
     --enable-decoder=mjpeg,png,h264,hevc,vp8,vp9,libdav1d,prores,aac,mp3float,opus,vorbis,flac
     --enable-decoder=pcm_s16le,pcm_s16be,pcm_s24le,pcm_s24be,pcm_s32le,pcm_f32le,pcm_f64le,pcm_u8
-    --enable-muxer=mp4,mov,webm
+    # hls writes MPEG-TS segments; mpegts writes AAC as ADTS and H.264 as Annex B.
+    --enable-muxer=mp4,mov,webm,gif,hls,mpegts,adts
+    --enable-bsf=h264_mp4toannexb
+    # The gif format's one palette a render (palettegen) and its dithered use (paletteuse).
+    --enable-filter=buffer,buffersink,format,scale,palettegen,paletteuse
     --enable-demuxer=mov,matroska,ogg,mp3,wav,flac,aac,mpegts
     --enable-parser=h264,hevc,vp8,vp9,av1,aac,mpegaudio,opus,vorbis,flac,mjpeg,png
     --enable-protocol=file
@@ -198,7 +202,7 @@ build_ffmpeg() {
     --extra-cflags="-I$prefix/include -include $PWD/glibc-compat.h" --extra-ldflags="-L$prefix/lib" \
     --enable-static --disable-shared --enable-pic --disable-debug \
     --disable-programs --disable-doc --disable-network --disable-autodetect \
-    --disable-everything --disable-avdevice --disable-avfilter --disable-postproc \
+    --disable-everything --disable-avdevice --disable-postproc \
     --enable-gpl --enable-pthreads --enable-zlib \
     --enable-libx264 --enable-libx265 --enable-libvpx --enable-libopus --enable-libdav1d \
     "${components[@]}"

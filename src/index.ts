@@ -5,6 +5,7 @@ import { badInput } from './errors';
 import type { CaptureMode } from './render/browser';
 import { OutputFormat, parseOutputFormat } from './render/formats';
 import { LocalRenderResult, renderLocal } from './render/local-render';
+import { parseDeliveryOptions } from './render/output-writer';
 import { Quality, qualitySettings } from './render/quality';
 import type { PageTimeouts } from './render/render-context';
 import { parseWorkers } from './render/workers';
@@ -32,6 +33,12 @@ export interface RenderOptions {
   /** Output size in pixels, keeping the aspect ratio; default `data-width` × `data-height`. */
   width?: number;
   height?: number;
+  /** A named output size instead of width and height: `1080p`, `720p`, `portrait-4k`... (README, Resolution presets). */
+  resolution?: string;
+  /** `gif` only: repeats after the first play, 0 to 65535; default 0, for ever. */
+  gifLoop?: number;
+  /** `hls` only: whole seconds a segment lasts, 1 to 60; default 4. */
+  hlsSegmentSeconds?: number;
   /** Default `standard`. */
   quality?: Quality;
   /** x264 CRF 0 to 51, overriding the quality's. */
@@ -76,16 +83,24 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
   if (options.epoch !== undefined && epochMs === undefined) {
     throw badInput(`options.epoch must be ${EPOCH_FORMS}, got ${JSON.stringify(options.epoch)}`);
   }
+  const format = parseOutputFormat(options.format, 'options.format');
+  const delivery = parseDeliveryOptions(
+    format,
+    { gifLoop: options.gifLoop?.toString(), hlsSegmentSeconds: options.hlsSegmentSeconds?.toString() },
+    { format: 'options.format', gifLoop: 'options.gifLoop', hlsSegmentSeconds: 'options.hlsSegmentSeconds' },
+  );
   return renderLocal({
     projectDir: options.projectDir,
     output: options.output,
-    format: parseOutputFormat(options.format, 'options.format'),
+    format,
+    ...delivery,
     overrides: options.variables ?? {},
     strictVariables: options.strictVariables ?? false,
     workers: parseWorkers(options.workers === undefined ? undefined : String(options.workers), 'options.workers'),
     fps: options.fps,
     width: options.width,
     height: options.height,
+    resolution: options.resolution,
     ...quality,
     allowGpu: options.browserGpu ?? true,
     capture: options.capture ?? 'auto',

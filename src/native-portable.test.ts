@@ -17,6 +17,8 @@ test('in a Debian 13 root filesystem without FFmpeg, the addon loads and encodes
     'mov prores yuva444p12le 3',
     'hdr-pq hevc yuv420p10le 3',
     'hdr-hlg hevc yuv420p10le 3',
+    'gif GIF89a 3',
+    'hls 1 3',
   ]);
 });
 

@@ -74,6 +74,13 @@ export interface NativeEncoderOptions {
   input: FrameInput;
   /** Frames in flight before a push's promise waits; default 8. */
   queueCapacity?: number;
+  /**
+   * A keyframe at every render frame that is a multiple of this (mp4 only), the segment's first
+   * frame being render frame `firstFrame`: the hls format's segment grid.
+   */
+  keyframeInterval?: number;
+  /** The render frame of the segment's first frame; default 0. */
+  firstFrame?: number;
 }
 
 export interface EncodeResult {
@@ -168,6 +175,13 @@ export interface ProbeResult {
   streams: ProbeStream[];
 }
 
+export interface EncodeGifOptions {
+  fpsNum: number;
+  fpsDen: number;
+  /** Repeats after the first play, 0 to 65535; 0 (default) loops for ever. */
+  loopCount?: number;
+}
+
 export interface NativeInfo {
   /** Version of the addon. */
   version: string;
@@ -186,6 +200,10 @@ export interface NativeBinding {
   probe(path: string): Promise<ProbeResult>;
   /** An all-intra H.264 copy of a file's video with its timestamps; null (nothing written) when it has no video or has alpha. */
   makeIntraProxy(input: string, output: string): Promise<{ frames: number } | null>;
+  /** PNG frame files, in order, into one animated GIF with one palette for all of them (palettegen, paletteuse). */
+  encodeGif(frames: string[], output: string, options: EncodeGifOptions): Promise<{ frames: number; bytes: number }>;
+  /** Remuxes a joined H.264 MP4 into the empty directory `dir`: master.m3u8, stream.m3u8, stream_NNNNN.ts. */
+  packageHls(input: string, dir: string, segmentSeconds: number): Promise<{ segments: number; frames: number }>;
   nativeInfo(): NativeInfo;
   /** Returns freed heap memory to the system; a long-lived process calls it between renders. */
   releaseMemory(): void;

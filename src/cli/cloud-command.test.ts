@@ -56,4 +56,19 @@ errors('a refused request: exit 1 with the service error', async () => {
   assert.equal(errorLines(r.stderr), ['vidkit: error: AWS refused the request: AccessDeniedException: no entry']);
 });
 
+const formats = suite('cloudfn formats');
+
+formats('gif, png-sequence and hls are local only: exit 2 naming vidkit render, before any request', async () => {
+  // A closed endpoint: a request would end in exit 3, "cannot reach AWS".
+  const closed = `http://127.0.0.1:${await freePort()}`;
+  for (const format of ['gif', 'png-sequence', 'hls']) {
+    const r = await run({ ...TEST_CREDENTIALS, AWS_ENDPOINT_URL: closed }, ['cloudfn', 'render', site, '--format', format]);
+    assert.is(r.status, 2, r.stderr);
+    assert.equal(errorLines(r.stderr), [
+      `vidkit: error: [validateConfig] config.format: format ${format} is rendered on this machine only (vidkit render --format ${format}); the cloud renders mp4, webm, mov`,
+    ]);
+  }
+});
+
 errors.run();
+formats.run();

@@ -1,4 +1,7 @@
-import { badInput } from '../errors';
+import { ExitCode, badInput } from '../errors';
+import { DEFAULT_STACK_NAME } from '../sdk/defaults';
+import type { ExitCodes } from './base-command';
+import { CloudCommand } from './cloud-command';
 
 /** A flag that takes a whole number of at least 1, or is absent. */
 export function wholeNumber(value: string | undefined, flag: string): number | undefined {
@@ -8,6 +11,14 @@ export function wholeNumber(value: string | undefined, flag: string): number | u
   return n;
 }
 
-export const BUCKET_DESCRIPTION = 'Render bucket (default: VIDKIT_BUCKET)';
-export const STATE_MACHINE_DESCRIPTION = 'Render state machine ARN (default: VIDKIT_SFN_ARN)';
-export const FORMAT_DESCRIPTION = 'Output format: mp4 (default), webm (VP9 with alpha) or mov (ProRes 4444 with alpha); HDR (hdr-pq, hdr-hlg) is in-process only (`vidkit render`)';
+export const BUCKET_DESCRIPTION = "Render bucket (default: VIDKIT_BUCKET, else the stack's RenderBucketName)";
+export const STATE_MACHINE_DESCRIPTION = "Render state machine ARN (default: VIDKIT_SFN_ARN, else the stack's RenderStateMachineArn)";
+export const STACK_NAME_DESCRIPTION = `Deployed stack to read the bucket and state machine from when they are not given (default ${DEFAULT_STACK_NAME})`;
+
+/** Exit codes of the cloudfn commands that read the deployed stack, listed in their help (README "Exit codes and environment"). */
+export const CLOUD_EXIT_CODES: ExitCodes = {
+  ...CloudCommand.exitCodes,
+  [ExitCode.MissingDependency]: 'missing dependency: no AWS region or credentials, AWS (or AWS_ENDPOINT_URL) unreachable, or no deployed stack to read the bucket or state machine from',
+};
+export const FORMAT_DESCRIPTION =
+  'Output format: mp4 (default), webm (VP9 with alpha) or mov (ProRes 4444 with alpha); HDR (hdr-pq, hdr-hlg), gif, png-sequence and hls are rendered on this machine only (`vidkit render`)';

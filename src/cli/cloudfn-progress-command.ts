@@ -3,7 +3,7 @@ import { badInput } from '../errors';
 import { columns, latestRowPerLine, readManifest, writeLines } from '../sdk/batch-manifest';
 import type { RenderProgress } from '../sdk/progress';
 import { CloudCommand } from './cloud-command';
-import { STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
+import { CLOUD_EXIT_CODES, STACK_NAME_DESCRIPTION, STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
 
 /** One line for a log: status, chunks, frames, percent. */
 export function progressLine(p: RenderProgress): string {
@@ -20,7 +20,8 @@ export class CloudfnProgressCommand extends CloudCommand {
       Status is planning, rendering, assembling, done, failed, timed-out or aborted. Also: chunks
       done of total, frames rendered of total, overall percent (100 only once the output exists),
       the output location when done and the error when the execution failed. A render id needs the
-      state machine (--state-machine-arn or VIDKIT_SFN_ARN); an execution ARN does not.
+      state machine (--state-machine-arn, else VIDKIT_SFN_ARN, else the deployed stack's,
+      --stack-name); an execution ARN does not.
 
       With --batch-manifest <file> (the .manifest.jsonl that render-batch wrote), every render of
       the batch: a summary line (done, running, failed, percent) and one row per batch line. When
@@ -29,9 +30,12 @@ export class CloudfnProgressCommand extends CloudCommand {
     `,
   });
 
+  static exitCodes = CLOUD_EXIT_CODES;
+
   id = Option.String({ required: false, name: 'renderId or executionArn' });
   batchManifest = Option.String('--batch-manifest', { description: 'Report every render of a batch, from the manifest render-batch wrote' });
   stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
+  stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
   json = Option.Boolean('--json', false, { description: 'Print the progress as JSON' });
 
   protected async runCloud(): Promise<void> {
@@ -42,7 +46,7 @@ export class CloudfnProgressCommand extends CloudCommand {
     if (this.id === undefined) throw badInput('pass a render id or execution ARN (or --batch-manifest <file>)');
     const arn = this.id.startsWith('arn:');
     const { getRenderProgress } = await import('../sdk/progress');
-    const p = await getRenderProgress({ renderId: arn ? undefined : this.id, executionArn: arn ? this.id : undefined, stateMachineArn: this.stateMachineArn });
+    const p = await getRenderProgress({ renderId: arn ? undefined : this.id, executionArn: arn ? this.id : undefined, stateMachineArn: this.stateMachineArn, stackName: this.stackName });
     if (this.json) {
       this.context.stdout.write(`${JSON.stringify(p)}\n`);
       return;

@@ -8,7 +8,7 @@ import { siteKeys } from '../sdk/render-input';
 import type { PreparedSite } from '../sdk/site';
 import { CloudCommand } from './cloud-command';
 import { resolveFormat } from '../sdk/validate-config';
-import { BUCKET_DESCRIPTION, FORMAT_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
+import { BUCKET_DESCRIPTION, CLOUD_EXIT_CODES, FORMAT_DESCRIPTION, STACK_NAME_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
 
 export class CloudfnRenderBatchCommand extends CloudCommand {
   static paths = [['cloudfn', 'render-batch']];
@@ -32,6 +32,10 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
       --dry-run validates everything, starts nothing, uploads nothing and writes no manifest file:
       every good row is would-invoke.
 
+      The bucket and state machine are --bucket and --state-machine-arn, else VIDKIT_BUCKET and
+      VIDKIT_SFN_ARN, else the outputs of the deployed stack (--stack-name, default vidkit-render);
+      a dry run reads no stack.
+
       An outputKey must be one line (no NUL, \\n or \\r), relative (no leading /, no URL scheme such
       as s3:// or https:), without a .. path segment, and at most 1024 bytes of UTF-8.
 
@@ -41,7 +45,7 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
   });
 
   static exitCodes = {
-    ...CloudCommand.exitCodes,
+    ...CLOUD_EXIT_CODES,
     [ExitCode.RenderFailed]: 'an entry failed to start, or AWS refused a request',
     [ExitCode.Interrupted]: 'interrupted (Ctrl-C): the starts in flight finished, nothing more started',
   };
@@ -58,6 +62,7 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
   dryRun = Option.Boolean('--dry-run', false, { description: 'Validate every entry; start nothing (rows are would-invoke)' });
   bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
   stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
+  stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
   variablesFile = Option.String('--variables-file', { hidden: true });
   variables = Option.String('--variables', { hidden: true });
 
@@ -70,12 +75,14 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
     // Refused here, before the site upload, rather than as a failed row for every entry.
     const config = { format: resolveFormat(this.format), width: wholeNumber(this.width, '--width'), height: wholeNumber(this.height, '--height') };
     // Loaded here, not at the top: `vidkit render` and the other local commands skip the AWS SDK.
-    const [{ prepareSite }, { renderBatchToLambda }] = await Promise.all([import('../sdk/site'), import('../sdk/render-batch')]);
+    const [{ prepareSite }, { renderBatchToLambda }, { resolveTarget }] = await Promise.all([import('../sdk/site'), import('../sdk/render-batch'), import('../sdk/stack')]);
     const prepared = prepareSite(this.projectDir);
     const batch = await readBatchFile(this.batch);
     if (batch.entries.length + batch.problems.length === 0) throw badInput(`${this.batch} has no entries: one {"outputKey", "variables"} object per line`);
 
-    const siteHandle = await this.site(prepared);
+    // A dry run makes no request: it checks with the names it was given, if any.
+    const target = this.dryRun ? { bucketName: this.bucket, stateMachineArn: this.stateMachineArn } : await resolveTarget({ bucketName: this.bucket, stateMachineArn: this.stateMachineArn, stackName: this.stackName });
+    const siteHandle = await this.site(prepared, target.bucketName);
 
     // A dry run starts nothing, so it adds nothing to the record of what was started.
     const manifest = this.dryRun ? undefined : new ManifestWriter(manifestPathFor(this.batch));
@@ -90,8 +97,7 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
     try {
       rows = await renderBatchToLambda({
         siteHandle,
-        bucketName: this.bucket,
-        stateMachineArn: this.stateMachineArn,
+        ...target,
         config,
         batch,
         declarations: prepared.variables,
@@ -112,11 +118,11 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
   }
 
   /** The site to render: uploaded once, named by --site-id, or (dry run) only hashed locally. */
-  private async site(prepared: PreparedSite): Promise<RenderBatchInput['siteHandle']> {
+  private async site(prepared: PreparedSite, bucketName: string | undefined): Promise<RenderBatchInput['siteHandle']> {
     if (this.dryRun) return this.siteId ? { ...prepared, siteId: this.siteId, prefix: siteKeys.prefix(this.siteId) } : prepared;
     const { deploySite, siteHandleFor } = await import('../sdk/site');
-    if (this.siteId) return siteHandleFor(this.siteId, this.bucket);
-    const site = await deploySite({ prepared, bucketName: this.bucket });
+    if (this.siteId) return siteHandleFor(this.siteId, bucketName);
+    const site = await deploySite({ prepared, bucketName });
     this.log(site.uploadedFiles === 0 ? `site ${site.siteId}: already uploaded` : `site ${site.siteId}: uploaded ${site.uploadedFiles} files`);
     return site;
   }

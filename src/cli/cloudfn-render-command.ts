@@ -1,11 +1,15 @@
 import { Command, Option } from 'clipanion';
 import { parseOverrides } from '../composition/variables';
 import { ExitCode, VidkitError, badInput } from '../errors';
+import type { RenderCostEstimate } from '../sdk/estimate';
 import type { RenderProgress } from '../sdk/progress';
+import type { RenderPlan } from '../sdk/render';
+import type { PreparedSite } from '../sdk/site';
+import type { WebhookOptions } from '../sdk/webhook';
 import { CloudCommand } from './cloud-command';
 import { formatExtension } from '../render/formats';
 import { resolveFormat } from '../sdk/validate-config';
-import { BUCKET_DESCRIPTION, FORMAT_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
+import { BUCKET_DESCRIPTION, CLOUD_EXIT_CODES, FORMAT_DESCRIPTION, STACK_NAME_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
 import { progressLine } from './cloudfn-progress-command';
 
 /** How often `--wait` polls; VIDKIT_POLL_MS overrides (the tests poll faster). */
@@ -31,9 +35,23 @@ export class CloudfnRenderCommand extends CloudCommand {
       Formats: the names of vidkit render --format whose segments join by stream copy, mp4, webm
       and mov (HDR is refused before any request); the output key must carry the format's
       extension. The sound of the page's audio and video elements is mixed in as in a local render.
+
+      The bucket and state machine are --bucket and --state-machine-arn, else VIDKIT_BUCKET and
+      VIDKIT_SFN_ARN, else the outputs of the deployed stack (--stack-name, default vidkit-render).
+
+      --estimate prints the expected Lambda GB-seconds, Step Functions state transitions and S3
+      requests of this render and their cost at us-east-1 list prices, and starts nothing (README
+      "Cost estimate"; --json for the numbers).
+
+      --webhook <url>: when the render succeeds or fails, the render function POSTs a JSON body
+      to the URL, signed in the X-Vidkit-Signature header (sha256=<HMAC-SHA256 of the raw body>)
+      with --webhook-secret or VIDKIT_WEBHOOK_SECRET, retried on network errors and 5xx. Loopback
+      and private addresses only with --webhook-allow-private (README "Completion webhook").
     `,
     examples: [['Render and wait', `$0 cloudfn render my-video --variables '{"title":"Hi"}' --output-key renders/hi.mp4 --wait`]],
   });
+
+  static exitCodes = CLOUD_EXIT_CODES;
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
   siteId = Option.String('--site-id', { description: 'A site uploaded before by `cloudfn sites create`: not uploaded again' });
@@ -49,16 +67,22 @@ export class CloudfnRenderCommand extends CloudCommand {
   chunkSize = Option.String('--chunk-size', { description: 'Frames per chunk (default 240)' });
   bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
   stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
-  json = Option.Boolean('--json', false, { description: 'Print the render handle (or, with --wait, the final progress) as JSON' });
+  stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
+  webhook = Option.String('--webhook', { description: 'URL the render function POSTs the outcome to, success or failure, signed' });
+  webhookSecret = Option.String('--webhook-secret', { description: 'Key of the webhook signature, HMAC-SHA256 (default: VIDKIT_WEBHOOK_SECRET)' });
+  webhookAllowPrivate = Option.Boolean('--webhook-allow-private', false, { description: 'Let the webhook URL be a loopback, private or link-local address' });
+  estimate = Option.Boolean('--estimate', false, { description: 'Print the expected usage and cost of this render at list prices; start nothing' });
+  json = Option.Boolean('--json', false, { description: 'Print the render handle (with --wait, the final progress; with --estimate, the estimate) as JSON' });
 
   protected async runCloud(): Promise<number> {
     if (this.variablesFile !== undefined) {
       throw badInput('--variables-file is for local renders only (`vidkit render`); pass the overrides inline with --variables');
     }
     // Loaded here, not at the top: `vidkit render` and the other local commands skip the AWS SDK.
-    const [{ renderToLambda, requireStateMachine, validateConfig }, { deploySite, prepareSite, siteHandleFor }] = await Promise.all([
+    const [{ renderToLambda, validateBeforeRequests }, { deploySite, prepareSite, siteHandleFor }, { resolveTarget }] = await Promise.all([
       import('../sdk/render'),
       import('../sdk/site'),
+      import('../sdk/stack'),
     ]);
     const overrides = parseOverrides({ json: this.variables }, () => '');
     const format = resolveFormat(this.format);
@@ -69,6 +93,7 @@ export class CloudfnRenderCommand extends CloudCommand {
       siteHandle,
       bucketName: this.bucket,
       stateMachineArn: this.stateMachineArn,
+      stackName: this.stackName,
       outputKey: this.outputKey ?? `renders/${prepared.composition.id}-${new Date().toISOString().replace(/[:.]/g, '-')}${formatExtension(format)}`,
       config: {
         format,
@@ -79,14 +104,18 @@ export class CloudfnRenderCommand extends CloudCommand {
         targetChunkFrames: wholeNumber(this.targetChunkFrames, '--target-chunk-frames'),
         chunkSize: wholeNumber(this.chunkSize, '--chunk-size'),
       },
+      webhook: await this.webhookOptions(),
     };
     // Everything that can be refused without a request is refused before the first one.
-    validateConfig(request);
-    requireStateMachine(this.stateMachineArn);
+    const plan = validateBeforeRequests(request);
+    if (this.estimate) return this.printEstimate(plan, prepared);
+    const target = await resolveTarget(request);
 
-    const site = this.siteId ? await siteHandleFor(this.siteId, this.bucket) : await deploySite({ prepared, bucketName: this.bucket });
+    const site = this.siteId
+      ? await siteHandleFor(this.siteId, target.bucketName)
+      : await deploySite({ prepared, bucketName: target.bucketName });
     if (!this.siteId) this.log(site.uploadedFiles === 0 ? `site ${site.siteId}: already uploaded` : `site ${site.siteId}: uploaded ${site.uploadedFiles} files`);
-    const handle = await renderToLambda({ ...request, siteHandle: site, onWarning: (m) => this.warn(m) });
+    const handle = await renderToLambda({ ...request, ...target, siteHandle: site, onWarning: (m) => this.warn(m) });
     const frames = handle.totalFrames === undefined ? 'length measured on the page, up to' : `${handle.totalFrames} frames in`;
     this.log(`render ${handle.renderId} started: ${frames} ${handle.chunks} chunk${handle.chunks === 1 ? '' : 's'}`);
     if (!this.wait) {
@@ -98,6 +127,43 @@ export class CloudfnRenderCommand extends CloudCommand {
     if (this.json) this.context.stdout.write(`${JSON.stringify(final)}\n`);
     if (final.status !== 'done') throw new VidkitError(`render ${final.renderId} ${final.status}: ${final.error ?? 'no error reported'}`);
     if (!this.json) this.context.stdout.write(`${final.output!.url}\n`);
+    return ExitCode.Ok;
+  }
+
+  /** --webhook and its secret, checked before any request; undefined without --webhook. */
+  private async webhookOptions(): Promise<WebhookOptions | undefined> {
+    if (this.webhook === undefined) {
+      if (this.webhookSecret !== undefined || this.webhookAllowPrivate) throw badInput('--webhook-secret and --webhook-allow-private go with --webhook <url>');
+      return undefined;
+    }
+    const { checkWebhook } = await import('../sdk/webhook');
+    return checkWebhook(
+      { url: this.webhook, secret: this.webhookSecret ?? process.env.VIDKIT_WEBHOOK_SECRET, allowPrivateNetwork: this.webhookAllowPrivate },
+      { url: '--webhook', secret: '--webhook-secret (or VIDKIT_WEBHOOK_SECRET)', allow: '--webhook-allow-private' },
+    );
+  }
+
+  /** --estimate: the render's expected usage at the deployed function's memory (the deploy default when no stack is deployed). */
+  private async printEstimate(plan: RenderPlan, prepared: PreparedSite): Promise<number> {
+    const [{ estimateRenderCost }, { describeStack }, { DEFAULT_STACK_NAME }] = await Promise.all([import('../sdk/estimate'), import('../sdk/stack'), import('../sdk/defaults')]);
+    const stackName = this.stackName ?? DEFAULT_STACK_NAME;
+    const stack = await describeStack(stackName);
+    const memory = stack?.Parameters?.find((p) => p.ParameterKey === 'MemorySize')?.ParameterValue;
+    const estimate = estimateRenderCost({
+      chunkFrames: plan.chunkFrames,
+      width: plan.width,
+      height: plan.height,
+      memoryMb: memory === undefined ? undefined : Number(memory),
+      siteFiles: prepared.files.length,
+      uploadedSiteFiles: this.siteId ? undefined : prepared.files.length,
+      webhook: this.webhook !== undefined,
+    });
+    if (this.json) {
+      this.context.stdout.write(`${JSON.stringify(estimate)}\n`);
+      return ExitCode.Ok;
+    }
+    const memoryFrom = memory === undefined ? `the deploy default: no stack ${stackName}` : `stack ${stackName}`;
+    this.context.stdout.write(`${estimateLines(estimate, memoryFrom).join('\n')}\n`);
     return ExitCode.Ok;
   }
 
@@ -114,4 +180,18 @@ export class CloudfnRenderCommand extends CloudCommand {
       await new Promise((r) => setTimeout(r, POLL_MS));
     }
   }
+}
+
+/** The estimate as a few aligned lines; dollars to four decimals, or two significant digits below a cent. */
+export function estimateLines(e: RenderCostEstimate, memoryFrom: string): string[] {
+  const usd = (n: number) => `$${n >= 0.01 ? n.toFixed(4) : n.toPrecision(2)}`;
+  const row = (label: string, usage: string, cost: number) => `${label.padEnd(16)}${usage.padEnd(44)}${usd(cost)}`;
+  return [
+    `Estimate: ${e.totalFrames} frames in ${e.chunks} chunk${e.chunks === 1 ? '' : 's'} at ${e.width}x${e.height}, render function ${e.memoryMb} MB (${memoryFrom})`,
+    row('Lambda', `${e.lambda.invocations} invocations, ${e.lambda.seconds.toFixed(1)} s, ${e.lambda.gbSeconds.toFixed(1)} GB-s`, e.lambda.cost),
+    row('Step Functions', `${e.stepFunctions.stateTransitions} state transitions`, e.stepFunctions.cost),
+    row('S3', `${e.s3.putOrListRequests} PUT/LIST, ${e.s3.getRequests} GET/HEAD requests`, e.s3.cost),
+    row('Total', '', e.totalCost),
+    `Assumed ${e.assumptions.secondsPerFrame.toPrecision(2)} s a frame and ${e.assumptions.chunkStartSeconds} s to start each chunk; ${e.prices.region} list prices recorded ${e.prices.recorded} (README "Cost estimate").`,
+  ];
 }

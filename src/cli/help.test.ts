@@ -68,7 +68,7 @@ test('the vidkit program: help, groups, placeholders and usage errors as a user 
 
   const group = vidkit(['cloudfn', 'sites', '--help']);
   assert.is(group.status, 0, group.stderr);
-  assert.ok(group.stdout.includes('vidkit cloudfn sites create [--bucket <bucket>] [--json] <projectDir>'), group.stdout);
+  assert.ok(group.stdout.includes('vidkit cloudfn sites create [--bucket <bucket>] [--stack-name <stack-name>] [--json] <projectDir>'), group.stdout);
   assert.not.match(group.stdout, /\x1b\[/, 'no colours when stdout is not a terminal');
 
   const render = vidkit(['render', '--help']);

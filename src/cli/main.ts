@@ -2,27 +2,35 @@
 import { VERSION } from '../package-info';
 import { BenchmarkCommand } from './benchmark-command';
 import { CloudfnDeployCommand } from './cloudfn-deploy-command';
+import { CloudfnDestroyCommand } from './cloudfn-destroy-command';
 import { CloudfnProgressCommand } from './cloudfn-progress-command';
 import { CloudfnRenderBatchCommand } from './cloudfn-render-batch-command';
 import { CloudfnRenderCommand } from './cloudfn-render-command';
-import { CloudfnSitesCreateCommand } from './cloudfn-sites-command';
+import { CloudfnRendersLsCommand } from './cloudfn-renders-command';
+import { CloudfnSitesCreateCommand, CloudfnSitesLsCommand, CloudfnSitesRmCommand } from './cloudfn-sites-command';
 import { CompositionsCommand } from './compositions-command';
 import { DoctorCommand } from './doctor-command';
 import { InitCommand } from './init-command';
 import { LintCommand } from './lint-command';
 import { PreviewCommand } from './preview-command';
 import { RenderCommand } from './render-command';
+import { StillCommand } from './still-command';
 import { TypesGenerateCommand } from './types-command';
 import { VidkitCli } from './vidkit-cli';
 
 /** Every vidkit command; `help`, `--version` and `completion` come with {@link VidkitCli}. */
 export const cli = new VidkitCli({ binaryLabel: 'vidkit', binaryName: 'vidkit', binaryVersion: VERSION });
 cli.register(RenderCommand);
+cli.register(StillCommand);
 cli.register(CloudfnDeployCommand);
 cli.register(CloudfnSitesCreateCommand);
 cli.register(CloudfnRenderCommand);
 cli.register(CloudfnRenderBatchCommand);
 cli.register(CloudfnProgressCommand);
+cli.register(CloudfnDestroyCommand);
+cli.register(CloudfnSitesLsCommand);
+cli.register(CloudfnSitesRmCommand);
+cli.register(CloudfnRendersLsCommand);
 cli.register(CompositionsCommand);
 cli.register(InitCommand);
 cli.register(LintCommand);

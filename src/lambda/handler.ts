@@ -4,30 +4,37 @@ import { loadComposition } from '../composition/composition';
 import { loadNative } from '../native';
 import { CaptureSession, MediaElementTiming } from '../render/capture-session';
 import { SessionSlot, renderChunk, segmentEncoder } from '../render/chunk-renderer';
-import { formatContentType, formatExtension } from '../render/formats';
+import { encoderFormat, formatContentType, formatExtension } from '../render/formats';
 import { fpsToRational } from '../render/fps';
 import { serveProject } from '../render/project-server';
 import { RenderContextOptions, createRenderContext, framesOfPage, planRender } from '../render/render-context';
 import { soundtrackOf } from '../render/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
+import { causeMessage } from '../sdk/progress';
 import { ChunkProgressRecord, ChunkSpec, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
+import type { WebhookPayload } from '../sdk/webhook';
 import { classifyChunkError } from './chunk-errors';
 import { injectedFault } from './fault-injection';
 import { portableTimeline, siteAssets, timelineAssets } from './site-media';
+import { DeliveryResult, deliverWebhook } from './webhook-delivery';
 
 /**
- * The render function (cloud/handler.js is its entry). One function, three modes, each a step of
+ * The render function (cloud/handler.js is its entry). One function, four modes, each a step of
  * the state machine in cloud/state-machine.asl.json:
  *   plan      read the site, plan the chunks (the native planner local renders use)
  *   chunk     render one frame range exactly as a local worker does, upload the segment; the chunk
  *             with the last frame also writes the page's media timeline
  *   assemble  join the segments (native concat, stream copy), mix the soundtrack from that
  *             timeline, and write the output key once complete
+ *   webhook   post the render's outcome to its webhook, when it has one; never fails the render
  */
 export type RenderEvent =
   | { mode: 'plan'; render: RenderJob }
   | { mode: 'chunk'; render: RenderJob; chunk: ChunkSpec }
-  | { mode: 'assemble'; render: RenderJob; totalFrames: number; segments: ChunkResult[] };
+  | { mode: 'assemble'; render: RenderJob; totalFrames: number; segments: ChunkResult[] }
+  | { mode: 'webhook'; render: RenderJob; executionArn: string; output?: AssembleResult; failure?: { Error?: string; Cause?: string } };
+
+type AssembleResult = { bucket: string; outputKey: string; frames: number; bytes: number };
 
 export interface ChunkResult {
   index: number;
@@ -48,8 +55,10 @@ export async function handler(event: RenderEvent): Promise<unknown> {
       });
     case 'assemble':
       return assemble(event.render, event.totalFrames, event.segments);
+    case 'webhook':
+      return notify(event);
     default:
-      throw new Error(`unknown mode ${JSON.stringify((event as { mode?: unknown }).mode)}: expected plan, chunk or assemble`);
+      throw new Error(`unknown mode ${JSON.stringify((event as { mode?: unknown }).mode)}: expected plan, chunk, assemble or webhook`);
   }
 }
 
@@ -181,7 +190,7 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
   }
 }
 
-async function assemble(render: RenderJob, totalFrames: number, segments: ChunkResult[]): Promise<{ bucket: string; outputKey: string; frames: number; bytes: number }> {
+async function assemble(render: RenderJob, totalFrames: number, segments: ChunkResult[]): Promise<AssembleResult> {
   const { format } = render.config;
   const extension = formatExtension(format);
   const dir = path.join(WORK_ROOT, 'renders', render.renderId, 'assemble');
@@ -203,7 +212,7 @@ async function assemble(render: RenderJob, totalFrames: number, segments: ChunkR
       assets: timelineAssets(siteDir, path.join(dir, 'assets')),
       durationSeconds: (totalFrames * fps.den) / fps.num,
     });
-    const joined = await loadNative().concatSegments(files, partial, { faststart: true, format, audio });
+    const joined = await loadNative().concatSegments(files, partial, { faststart: true, format: encoderFormat(format), audio });
     if (joined.frames !== totalFrames) throw new Error(`assembled ${joined.frames} frames, expected ${totalFrames}: not writing ${render.outputKey}`);
     if (await exists(render.bucket, render.outputKey)) console.warn(`vidkit: warning: replacing s3://${render.bucket}/${render.outputKey}`);
     await upload(render.bucket, render.outputKey, partial, formatContentType(format));
@@ -212,4 +221,17 @@ async function assemble(render: RenderJob, totalFrames: number, segments: ChunkR
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
+}
+
+/** The state machine's last step when the render has a webhook: the outcome, signed, retried; logged when undelivered. */
+async function notify(event: Extract<RenderEvent, { mode: 'webhook' }>): Promise<DeliveryResult | { skipped: string }> {
+  const { render } = event;
+  if (!render.webhook) return { skipped: 'no webhook' };
+  const common = { renderId: render.renderId, executionArn: event.executionArn, bucket: render.bucket, outputKey: render.outputKey, sentAt: new Date().toISOString() };
+  const payload: WebhookPayload = event.output
+    ? { type: 'render.succeeded', ...common, output: { url: `s3://${event.output.bucket}/${event.output.outputKey}`, frames: event.output.frames, bytes: event.output.bytes } }
+    : { type: 'render.failed', ...common, error: [event.failure?.Error, causeMessage(event.failure?.Cause)].filter(Boolean).join(': ') || 'the render failed' };
+  const result = await deliverWebhook(render.webhook, payload);
+  if (!result.delivered) console.warn(`vidkit: warning: webhook ${render.webhook.url} not delivered after ${result.attempts} attempt(s): ${result.error}`);
+  return result;
 }

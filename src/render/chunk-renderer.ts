@@ -1,7 +1,7 @@
 import { VidkitError } from '../errors';
 import { loadNative } from '../native';
 import { BrowserFailure, CaptureSession, FrameFormat } from './capture-session';
-import type { OutputFormat } from './formats';
+import { OutputFormat, encoderFormat } from './formats';
 import type { Rational } from './fps';
 import { DeadlineError } from './deadline';
 import type { RuntimeBoot } from '../runtime/runtime';
@@ -40,11 +40,16 @@ export interface FrameSink {
  * `threads` 0 lets the codec use every core, right for one encoder on the machine; workers
  * encoding side by side pass their share.
  */
-export function segmentEncoder(settings: EncodeSettings, segmentPath: string, threads = 0): FrameSink {
+export function segmentEncoder(
+  settings: EncodeSettings,
+  segmentPath: string,
+  threads = 0,
+  keyframes?: { keyframeInterval: number; firstFrame: number },
+): FrameSink {
   const { NativeEncoder } = loadNative();
   return new NativeEncoder({
     output: segmentPath,
-    format: settings.format,
+    format: encoderFormat(settings.format),
     width: settings.width,
     height: settings.height,
     fpsNum: settings.fps.num,
@@ -54,6 +59,7 @@ export function segmentEncoder(settings: EncodeSettings, segmentPath: string, th
     x264Params: settings.x264Params,
     threads,
     input: settings.frameFormat.type,
+    ...keyframes,
   });
 }
 

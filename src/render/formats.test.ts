@@ -27,9 +27,26 @@ test('the distributed path refuses HDR with the SPEC error, as bad input', () =>
 });
 
 test('an unknown format names the allowed ones', () => {
-  assert.is(thrown(() => assertDistributedFormat('avi')).message, 'format must be one of mp4, webm, mov, hdr-pq, hdr-hlg, got "avi"');
-  assert.is(thrown(() => parseOutputFormat('hdr')).message, '--format must be one of mp4, webm, mov, hdr-pq, hdr-hlg, got "hdr"');
+  const all = 'mp4, webm, mov, hdr-pq, hdr-hlg, gif, png-sequence, hls';
+  assert.is(thrown(() => assertDistributedFormat('avi')).message, `format must be one of ${all}, got "avi"`);
+  assert.is(thrown(() => parseOutputFormat('hdr')).message, `--format must be one of ${all}, got "hdr"`);
   assert.is(parseOutputFormat(undefined), 'mp4');
+});
+
+test('the distributed path refuses the local-only formats, naming the local command', () => {
+  for (const format of ['gif', 'png-sequence', 'hls']) {
+    const err = thrown(() => assertDistributedFormat(format));
+    assert.is(err.exitCode, ExitCode.BadInput);
+    assert.is(err.message, `format ${format} is rendered on this machine only (vidkit render --format ${format}); the cloud renders mp4, webm, mov`);
+  }
+});
+
+test('png-sequence and hls name a directory, not a media file', () => {
+  assertOutputExtension('out/frames', 'png-sequence');
+  assertOutputExtension('out/stream.v2', 'hls');
+  const err = thrown(() => assertOutputExtension('out/stream.m3u8', 'hls'));
+  assert.is(err.message, '--output out/stream.m3u8 names a .m3u8 file, but --format hls writes a directory: name a directory');
+  assert.is(thrown(() => assertOutputExtension('clip.gif', 'png-sequence')).exitCode, ExitCode.BadInput);
 });
 
 test('the output extension must match the format', () => {

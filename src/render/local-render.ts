@@ -4,38 +4,34 @@ import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ExitCode, VidkitError } from '../errors';
 import { loadNative } from '../native';
-import { AssetRouter } from './asset-router';
 import type { CaptureMode } from './browser';
 import { CaptureSession, MediaElementTiming } from './capture-session';
-import { ChunkRange, SessionSlot, discardingSink, renderChunk, segmentEncoder } from './chunk-renderer';
-import { OutputFormat, assertOutputExtension, formatExtension } from './formats';
+import { ChunkRange, SessionSlot, discardingSink, renderChunk } from './chunk-renderer';
+import { OutputFormat, assertOutputExtension, formatExtension, isDirectoryFormat } from './formats';
 import { trackPath, untrackPath } from './leftovers';
+import { assertReplaceableDirectory } from './output-directory';
 import { outputError, prepareOutput } from './output-path';
-import { serveProject } from './project-server';
+import { outputWriter } from './output-writer';
 import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
-import { RemoteAssets } from './remote-assets';
+import { AssetPolicy, serveComposition } from './served-composition';
 import { soundtrackOf } from './soundtrack';
-import { VideoProxies } from './video-proxies';
 import { measureIdle } from './cpu-idle';
 import { FramePart, FrameScheduler } from './frame-scheduler';
 import { ADD_SAMPLE_MS, WorkersOption, resolveWorkers, shouldAddWorker } from './workers';
 
-export interface LocalRenderOptions extends RenderSettings {
-  /** Defaults to `out/<composition id>.<format's extension>` under the working directory. */
+export interface LocalRenderOptions extends RenderSettings, AssetPolicy {
+  /** Defaults to `out/<composition id>.<format's extension>` (a directory for png-sequence and hls) under the working directory. */
   output?: string;
   /** Default mp4. */
   format?: OutputFormat;
+  /** Repeats of a gif after its first play; 0 (default) loops for ever. */
+  gifLoop?: number;
+  /** Whole seconds an hls segment lasts; default 4. */
+  hlsSegmentSeconds?: number;
   workers: WorkersOption;
-  /** A remote asset that cannot be fetched is a warning and a transparent placeholder, not an error. */
-  allowMissingMedia?: boolean;
-  /** Remote assets may be fetched from loopback, link-local and private addresses (refused by default). */
-  allowPrivateNetwork?: boolean;
-  /** Bytes one remote asset may have; default 512 MiB. */
-  maxAssetBytes?: number;
   /** `discard` captures every frame and drops it, writing nothing: the benchmarks' capture-only limit. */
   sink?: 'encode' | 'discard';
   signal?: AbortSignal;
-  onWarning?: (message: string) => void;
   onInfo?: (message: string) => void;
   onStart?: (plan: { totalFrames: number; workers: number }) => void;
   onFrame?: () => void;
@@ -81,8 +77,9 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     format,
     beforeBrowser: ({ composition }) => {
       const output = outputFor(composition.id);
-      if (opts.sink !== 'discard') prepareOutput(output);
+      if (opts.sink !== 'discard') prepareOutput(output, { directory: isDirectoryFormat(format) });
       assertOutputExtension(opts.output ?? output, format);
+      if (opts.sink !== 'discard' && isDirectoryFormat(format)) assertReplaceableDirectory(output, format);
     },
   });
   const { composition, profile, size, settings } = context;
@@ -94,18 +91,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.partial${extension}`);
   trackPath(tmpDir);
   trackPath(partial);
-  const assetDir = path.join(tmpDir, 'assets');
-  const server = await serveProject(composition.projectDir, { remoteDir: assetDir });
-  const remote = new RemoteAssets({
-    dir: assetDir,
-    allowMissing: opts.allowMissingMedia ?? false,
-    allowPrivateNetwork: opts.allowPrivateNetwork,
-    maxBytes: opts.maxAssetBytes,
-    origin: new URL(server.url).origin,
-    onWarning: opts.onWarning,
-  });
-  const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new VideoProxies(assetDir) });
-  const url = new URL(encodeURI(path.relative(composition.projectDir, composition.entryFile).split(path.sep).join('/')), server.url).href;
+  const server = await serveComposition(composition, tmpDir, opts);
+  const { url, assets } = server;
   let profiles = 0;
   // Profiles live in the render's temporary directory, so an interrupted render leaves none.
   const openSession = () => CaptureSession.open(context.sessionOptions(url, assets, path.join(tmpDir, `profile-${profiles++}`)));
@@ -131,6 +118,10 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     // cores x264 at its automatic count (3 threads) spent 22% more CPU than with one on the same
     // 180 1080p frames (4.1 vs 3.4 s, mostly kernel time).
     const encoderThreads = Math.max(1, Math.floor(os.availableParallelism() / chunks.length));
+    const writer =
+      opts.sink === 'discard'
+        ? undefined
+        : outputWriter({ settings, tmpDir, partial, output, encoderThreads, gifLoop: opts.gifLoop, hlsSegmentSeconds: opts.hlsSegmentSeconds });
     let firstFrameSeconds = 0;
     const onFrame = () => {
       // performance.now() counts from process start: the time a user waits for the first frame.
@@ -138,7 +129,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       opts.onFrame?.();
     };
     let timeline: MediaElementTiming[] = [];
-    const segments = new Map<number, string>();
+    const segments = new Set<number>();
     const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES);
     let failed = false;
     let drawing = 0;
@@ -153,8 +144,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       try {
         for (let part: FramePart | undefined = first; part; part = scheduler.steal()) {
           throwIfAborted(opts.signal);
-          const segment = path.join(tmpDir, `part-${String(part.index).padStart(4, '0')}${extension}`);
-          const sink = opts.sink === 'discard' ? discardingSink() : segmentEncoder(settings, segment, encoderThreads);
+          const sink = writer ? writer.sink(part) : discardingSink();
           const current = part;
           await renderChunk(slot, part, sink, {
             onFrame: (frame) => {
@@ -167,7 +157,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
             },
             onRelaunch: (message) => opts.onWarning?.(message),
           });
-          segments.set(part.index, segment);
+          segments.add(part.index);
           // Each page steps through every earlier frame, so the one that drew the last frame
           // has seen every media element of the timeline.
           if (part.endFrame === totalFrames) timeline = await (await slot.current()).mediaTimeline();
@@ -216,15 +206,10 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     }
     finished = true;
     let joined = { frames: totalFrames, bytes: 0 };
-    if (opts.sink !== 'discard') {
-      const audio = await soundtrackOf(timeline, {
-        assets,
-        durationSeconds: (totalFrames * settings.fps.den) / settings.fps.num,
-      });
-      const ordered = scheduler.inOrder().map((part) => segments.get(part.index)!);
+    if (writer) {
+      const audio = () => soundtrackOf(timeline, { assets, durationSeconds: (totalFrames * settings.fps.den) / settings.fps.num });
       try {
-        joined = await native.concatSegments(ordered, partial, { faststart: true, format, audio });
-        fs.renameSync(partial, output);
+        joined = await writer.finish(scheduler.inOrder(), audio);
       } catch (err) {
         throw outputError(err, output);
       }
@@ -251,7 +236,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     await stopAll();
     await server.close();
     fs.rmSync(tmpDir, { recursive: true, force: true, maxRetries: 3 });
-    fs.rmSync(partial, { force: true });
+    fs.rmSync(partial, { recursive: true, force: true });
     untrackPath(tmpDir);
     untrackPath(partial);
   }

@@ -3,17 +3,18 @@ import * as path from 'node:path';
 import { ExitCode, VidkitError, badInput, errorMessage } from '../errors';
 
 /**
- * Checks, before any browser starts, that `output` can be written: not a directory, its parent
- * made if missing, and writable. The file itself is written under a partial name beside it.
+ * Checks, before any browser starts, that `output` can be written: not a directory (unless the
+ * format writes one), its parent made if missing, and writable. The output itself is written
+ * under a partial name beside it.
  */
-export function prepareOutput(output: string): void {
+export function prepareOutput(output: string, opts: { directory?: boolean } = {}): void {
   let stat: fs.Stats | undefined;
   try {
     stat = fs.statSync(output);
   } catch {
     // Not there yet: the usual case.
   }
-  if (stat?.isDirectory()) throw badInput(`--output ${output} is a directory: name a file in it`);
+  if (stat?.isDirectory() && !opts.directory) throw badInput(`--output ${output} is a directory: name a file in it`);
   const dir = path.dirname(output);
   try {
     fs.mkdirSync(dir, { recursive: true });

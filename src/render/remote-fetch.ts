@@ -39,14 +39,20 @@ const RANGE_WORDS: Record<string, string> = {
 };
 
 /**
- * Undefined for a public unicast address; otherwise what the address is and what allows it. Every
- * range but global unicast is refused (loopback, RFC 1918, CGNAT, link-local, ULA, multicast,
- * reserved); an IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
+ * Undefined for a public unicast address; otherwise what the address is, in words. Every range but
+ * global unicast counts (loopback, RFC 1918, CGNAT, link-local, ULA, multicast, reserved); an
+ * IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
  */
-export function privateAddressRefusal(address: string): string | undefined {
+export function nonPublicAddress(address: string): string | undefined {
   const range = ipaddr.process(address).range();
   if (range === 'unicast') return undefined;
-  return `${RANGE_WORDS[range] ?? `a reserved address (${range})`}, refused (a local render allows private networks with --allow-private-network)`;
+  return RANGE_WORDS[range] ?? `a reserved address (${range})`;
+}
+
+/** Undefined for a public unicast address; otherwise what the address is and what allows a page to reach it. */
+export function privateAddressRefusal(address: string): string | undefined {
+  const words = nonPublicAddress(address);
+  return words && `${words}, refused (a local render allows private networks with --allow-private-network)`;
 }
 
 /**
@@ -116,7 +122,7 @@ function get(url: URL, limits: DownloadLimits, signal: AbortSignal): Promise<htt
 }
 
 /** dns.lookup, failing when any address of the name is refused: the socket connects only to an address checked here. */
-function checkedLookup(refuse: DownloadLimits['refuseAddress']): net.LookupFunction {
+export function checkedLookup(refuse: DownloadLimits['refuseAddress']): net.LookupFunction {
   return (hostname, options, callback) => {
     dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);

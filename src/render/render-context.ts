@@ -8,10 +8,11 @@ import { CaptureMode, findBrowser, resolveProfile } from './browser';
 import type { BrowserProfile } from './browser';
 import type { CaptureSession, FrameFormat, SessionOptions } from './capture-session';
 import type { EncodeSettings } from './chunk-renderer';
-import { OutputFormat, hasAlpha } from './formats';
+import { OutputFormat, capturesPng, hasAlpha } from './formats';
 import { Rational, fpsToRational } from './fps';
 import { OutputSize, resolveOutputSize } from './output-size';
 import { projectPage } from './project-page';
+import { resolutionSize } from './resolution-presets';
 
 /** Deadlines of the steps on a page (README, "How a render runs"). */
 export interface PageTimeouts {
@@ -39,6 +40,8 @@ export interface RenderSettings extends Determinism {
   /** Output size; the composition is drawn at the matching device scale factor. */
   width?: number;
   height?: number;
+  /** A named output size (`1080p`, `portrait-720p`...), instead of width and height. */
+  resolution?: string;
   crf: number;
   preset: string;
   /** Extra x264 options after the preset (mp4 only). */
@@ -105,11 +108,11 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
   const fps = opts.fps ?? composition.fps;
   const totalFrames =
     composition.durationSeconds === undefined ? opts.totalFrames : checkedFrames(composition.id, composition.durationSeconds, fps, 'data-duration');
-  const size = resolveOutputSize(composition, opts.width, opts.height);
+  const size = outputSizeOf(composition, opts);
   assertEncodableSize(size);
   const transparent = hasAlpha(opts.format);
-  // Transparency needs PNG frames: JPEG has no alpha.
-  const frameFormat: FrameFormat = transparent ? { type: 'png' } : opts.frameFormat;
+  // Transparency needs PNG frames (JPEG has no alpha); the gif palette is built from lossless ones.
+  const frameFormat: FrameFormat = capturesPng(opts.format) ? { type: 'png' } : opts.frameFormat;
   const rational: Rational = fpsToRational(fps);
   return {
     composition,
@@ -177,6 +180,15 @@ export function withProfile(planned: PlannedRender, profile: BrowserProfile): Re
 function captureFor(hasVideo: boolean, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
   if (capture !== 'auto') return capture;
   return hasVideo ? 'screenshot' : 'auto';
+}
+
+function outputSizeOf(composition: Composition, opts: Pick<RenderSettings, 'width' | 'height' | 'resolution'>): OutputSize {
+  if (opts.resolution === undefined) return resolveOutputSize(composition, opts.width, opts.height);
+  if (opts.width !== undefined || opts.height !== undefined) {
+    throw badInput('--resolution names the output size: give it or --width/--height, not both');
+  }
+  const preset = resolutionSize(opts.resolution, composition);
+  return resolveOutputSize(composition, preset.width, preset.height);
 }
 
 function assertEncodableSize({ width, height }: OutputSize): void {

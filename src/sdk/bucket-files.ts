@@ -7,15 +7,26 @@ import { awsClients } from './aws-clients';
 
 /** Object-store chores of the render function: whole files in and out, small JSON records, listings. */
 
-export async function listKeys(bucket: string, prefix: string): Promise<string[]> {
-  const keys: string[] = [];
+export interface BucketObject {
+  key: string;
+  bytes: number;
+  lastModified?: Date;
+}
+
+/** Every object under `prefix`, page after page. */
+export async function listObjects(bucket: string, prefix: string): Promise<BucketObject[]> {
+  const objects: BucketObject[] = [];
   let token: string | undefined;
   do {
     const page = await awsClients().s3.send(new ListObjectsV2Command({ Bucket: bucket, Prefix: prefix, ContinuationToken: token }));
-    for (const o of page.Contents ?? []) if (o.Key) keys.push(o.Key);
+    for (const o of page.Contents ?? []) if (o.Key) objects.push({ key: o.Key, bytes: o.Size ?? 0, lastModified: o.LastModified });
     token = page.IsTruncated ? page.NextContinuationToken : undefined;
   } while (token);
-  return keys;
+  return objects;
+}
+
+export async function listKeys(bucket: string, prefix: string): Promise<string[]> {
+  return (await listObjects(bucket, prefix)).map((o) => o.key);
 }
 
 export async function download(bucket: string, key: string, file: string): Promise<void> {

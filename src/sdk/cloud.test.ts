@@ -95,7 +95,7 @@ cloud('deploy creates the stack and prints its outputs; again unchanged; --concu
   const machine = await aws.sfn.send(new DescribeStateMachineCommand({ stateMachineArn }));
   assert.is(machine.type, 'STANDARD');
   const definition = JSON.parse(machine.definition!);
-  assert.equal(Object.keys(definition.States), ['Plan', 'RenderChunks', 'Assemble']);
+  assert.equal(Object.keys(definition.States), ['Plan', 'RenderChunks', 'Assemble', 'NotifyOnSuccess', 'SendSuccessWebhook', 'Succeeded', 'NotifyOnFailure', 'SendFailureWebhook', 'Failed']);
   assert.is(definition.States.RenderChunks.Type, 'Map');
   assert.is(definition.States.RenderChunks.MaxConcurrencyPath, '$.render.config.maxParallelChunks');
   assert.is(definition.States.Plan.Parameters.FunctionName, fn.FunctionArn);

@@ -1,16 +1,11 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import {
-  CreateStackCommand,
-  DescribeStacksCommand,
-  Parameter,
-  Stack,
-  UpdateStackCommand,
-} from '@aws-sdk/client-cloudformation';
+import { CreateStackCommand, Parameter, Stack, UpdateStackCommand } from '@aws-sdk/client-cloudformation';
 import { ExitCode, VidkitError, badInput } from '../errors';
 import { PACKAGE_ROOT } from '../package-info';
 import { awsClients } from './aws-clients';
 import { DEFAULT_STACK_NAME, MAX_MEMORY_MB } from './defaults';
+import { StackOutputs, describeStack as describe, outputsOf } from './stack';
 
 export { DEFAULT_STACK_NAME, MAX_MEMORY_MB };
 const POLL_MS = 1000;
@@ -31,7 +26,7 @@ export interface DeployResult {
   stackName: string;
   /** `created`, `updated`, or `unchanged` when nothing differed from the deployed stack. */
   action: 'created' | 'updated' | 'unchanged';
-  outputs: { RenderBucketName: string; RenderStateMachineArn: string; RenderFunctionName: string };
+  outputs: StackOutputs;
 }
 
 /** cloud/template.json with the state machine of cloud/state-machine.asl.json as its Definition. */
@@ -86,16 +81,6 @@ export async function deployStack(opts: DeployOptions): Promise<DeployResult> {
   return { stackName, action, outputs: outputsOf(stack) };
 }
 
-async function describe(stackName: string): Promise<Stack | undefined> {
-  try {
-    const got = await awsClients().cfn.send(new DescribeStacksCommand({ StackName: stackName }));
-    return got.Stacks?.[0];
-  } catch (err) {
-    if (/does not exist/i.test((err as Error).message)) return undefined;
-    throw err;
-  }
-}
-
 async function settle(stackName: string, onStatus?: (status: string) => void): Promise<Stack> {
   let last = '';
   for (;;) {
@@ -109,13 +94,4 @@ async function settle(stackName: string, onStatus?: (status: string) => void): P
     }
     await new Promise((r) => setTimeout(r, POLL_MS));
   }
-}
-
-function outputsOf(stack: Stack): DeployResult['outputs'] {
-  const get = (key: string) => {
-    const value = stack.Outputs?.find((o) => o.OutputKey === key)?.OutputValue;
-    if (!value) throw new VidkitError(`stack ${stack.StackName} has no output ${key}`);
-    return value;
-  };
-  return { RenderBucketName: get('RenderBucketName'), RenderStateMachineArn: get('RenderStateMachineArn'), RenderFunctionName: get('RenderFunctionName') };
 }

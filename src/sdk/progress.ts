@@ -3,7 +3,7 @@ import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { badInput } from '../errors';
 import { awsClients } from './aws-clients';
 import { ChunkProgressRecord, ExecutionInput, PlanRecord, renderKeys } from './render-input';
-import { requireStateMachine } from './render';
+import { resolveStateMachine } from './stack';
 
 /**
  * Where a render stands. `planning` until the plan is written, `rendering` while chunks run,
@@ -28,21 +28,21 @@ export interface RenderProgress {
 const FINAL: Record<string, RenderStatus> = { SUCCEEDED: 'done', FAILED: 'failed', TIMED_OUT: 'timed-out', ABORTED: 'aborted' };
 
 /** An execution ARN from either identifier: a render id is the execution's name. */
-export function executionArnOf(id: string, stateMachineArn?: string): string {
+export async function executionArnOf(id: string, stateMachineArn?: string, stackName?: string): Promise<string> {
   if (id.startsWith('arn:')) {
     if (!/^arn:[^:]+:states:[^:]*:[^:]*:execution:[^:]+:[^:]+$/.test(id)) throw badInput(`not a Step Functions execution ARN: ${id}`);
     return id;
   }
   if (!/^[0-9a-f]{16}$/.test(id)) throw badInput(`expected a render id (16 hex digits) or an execution ARN, got "${id}"`);
-  const machine = requireStateMachine(stateMachineArn);
+  const machine = await resolveStateMachine(stateMachineArn, stackName);
   return `${machine.replace(':stateMachine:', ':execution:')}:${id}`;
 }
 
 /** Reads the execution (DescribeExecution) and the plan and chunk records the render writes to its bucket. */
-export async function getRenderProgress(opts: { renderId?: string; executionArn?: string; stateMachineArn?: string }): Promise<RenderProgress> {
+export async function getRenderProgress(opts: { renderId?: string; executionArn?: string; stateMachineArn?: string; stackName?: string }): Promise<RenderProgress> {
   const id = opts.executionArn ?? opts.renderId;
   if (!id) throw badInput('getRenderProgress needs a renderId or an executionArn');
-  const executionArn = executionArnOf(id, opts.stateMachineArn);
+  const executionArn = await executionArnOf(id, opts.stateMachineArn, opts.stackName);
   const { sfn, s3 } = awsClients();
   let execution;
   try {
@@ -91,7 +91,7 @@ export async function getRenderProgress(opts: { renderId?: string; executionArn?
 }
 
 /** A failed Lambda task's cause is the function's JSON error payload; its message is what a user needs. */
-function causeMessage(cause: string | undefined): string | undefined {
+export function causeMessage(cause: string | undefined): string | undefined {
   if (!cause) return undefined;
   try {
     const parsed = JSON.parse(cause) as { errorMessage?: unknown };

@@ -2,7 +2,8 @@ import { DeclarationSet, checkOverrides } from '../composition/variables';
 import { badInput } from '../errors';
 import { BatchItem, BatchManifestRow, dispatchBatch } from './batch-dispatch';
 import type { BatchFile } from './batch-file';
-import { RenderPlan, RenderToLambdaInput, preflightWarnings, requireStateMachine, startRender, validateConfig } from './render';
+import { RenderPlan, RenderToLambdaInput, preflightWarnings, startRender, validateBeforeRequests, validateConfig } from './render';
+import { resolveTarget } from './stack';
 import type { RenderConfigInput } from './validate-config';
 import { DEFAULT_MAX_CONCURRENT } from './defaults';
 
@@ -10,8 +11,12 @@ export { DEFAULT_MAX_CONCURRENT };
 
 export interface RenderBatchInput {
   siteHandle: RenderToLambdaInput['siteHandle'];
+  /** Default: VIDKIT_BUCKET, else the stack's RenderBucketName (a dry run reads no stack). */
   bucketName?: string;
+  /** Default: VIDKIT_SFN_ARN, else the stack's RenderStateMachineArn. */
   stateMachineArn?: string;
+  /** The deployed stack the bucket and state machine are read from when not given (default vidkit-render). */
+  stackName?: string;
   /** Applied to every entry; each entry brings its own `variables` and `outputKey`. */
   config?: Omit<RenderConfigInput, 'variables'>;
   /** The parsed batch (see batch-file.ts): entries and the lines that cannot be rendered. */
@@ -37,7 +42,10 @@ export interface RenderBatchInput {
 export async function renderBatchToLambda(input: RenderBatchInput): Promise<BatchManifestRow[]> {
   const maxConcurrent = input.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
   if (!Number.isInteger(maxConcurrent) || maxConcurrent < 1) throw badInput(`maxConcurrent must be a whole number of at least 1, got ${maxConcurrent}`);
-  const stateMachineArn = input.dryRun ? '' : requireStateMachine(input.stateMachineArn);
+  // A dry run makes no request at all: entries are checked as they would be with the longest bucket name.
+  const target = input.dryRun ? undefined : await resolveTarget(input);
+  const stateMachineArn = target?.stateMachineArn ?? '';
+  const check = (config: Parameters<typeof validateConfig>[0]) => (target ? validateConfig({ ...config, bucketName: target.bucketName }) : validateBeforeRequests(config));
   let preflight: Promise<void> | undefined;
 
   const prepare = (entry: BatchItem): RenderPlan => {
@@ -47,7 +55,7 @@ export async function renderBatchToLambda(input: RenderBatchInput): Promise<Batc
       throw badInput(`strict variables: ${issues.map((i) => i.message).join('; ')}`);
     }
     for (const issue of issues) input.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${issue.message}`);
-    return validateConfig({ siteHandle: input.siteHandle, bucketName: input.bucketName, outputKey: entry.outputKey, config: { ...input.config, variables } });
+    return check({ siteHandle: input.siteHandle, bucketName: input.bucketName, outputKey: entry.outputKey, config: { ...input.config, variables } });
   };
 
   const start = async (plan: RenderPlan) => {

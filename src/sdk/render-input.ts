@@ -5,6 +5,7 @@
  */
 import type { OutputFormat } from '../render/formats';
 import type { QualitySettings } from '../render/quality';
+import type { WebhookOptions } from './webhook';
 
 /** SPEC.md 2.6, with defaults applied where the interface fixes them. */
 export interface RenderConfig {
@@ -38,6 +39,8 @@ export interface RenderJob {
   outputKey: string;
   config: RenderConfig;
   encode: QualitySettings;
+  /** Posted by the render function when the render succeeds or fails (README "Completion webhook"). */
+  webhook?: WebhookOptions;
 }
 
 export interface ExecutionInput {

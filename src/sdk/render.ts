@@ -8,19 +8,26 @@ import { loadNative } from '../native';
 import { formatExtension } from '../render/formats';
 import { QUALITY_SETTINGS } from '../render/quality';
 import { awsClients } from './aws-clients';
+import { SECONDS_PER_MEGAPIXEL_FRAME } from './estimate';
 import { resolveOutputSize } from '../render/output-size';
 import type { ExecutionInput } from './render-input';
 import { SiteHandle, requireBucket } from './site';
+import { resolveTarget } from './stack';
 import { RenderConfigInput, checkInputSize, resolveConfig } from './validate-config';
+import { WebhookOptions, checkWebhook } from './webhook';
 
 export interface RenderToLambdaInput {
   siteHandle: Pick<SiteHandle, 'siteId' | 'prefix' | 'composition'>;
-  /** Default: VIDKIT_BUCKET. */
+  /** Default: VIDKIT_BUCKET, else the stack's RenderBucketName. */
   bucketName?: string;
-  /** Default: VIDKIT_SFN_ARN. */
+  /** Default: VIDKIT_SFN_ARN, else the stack's RenderStateMachineArn. */
   stateMachineArn?: string;
+  /** The deployed stack the bucket and state machine are read from when not given (default vidkit-render). */
+  stackName?: string;
   config?: RenderConfigInput;
   outputKey: string;
+  /** Posted by the render function when the render succeeds or fails, signed with `secret` (README "Completion webhook"). */
+  webhook?: WebhookOptions;
   /** Warnings found before starting (reserved concurrency, the 15-minute chunk cap). */
   onWarning?: (message: string) => void;
 }
@@ -46,28 +53,25 @@ export interface RenderPlan {
   totalFrames?: number;
   /** Chunks, or at most this many when `totalFrames` is undefined. */
   chunks: number;
+  /** Frames of each chunk, as the native planner splits them; undefined with `totalFrames`. */
+  chunkFrames?: number[];
   /** Output size. */
   width: number;
   height: number;
 }
 
-/** Conservative capture-and-encode cost of one frame per megapixel on a 10 GB function (6 vCPU). */
-const SECONDS_PER_MEGAPIXEL_FRAME = 0.25;
 const CHUNK_CAP_SECONDS = 15 * 60;
 /** Warn well before the cap: cold starts and slow pages eat the rest. */
 const CHUNK_WARN_SECONDS = 0.8 * CHUNK_CAP_SECONDS;
 
-export function requireStateMachine(stateMachineArn: string | undefined): string {
-  const arn = stateMachineArn ?? process.env.VIDKIT_SFN_ARN;
-  if (!arn) throw badInput('no state machine: pass stateMachineArn (--state-machine-arn) or set VIDKIT_SFN_ARN to the RenderStateMachineArn that `vidkit cloudfn deploy` printed');
-  return arn;
-}
+/** S3 bucket names are at most 63 characters: an input that fits with a name this long fits with the real one. */
+const LONGEST_BUCKET_NAME = 'b'.repeat(63);
 
 /**
  * Everything about a render that can be known without a request: the resolved config, the
  * execution input (size-checked) and the chunk plan. `[validateConfig] config:` errors come from here.
  */
-export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 'stateMachineArn'>): RenderPlan {
+export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 'stateMachineArn' | 'stackName'>): RenderPlan {
   const config = resolveConfig(input.config);
   const bucket = requireBucket(input.bucketName);
   if (typeof input.outputKey !== 'string' || input.outputKey === '' || input.outputKey.startsWith('/')) {
@@ -81,15 +85,17 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
   const size = resolveOutputSize(composition, config.width, config.height);
   const fps = config.fps ?? composition.fps;
   const totalFrames = composition.durationSeconds === undefined ? undefined : framesOf(composition.durationSeconds, fps);
-  const chunks =
+  const chunkFrames =
     totalFrames === undefined
-      ? { length: config.maxParallelChunks }
-      : loadNative().planChunks({
-          totalFrames,
-          maxParallelChunks: config.maxParallelChunks,
-          chunkSize: config.chunkSize,
-          targetChunkFrames: config.targetChunkFrames,
-        });
+      ? undefined
+      : loadNative()
+          .planChunks({
+            totalFrames,
+            maxParallelChunks: config.maxParallelChunks,
+            chunkSize: config.chunkSize,
+            targetChunkFrames: config.targetChunkFrames,
+          })
+          .map((c) => c.endFrame - c.startFrame);
   const executionInput: ExecutionInput = {
     render: {
       renderId: randomBytes(8).toString('hex'),
@@ -98,10 +104,11 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
       outputKey: input.outputKey,
       config,
       encode: QUALITY_SETTINGS.standard,
+      ...(input.webhook === undefined ? {} : { webhook: checkWebhook(input.webhook) }),
     },
   };
   const body = checkInputSize(executionInput);
-  return { input: executionInput, body, totalFrames, chunks: chunks.length, width: size.width, height: size.height };
+  return { input: executionInput, body, totalFrames, chunks: chunkFrames?.length ?? config.maxParallelChunks, chunkFrames, width: size.width, height: size.height };
 }
 
 /** SPEC.md 7: a chunk plan whose chunks would likely outrun the 15-minute function cap. */
@@ -158,10 +165,19 @@ export async function startRender(plan: RenderPlan, stateMachineArn: string): Pr
   };
 }
 
+/**
+ * {@link validateConfig} when the bucket may still have to be read from the stack: every check, the
+ * 256 KiB one included, before any request (the stack's description included).
+ */
+export function validateBeforeRequests(input: Omit<RenderToLambdaInput, 'onWarning' | 'stateMachineArn' | 'stackName'>): RenderPlan {
+  return validateConfig({ ...input, bucketName: input.bucketName ?? (process.env.VIDKIT_BUCKET || LONGEST_BUCKET_NAME) });
+}
+
 /** Starts one Standard execution of the render state machine and returns at once. */
 export async function renderToLambda(input: RenderToLambdaInput): Promise<RenderHandle> {
-  const plan = validateConfig(input);
-  const stateMachineArn = requireStateMachine(input.stateMachineArn);
+  validateBeforeRequests(input);
+  const { bucketName, stateMachineArn } = await resolveTarget(input);
+  const plan = validateConfig({ ...input, bucketName });
   await preflightWarnings(plan, stateMachineArn, (message) => input.onWarning?.(message));
   return startRender(plan, stateMachineArn);
 }

@@ -95,7 +95,7 @@ checks('config.format: HDR is refused in distributed mode with the SPEC error, u
     );
   }
   const unknown = await renderToLambda({ format: 'mp4-hdr' });
-  assert.is(unknown.error, '[validateConfig] config.format: format must be one of mp4, webm, mov, hdr-pq, hdr-hlg, got "mp4-hdr"');
+  assert.is(unknown.error, '[validateConfig] config.format: format must be one of mp4, webm, mov, hdr-pq, hdr-hlg, gif, png-sequence, hls, got "mp4-hdr"');
   const mismatch = await renderToLambda({ format: 'webm' });
   assert.is(mismatch.error, 'outputKey renders/out.mp4 does not match format webm: name a .webm object');
   assert.is(requests, 0);
@@ -171,7 +171,12 @@ checks('--help of each cloudfn command lists its options', () => {
       ['--site-id', '--width', '--height', '--variables', '--format', '--output-key', '--wait', '--max-parallel-chunks', '--target-chunk-frames', '--chunk-size'],
     ],
     [['cloudfn', 'render-batch'], ['--batch', '--format', '--dry-run']],
-    [['cloudfn', 'progress'], ['--json', '--state-machine-arn']],
+    [['cloudfn', 'progress'], ['--json', '--state-machine-arn', '--stack-name']],
+    [['cloudfn', 'render'], ['--stack-name', '--estimate', '--webhook', '--webhook-secret', '--webhook-allow-private']],
+    [['cloudfn', 'destroy'], ['--stack-name', '--yes', '--json']],
+    [['cloudfn', 'sites', 'ls'], ['--bucket', '--stack-name', '--json']],
+    [['cloudfn', 'sites', 'rm'], ['<siteId>', '--bucket', '--stack-name']],
+    [['cloudfn', 'renders', 'ls'], ['--limit', '--state-machine-arn', '--stack-name', '--json']],
   ];
   for (const [command, flags] of help) {
     const text = execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), ...command, '--help'], { encoding: 'utf8' });

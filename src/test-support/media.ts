@@ -13,6 +13,7 @@ export interface FfprobeStream {
   nb_read_frames?: string;
   nb_frames?: string;
   r_frame_rate?: string;
+  start_time?: string;
   color_space?: string;
   color_primaries?: string;
   color_transfer?: string;

@@ -1,5 +1,6 @@
 //! libav-backed media work for vidkit: the frame [`Encoder`] (browser screenshots to an H.264 MP4
-//! segment), [`concat_segments`] (join segments by stream copy) and [`probe`].
+//! segment), [`concat_segments`] (join segments by stream copy), the delivery formats made from a
+//! render's frames or joined file ([`encode_gif`], [`package_hls`]) and [`probe`].
 //!
 //! Everything goes through `ffmpeg-next` against the static libav of scripts/build-libav.sh, linked
 //! into the addon; the few calls it does not wrap go through `ffmpeg_sys_next` in the module that
@@ -11,6 +12,8 @@ mod concat;
 mod encoder;
 mod error;
 mod format;
+mod gif;
+mod hls;
 mod libav;
 mod packets;
 mod probe;
@@ -21,6 +24,8 @@ pub use concat::{concat_segments, ConcatOptions, ConcatStats};
 pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
 pub use error::MediaError;
 pub use format::OutputFormat;
+pub use gif::{encode_gif, GifOptions, GifStats};
+pub use hls::{package_hls, HlsStats, HLS_MASTER_PLAYLIST, HLS_MEDIA_PLAYLIST};
 pub use libav::{libav_versions, LibavVersions};
 pub use probe::{probe, ProbeResult, StreamInfo};
 pub use proxy::{intra_proxy, ProxyStats};

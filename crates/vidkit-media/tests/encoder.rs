@@ -121,6 +121,49 @@ fn output_is_tagged_bt709_limited_with_closed_gops_starting_on_an_idr() {
     );
 }
 
+#[test]
+fn keyframe_interval_puts_keyframes_on_the_render_frame_grid() {
+    let out = test_dir("keyframe-grid").join("segment.mp4");
+    let mut opts = options(&out, InputFormat::Jpeg);
+    // A segment of render frames 7..19 on a grid of 5: keyframes at its first frame (closed GOP)
+    // and at render frames 10 and 15, i.e. segment frames 0, 3 and 8.
+    opts.keyframe_interval = Some(5);
+    opts.first_frame = 7;
+    let mut encoder = Encoder::start(opts).unwrap();
+    for level in 0..12u8 {
+        // Every frame differs from the last: x264 has no reason of its own for a keyframe here.
+        encoder.push(grey_jpeg(100 + level)).unwrap();
+        encoder.wait_ready().unwrap();
+    }
+    encoder.finish().unwrap();
+    let frames = ffprobe(&out, &["-select_streams", "v:0", "-show_entries", "frame=key_frame"]);
+    let keys: Vec<usize> = frames["frames"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .enumerate()
+        .filter(|(_, f)| f["key_frame"] == 1)
+        .map(|(i, _)| i)
+        .collect();
+    assert_eq!(keys, vec![0, 3, 8]);
+}
+
+#[test]
+fn keyframe_interval_is_for_mp4_and_at_least_one() {
+    let out = test_dir("keyframe-refused").join("segment.webm");
+    let mut opts = options(&out, InputFormat::Jpeg);
+    opts.keyframe_interval = Some(0);
+    let error = Encoder::start(opts.clone()).err().unwrap().to_string();
+    assert_eq!(error, "keyframeInterval must be at least 1 frame");
+    opts.keyframe_interval = Some(30);
+    opts.format = vidkit_media::OutputFormat::Webm;
+    let error = Encoder::start(opts).err().unwrap().to_string();
+    assert_eq!(
+        error,
+        "keyframeInterval is for the mp4 format (H.264) only, got format webm"
+    );
+}
+
 /// Largest per-channel difference between `want` and the centre of every decoded frame.
 fn worst_error(frames: &[Yuv], want: [u8; 3]) -> f64 {
     frames

@@ -39,6 +39,11 @@ pub struct NativeEncoderOptions {
     pub input: String,
     /// Frames in flight before `push` waits; default 8.
     pub queue_capacity: Option<f64>,
+    /// A keyframe at every render frame that is a multiple of this (mp4 only), the segment's
+    /// first frame being render frame `firstFrame`: the hls format's segment grid.
+    pub keyframe_interval: Option<f64>,
+    /// The render frame of the segment's first frame; default 0.
+    pub first_frame: Option<f64>,
 }
 
 #[napi(object)]
@@ -75,6 +80,16 @@ impl NativeEncoderOptions {
                 .unwrap_or(0),
             input,
             queue_capacity: queue_capacity.unwrap_or(DEFAULT_QUEUE_CAPACITY) as usize,
+            keyframe_interval: self
+                .keyframe_interval
+                .map(|k| whole(k, "keyframeInterval", u32::MAX))
+                .transpose()?,
+            first_frame: u64::from(
+                self.first_frame
+                    .map(|f| whole(f, "firstFrame", u32::MAX))
+                    .transpose()?
+                    .unwrap_or(0),
+            ),
         })
     }
 }

@@ -6,6 +6,7 @@
 #![cfg_attr(test, allow(dead_code))]
 
 mod batch;
+mod delivery;
 mod encoder;
 mod js;
 mod media;

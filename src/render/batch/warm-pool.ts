@@ -2,14 +2,14 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import type { Overrides } from '../../composition/variables';
-import { ExitCode, VidkitError } from '../../errors';
+import { ExitCode, VidkitError, badInput } from '../../errors';
 import { loadNative } from '../../native';
 import { AssetRouter } from '../asset-router';
 import type { BrowserProfile } from '../browser';
 import { CaptureSession } from '../capture-session';
 import { DeadlineError } from '../deadline';
 import { SessionSlot, renderChunk, segmentEncoder } from '../chunk-renderer';
-import { OutputFormat, formatExtension } from '../formats';
+import { OutputFormat, encoderFormat, formatExtension } from '../formats';
 import { trackPath, untrackPath } from '../leftovers';
 import { outputError } from '../output-path';
 import { ProjectServer, serveProject } from '../project-server';
@@ -43,6 +43,9 @@ export interface PooledRenderHooks {
   /** Stops this render at its next frame, its browser kept for the next. */
   signal?: AbortSignal;
 }
+
+/** What a pool renders: one video file each, through the segment encoder and concat. */
+const POOL_FORMATS: readonly OutputFormat[] = ['mp4', 'webm', 'mov', 'hdr-pq', 'hdr-hlg'];
 
 interface Worker {
   id: number;
@@ -84,6 +87,7 @@ export class WarmPool {
 
   /** Checks the project (as `vidkit render` does before any browser) and serves it; browsers start with the first render. */
   static async open(opts: WarmPoolOptions): Promise<WarmPool> {
+    if (!POOL_FORMATS.includes(opts.format)) throw badInput(`--format ${opts.format} is not made by a batch: it renders ${POOL_FORMATS.join(', ')}`);
     const base = planRender({ ...opts, overrides: {}, strictVariables: false });
     const { composition } = base;
     const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-pool-'));
@@ -151,7 +155,7 @@ export class WarmPool {
       const { fps } = context.settings;
       const audio = await soundtrackOf(timeline, { assets: this.assets, durationSeconds: (totalFrames * fps.den) / fps.num });
       try {
-        const joined = await loadNative().concatSegments([segment], partial, { faststart: true, format: context.format, audio });
+        const joined = await loadNative().concatSegments([segment], partial, { faststart: true, format: encoderFormat(context.format), audio });
         fs.renameSync(partial, output);
         return { output, frames: joined.frames, bytes: joined.bytes, seconds: (Date.now() - started) / 1000 };
       } catch (err) {

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use ffmpeg::codec::{self, encoder};
 use ffmpeg::format::{self, context::Output};
-use ffmpeg::{color, frame, Dictionary, Rational};
+use ffmpeg::{color, frame, picture, Dictionary, Rational};
 use ffmpeg_next as ffmpeg;
 
 use super::decode::Picture;
@@ -33,6 +33,8 @@ pub(crate) struct Settings {
     pub(crate) x264_params: Option<String>,
     /// 0: the codec's automatic count.
     pub(crate) threads: u32,
+    /// Forced keyframes: every `.0` render frames, the segment starting at render frame `.1`.
+    pub(crate) keyframes: Option<(u32, u64)>,
 }
 
 /// Runs until the picture channel closes, then flushes x264 and writes the trailer. Returns the
@@ -82,6 +84,7 @@ struct Segment {
     encoder_time_base: Rational,
     stream_time_base: Rational,
     frames: u64,
+    keyframes: Option<(u32, u64)>,
 }
 
 impl Segment {
@@ -140,11 +143,17 @@ impl Segment {
             encoder_time_base: time_base,
             stream_time_base,
             frames: 0,
+            keyframes: settings.keyframes,
         })
     }
 
     fn encode(&mut self, index: u64, frame: &mut frame::Video) -> Result<(), MediaError> {
         frame.set_pts(Some(index as i64));
+        if let Some((every, first_frame)) = self.keyframes {
+            // Set on every frame: a repeated frame is the same picture sent again.
+            let key = (first_frame + index) % u64::from(every) == 0;
+            frame.set_kind(if key { picture::Type::I } else { picture::Type::None });
+        }
         self.encoder
             .send_frame(frame)
             .map_err(|e| MediaError::frame(index, format!("the encoder refused the frame: {e}")))?;

@@ -101,6 +101,12 @@ pub struct EncoderOptions {
     pub input: InputFormat,
     /// How many pushed frames may be in flight before [`Encoder::wait_ready`] blocks.
     pub queue_capacity: usize,
+    /// A keyframe at every render frame that is a multiple of this (H.264 only), counting the
+    /// segment's first frame as render frame `first_frame`: segments of one render then share one
+    /// keyframe grid, which the hls format cuts its segments on.
+    pub keyframe_interval: Option<u32>,
+    /// The render frame of the segment's first frame (see `keyframe_interval`).
+    pub first_frame: u64,
 }
 
 impl EncoderOptions {
@@ -148,6 +154,15 @@ impl EncoderOptions {
         if self.queue_capacity == 0 {
             return invalid("queueCapacity must be at least 1".into());
         }
+        if self.keyframe_interval == Some(0) {
+            return invalid("keyframeInterval must be at least 1 frame".into());
+        }
+        if self.keyframe_interval.is_some() && self.format != OutputFormat::Mp4 {
+            return invalid(format!(
+                "keyframeInterval is for the mp4 format (H.264) only, got format {}",
+                self.format.name()
+            ));
+        }
         Ok(())
     }
 }
@@ -193,6 +208,7 @@ impl Encoder {
             preset: options.preset.clone(),
             x264_params: options.x264_params.clone(),
             threads: options.threads,
+            keyframes: options.keyframe_interval.map(|every| (every, options.first_frame)),
         };
         let spawn_failed = |e: io::Error| MediaError::libav("starting the encoder threads", e);
         let decode_flow = Arc::clone(&flow);

@@ -36,6 +36,8 @@ pub fn options(output: &Path, input: InputFormat) -> EncoderOptions {
         threads: 0,
         input,
         queue_capacity: 4,
+        keyframe_interval: None,
+        first_frame: 0,
     }
 }
 
