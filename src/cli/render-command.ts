@@ -100,6 +100,7 @@ export class RenderCommand extends CompositionCommand {
         ...page,
         ...quality,
         format,
+        gifLoop: delivery.gifLoop,
         batchFile: this.batch,
         outputDir: this.outputDir,
         concurrency: parseWorkers(this.batchConcurrency, '--batch-concurrency'),

@@ -219,6 +219,25 @@ test('--fail-fast starts no line after the first failure; an empty batch and opt
   assert.match(refused.stderr, /vidkit: error: --output does not apply to --batch: each line's "outputKey" names its output under --output-dir\n/);
 });
 
+test('--format gif: one gif a line, every frame; a directory format is refused', () => {
+  const dir = project(0.5);
+  const batch = path.join(work, 'gif.jsonl');
+  writeRows(batch, [row('a.gif', { fill: '#ff0000' }), row('b.gif', { fill: '#0000ff' })]);
+  const outDir = path.join(work, 'out-gif');
+  const run = vidkit(['render', dir, '--batch', batch, '--output-dir', outDir, '--format', 'gif', '--gif-loop', '2']);
+  assert.is(run.status, 0, run.stderr);
+  for (const [name, colour] of [['a.gif', '#ff0000'], ['b.gif', '#0000ff']]) {
+    const file = path.join(outDir, name);
+    assert.is(ffprobe(file).streams[0].codec_name, 'gif');
+    assert.is(ffprobe(file).streams[0].nb_read_frames, '5', name);
+    const got = rgbAt(decodeRgbFrame(file, 4, WIDTH, HEIGHT), WIDTH, 300, 20);
+    rgb(colour).forEach((want, c) => assert.ok(Math.abs(got[c] - want) <= 12, `${name}: ${got}, want ${colour}`));
+  }
+  const refused = vidkit(['render', dir, '--batch', batch, '--output-dir', outDir, '--format', 'png-sequence']);
+  assert.is(refused.status, 2);
+  assert.match(refused.stderr, /vidkit: error: --format png-sequence writes a directory: a batch writes one file per line/);
+});
+
 test('a row whose page loops in a frame fails at the frame timeout alone; the next rows render on a new browser', () => {
   const dir = fs.mkdtempSync(path.join(work, 'hang-'));
   fs.writeFileSync(

@@ -4,29 +4,25 @@ import * as path from 'node:path';
 import type { Overrides } from '../../composition/variables';
 import { ExitCode, VidkitError, badInput } from '../../errors';
 import { loadNative } from '../../native';
-import { AssetRouter } from '../asset-router';
 import type { BrowserProfile } from '../browser';
 import { CaptureSession } from '../capture-session';
+import { SessionSlot, renderChunk } from '../chunk-renderer';
 import { DeadlineError } from '../deadline';
-import { SessionSlot, renderChunk, segmentEncoder } from '../chunk-renderer';
-import { OutputFormat, encoderFormat, formatExtension } from '../formats';
+import { OutputFormat, formatExtension, isDirectoryFormat } from '../formats';
 import { trackPath, untrackPath } from '../leftovers';
 import { outputError } from '../output-path';
-import { ProjectServer, serveProject } from '../project-server';
+import { outputWriter } from '../output-writer';
 import { PlannedRender, RenderSettings, framesOfPage, planRender, profileFor, withProfile } from '../render-context';
-import { RemoteAssets } from '../remote-assets';
+import { AssetPolicy, ServedComposition, serveComposition } from '../served-composition';
 import { soundtrackOf } from '../soundtrack';
-import { VideoProxies } from '../video-proxies';
 
 /** What every render of a pool shares: the project, its page and how to draw and encode it; not the variables. */
-export interface WarmPoolOptions extends Omit<RenderSettings, 'overrides' | 'strictVariables'> {
+export interface WarmPoolOptions extends Omit<RenderSettings, 'overrides' | 'strictVariables'>, AssetPolicy {
   format: OutputFormat;
   /** Browsers kept warm, each rendering one video at a time. */
   size: number;
-  allowMissingMedia?: boolean;
-  allowPrivateNetwork?: boolean;
-  maxAssetBytes?: number;
-  onWarning?: (message: string) => void;
+  /** Repeats of a gif after its first play (`--gif-loop`). */
+  gifLoop?: number;
 }
 
 export interface PooledRender {
@@ -44,9 +40,6 @@ export interface PooledRenderHooks {
   signal?: AbortSignal;
 }
 
-/** What a pool renders: one video file each, through the segment encoder and concat. */
-const POOL_FORMATS: readonly OutputFormat[] = ['mp4', 'webm', 'mov', 'hdr-pq', 'hdr-hlg'];
-
 interface Worker {
   id: number;
   slot: SessionSlot;
@@ -57,7 +50,7 @@ interface Worker {
  * Renders one video after another with browsers kept open between them (README, "Local batch
  * rendering"): each render sets its variables by resetting a warm page ({@link CaptureSession.reset})
  * instead of launching a browser, and remote assets and video proxies are fetched once for the
- * pool's lifetime. A render is one whole-video range through the chunk renderer, encoder and concat
+ * pool's lifetime. A render is one whole-video range through the chunk renderer and output writer
  * of `vidkit render`, so its frames and file are those of a cold render. Used by
  * `vidkit render --batch` and by the web templates.
  */
@@ -72,9 +65,7 @@ export class WarmPool {
   private constructor(
     private readonly opts: WarmPoolOptions,
     private readonly tmpDir: string,
-    private readonly server: ProjectServer,
-    private readonly assets: AssetRouter,
-    private readonly url: string,
+    private readonly served: ServedComposition,
     /** The composition as planned without overrides: the page and settings every render shares. */
     readonly base: PlannedRender,
   ) {
@@ -87,24 +78,12 @@ export class WarmPool {
 
   /** Checks the project (as `vidkit render` does before any browser) and serves it; browsers start with the first render. */
   static async open(opts: WarmPoolOptions): Promise<WarmPool> {
-    if (!POOL_FORMATS.includes(opts.format)) throw badInput(`--format ${opts.format} is not made by a batch: it renders ${POOL_FORMATS.join(', ')}`);
+    // The record of a batch is one file per line: its size tells a complete one (batch-record.ts).
+    if (isDirectoryFormat(opts.format)) throw badInput(`--format ${opts.format} writes a directory: a batch writes one file per line (mp4, webm, mov, hdr-pq, hdr-hlg, gif)`);
     const base = planRender({ ...opts, overrides: {}, strictVariables: false });
-    const { composition } = base;
     const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-pool-'));
     trackPath(tmpDir);
-    const assetDir = path.join(tmpDir, 'assets');
-    const server = await serveProject(composition.projectDir, { remoteDir: assetDir });
-    const remote = new RemoteAssets({
-      dir: assetDir,
-      allowMissing: opts.allowMissingMedia ?? false,
-      allowPrivateNetwork: opts.allowPrivateNetwork,
-      maxBytes: opts.maxAssetBytes,
-      origin: new URL(server.url).origin,
-      onWarning: opts.onWarning,
-    });
-    const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new VideoProxies(assetDir) });
-    const url = new URL(encodeURI(path.relative(composition.projectDir, composition.entryFile).split(path.sep).join('/')), server.url).href;
-    return new WarmPool(opts, tmpDir, server, assets, url, base);
+    return new WarmPool(opts, tmpDir, await serveComposition(base.composition, tmpDir, opts), base);
   }
 
   /** One render's plan with its variables: throws a VidkitError naming what is wrong, before any browser work. */
@@ -129,7 +108,8 @@ export class WarmPool {
     const started = Date.now();
     this.profile ??= profileFor(this.base, this.opts);
     const context = withProfile(planned, await this.profile);
-    const options = context.sessionOptions(this.url, this.assets);
+    const { url, assets } = this.served;
+    const options = context.sessionOptions(url, assets);
     // Profiles live in the pool's temporary directory, so an interrupted batch leaves none.
     const open = () => CaptureSession.open({ ...options, profileDir: path.join(this.tmpDir, `profile-${worker.id}-${worker.profiles++}`) });
     await worker.slot.reset(open, options.boot);
@@ -138,13 +118,17 @@ export class WarmPool {
     hooks.onFrames?.(totalFrames);
     const extension = formatExtension(context.format);
     const n = this.renders++;
-    const segment = path.join(this.tmpDir, `render-${n}${extension}`);
+    const renderDir = path.join(this.tmpDir, `render-${n}`);
+    fs.mkdirSync(renderDir);
     const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.${n}.partial${extension}`);
     trackPath(partial);
     try {
-      // Each browser's encoder gets its share of the cores, as a worker of `vidkit render` does.
+      // The writer of `vidkit render`, with one part: the whole video. Each browser's encoder gets
+      // its share of the cores, as a worker of `vidkit render` does.
       const threads = Math.max(1, Math.floor(os.availableParallelism() / this.opts.size));
-      await renderChunk(slot, { index: 0, startFrame: 0, endFrame: totalFrames }, segmentEncoder(context.settings, segment, threads), {
+      const writer = outputWriter({ settings: context.settings, tmpDir: renderDir, partial, output, encoderThreads: threads, gifLoop: this.opts.gifLoop });
+      const whole = { index: 0, startFrame: 0, endFrame: totalFrames };
+      await renderChunk(slot, whole, writer.sink(whole), {
         onFrame: () => {
           if (hooks.signal?.aborted) throw new VidkitError('render interrupted', { exitCode: ExitCode.Interrupted });
           hooks.onFrame?.();
@@ -153,11 +137,9 @@ export class WarmPool {
       });
       const timeline = await (await slot.current()).mediaTimeline();
       const { fps } = context.settings;
-      const audio = await soundtrackOf(timeline, { assets: this.assets, durationSeconds: (totalFrames * fps.den) / fps.num });
       try {
-        const joined = await loadNative().concatSegments([segment], partial, { faststart: true, format: encoderFormat(context.format), audio });
-        fs.renameSync(partial, output);
-        return { output, frames: joined.frames, bytes: joined.bytes, seconds: (Date.now() - started) / 1000 };
+        const done = await writer.finish([whole], () => soundtrackOf(timeline, { assets, durationSeconds: (totalFrames * fps.den) / fps.num }));
+        return { output, frames: done.frames, bytes: done.bytes, seconds: (Date.now() - started) / 1000 };
       } catch (err) {
         throw outputError(err, output);
       }
@@ -166,7 +148,7 @@ export class WarmPool {
       if (err instanceof DeadlineError) await slot.close();
       throw err;
     } finally {
-      fs.rmSync(segment, { force: true });
+      fs.rmSync(renderDir, { recursive: true, force: true });
       fs.rmSync(partial, { force: true });
       untrackPath(partial);
       // The encoder's buffers are freed but kept by malloc: without this the pool's process grew
@@ -198,7 +180,7 @@ export class WarmPool {
     this.closed = true;
     for (const waiter of this.waiting.splice(0)) waiter.reject(new VidkitError('the render pool is closed'));
     await Promise.all(this.workers.map((w) => w.slot.stop()));
-    await this.server.close();
+    await this.served.close();
     fs.rmSync(this.tmpDir, { recursive: true, force: true, maxRetries: 3 });
     untrackPath(this.tmpDir);
   }
