@@ -205,6 +205,8 @@ export interface NativeBinding {
   /** Remuxes a joined H.264 MP4 into the empty directory `dir`: master.m3u8, stream.m3u8, stream_NNNNN.ts. */
   packageHls(input: string, dir: string, segmentSeconds: number): Promise<{ segments: number; frames: number }>;
   nativeInfo(): NativeInfo;
+  /** Returns freed heap memory to the system; a long-lived process calls it between renders. */
+  releaseMemory(): void;
 }
 
 /** The napi-rs platform suffixes an addon can be built for, keyed by `${process.platform}-${process.arch}`. */

@@ -65,6 +65,60 @@ function lineProgress(stream: NodeJS.WritableStream): FrameProgress {
   };
 }
 
+/**
+ * A batch's progress: the bar counts videos (rendered, skipped or failed: a skipped one draws no
+ * frame), with the frames drawn so far and their rate beside it.
+ */
+export interface BatchProgress {
+  start(totalRenders: number): void;
+  frame(): void;
+  render(): void;
+  stop(): void;
+}
+
+export function batchProgress(stream: NodeJS.WriteStream | NodeJS.WritableStream): BatchProgress {
+  let total = 0;
+  let renders = 0;
+  let frames = 0;
+  let started = 0;
+  let lastLine = 0;
+  const tty = 'isTTY' in stream && stream.isTTY === true;
+  const bar = tty
+    ? new SingleBar({
+        stream: stream as NodeJS.WriteStream,
+        format: 'vidkit: {bar} {percentage}% | {value}/{total} videos | {frames} frames | {fps} fps | ETA {eta_formatted}',
+        hideCursor: true,
+        etaBuffer: 60,
+      })
+    : undefined;
+  const line = () => {
+    stream.write(`vidkit: ${renders}/${total} videos (${Math.floor((renders / total) * 100)}%), ${frames} frames, ${rate(frames, started)} fps\n`);
+    lastLine = Date.now();
+  };
+  const update = () => {
+    if (bar) bar.update(renders, { frames, fps: rate(frames, started) });
+    else if (renders === total || Date.now() - lastLine >= LINE_INTERVAL_MS) line();
+  };
+  return {
+    start(t) {
+      total = t;
+      started = lastLine = Date.now();
+      bar?.start(t, 0, { frames: 0, fps: '0.0' });
+    },
+    frame() {
+      frames += 1;
+      update();
+    },
+    render() {
+      renders += 1;
+      update();
+    },
+    stop() {
+      bar?.stop();
+    },
+  };
+}
+
 function rate(done: number, started: number): string {
   const s = (Date.now() - started) / 1000;
   return s > 0 ? (done / s).toFixed(1) : '0.0';

@@ -11,6 +11,7 @@ import { CompositionCommand } from './composition-command';
 import { renderInDocker } from './docker';
 import { failOnLintErrors } from './lint-command';
 import { frameProgress } from './progress';
+import { refuseSingleRenderOptions, runRenderBatch } from './render-batch';
 import { exitOnTermination } from './termination';
 
 /** What a local render exits with (README, Exit codes). */
@@ -59,6 +60,7 @@ export class RenderCommand extends CompositionCommand {
       ['Render the bundled example', '$0 render examples/ui-3d-reveal --output out/reveal.mp4'],
       ['Override variables', `$0 render my-video --variables '{"title":"Hello","accent":"#ff3366"}'`],
       ['Fail on a mistyped variable', '$0 render my-video --variables-file vars.json --strict-variables'],
+      ['Render one video per line of a JSONL file, browsers kept warm', '$0 render my-video --batch viewers.jsonl --output-dir out/viewers'],
     ],
   });
 
@@ -77,6 +79,11 @@ export class RenderCommand extends CompositionCommand {
   quality = Option.String('--quality', { description: 'draft, standard (default) or high' });
   crf = Option.String('--crf', { description: 'x264 CRF 0-51, overriding --quality (lower is better)' });
   strict = Option.Boolean('--strict', false, { description: 'Run vidkit lint first and fail (exit 2) on its errors' });
+  batch = Option.String('--batch', { description: 'JSONL file, one {"outputKey", "variables"} a line: one video per line on browsers kept warm (README, Local batch rendering)' });
+  outputDir = Option.String('--output-dir', 'out', { description: 'With --batch: the folder outputKeys are relative to, and where the manifest is kept (default out)' });
+  batchConcurrency = Option.String('--batch-concurrency', 'auto', { description: 'With --batch: videos rendered at once, each on its own browser: a number, or "auto" (one per core, limited by memory)' });
+  failFast = Option.Boolean('--fail-fast', false, { description: 'With --batch: stop at the first failed line' });
+  force = Option.Boolean('--force', false, { description: 'With --batch: render lines again that an earlier run completed' });
 
   protected async run(): Promise<number> {
     const quality = qualitySettings(this.quality, this.crf);
@@ -86,6 +93,21 @@ export class RenderCommand extends CompositionCommand {
     const page = this.pageSettings();
 
     if (this.strict) failOnLintErrors(this.projectDir, this.context.stderr);
+    if (this.batch !== undefined) {
+      refuseSingleRenderOptions({ '--output': this.output, '--variables': this.variables, '--variables-file': this.variablesFile, '--docker': this.docker });
+      const io = { stdout: this.context.stdout, stderr: this.context.stderr, log: (m: string) => this.log(m), warn: (m: string) => this.warn(m), json: this.json };
+      return runRenderBatch(io, {
+        ...page,
+        ...quality,
+        format,
+        gifLoop: delivery.gifLoop,
+        batchFile: this.batch,
+        outputDir: this.outputDir,
+        concurrency: parseWorkers(this.batchConcurrency, '--batch-concurrency'),
+        failFast: this.failFast,
+        force: this.force,
+      });
+    }
     if (this.docker) return this.runInDocker(page.overrides);
 
     const progress = frameProgress(this.context.stderr);

@@ -46,25 +46,42 @@ export function parseRenderRequest(body: Uint8Array, composition: Composition): 
   return parsed.variables;
 }
 
+/** The output size and frame rate a template render asks for; unset means the composition's own. */
+export interface RenderSize {
+  width?: number;
+  height?: number;
+  fps?: number;
+}
+
 /**
  * Optional output size and frame rate of template renders, from the environment
  * (`RENDER_WIDTH`, `RENDER_HEIGHT`, `RENDER_FPS`): a smaller, quicker render than the
  * composition's own, e.g. for tests. Unset means the composition's values.
  */
-export function renderSizeArgs(env: Record<string, string | undefined>): string[] {
-  const args: string[] = [];
-  const pairs: [string, string][] = [
-    ['RENDER_WIDTH', '--width'],
-    ['RENDER_HEIGHT', '--height'],
-    ['RENDER_FPS', '--fps'],
+export function renderSize(env: Record<string, string | undefined>): RenderSize {
+  const size: RenderSize = {};
+  const pairs: [string, keyof RenderSize][] = [
+    ['RENDER_WIDTH', 'width'],
+    ['RENDER_HEIGHT', 'height'],
+    ['RENDER_FPS', 'fps'],
   ];
-  for (const [name, flag] of pairs) {
+  for (const [name, key] of pairs) {
     const value = env[name];
     if (value === undefined || value === '') continue;
     if (!/^[1-9][0-9]*$/.test(value)) throw new Error(`${name} must be a positive whole number, got "${value}"`);
-    args.push(flag, value);
+    size[key] = Number(value);
   }
-  return args;
+  return size;
+}
+
+/** {@link renderSize} as `vidkit render` options. */
+export function renderSizeArgs(env: Record<string, string | undefined>): string[] {
+  const { width, height, fps } = renderSize(env);
+  return [
+    ...(width === undefined ? [] : ['--width', String(width)]),
+    ...(height === undefined ? [] : ['--height', String(height)]),
+    ...(fps === undefined ? [] : ['--fps', String(fps)]),
+  ];
 }
 
 /**

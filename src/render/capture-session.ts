@@ -85,7 +85,10 @@ export class CaptureSession {
   private disconnected = false;
   private closing?: Promise<void>;
 
-  private constructor(private readonly opts: SessionOptions) {}
+  /** The runtime script every new document of the page runs first. */
+  private bootScript?: string;
+
+  private constructor(private opts: SessionOptions) {}
 
   static async open(opts: SessionOptions): Promise<CaptureSession> {
     const session = new CaptureSession(opts);
@@ -99,7 +102,7 @@ export class CaptureSession {
   }
 
   private async start(): Promise<void> {
-    const { profile, width, height, timeouts } = this.opts;
+    const { profile, width, height } = this.opts;
     const scale = this.opts.scale ?? 1;
     this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir });
     this.browser.once('disconnected', () => (this.disconnected = true));
@@ -117,12 +120,19 @@ export class CaptureSession {
     );
     // Local-time Date methods read the same on every machine and in every cloud region.
     await step('set the time zone', client.send('Emulation.setTimezoneOverride', { timezoneId: 'UTC' }));
-    await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.opts.boot)));
+    this.bootScript = (await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.opts.boot)))).identifier;
+    await step('watch navigation', this.watchNavigation(client));
+    await this.load();
+  }
+
+  /** Navigates to the composition and waits until it is ready: the same steps for a new page and a reset one. */
+  private async load(): Promise<void> {
+    const { profile, timeouts } = this.opts;
     const loadBy = Date.now() + timeouts.loadMs;
     const loadLimit = `within the load timeout of ${timeouts.loadMs / 1000} s (a script may loop forever at load, or an asset never arrives; --load-timeout sets it)`;
     let response;
     try {
-      response = await this.guard(this.page.goto(this.opts.url, { waitUntil: 'load', timeout: timeouts.loadMs }), 'while the page loaded');
+      response = await this.guard(this.page!.goto(this.opts.url, { waitUntil: 'load', timeout: timeouts.loadMs }), 'while the page loaded');
     } catch (err) {
       if (err instanceof BrowserFailure) throw err;
       if ((err as Error).name === 'TimeoutError') throw new DeadlineError(`the composition page did not load ${loadLimit}`);
@@ -131,10 +141,11 @@ export class CaptureSession {
     if (response && !response.ok()) {
       throw new VidkitError(`the composition page did not load: HTTP ${response.status()} for ${this.opts.url}`);
     }
-    await step('watch navigation', this.watchNavigation(client));
+    // Navigations before the composition's own (a reset leaving the previous row's page) are not its doing.
+    this.navigatedTo = undefined;
     try {
       await this.guard(
-        withDeadline(this.page.evaluate('window.__vidkit.__ready()'), Math.max(1, loadBy - Date.now()), () => `the composition did not become ready ${loadLimit}`),
+        withDeadline(this.page!.evaluate('window.__vidkit.__ready()'), Math.max(1, loadBy - Date.now()), () => `the composition did not become ready ${loadLimit}`),
         'while the page got ready',
       );
     } catch (err) {
@@ -147,8 +158,38 @@ export class CaptureSession {
     this.throwIfPageFailed();
     if (profile.capture === 'beginframe') {
       // The first controlled frame after load draws nothing; prime the compositor once.
-      await step('draw a first frame', this.beginFrame(false));
+      await this.guard(
+        withDeadline(this.beginFrame(false), STEP_TIMEOUT_MS, () => `the browser did not draw a first frame within ${STEP_TIMEOUT_MS / 1000} s`),
+        'while it was opening the page (draw a first frame)',
+      );
     }
+  }
+
+  /**
+   * Shows the composition anew with other variables (`boot`), in this browser and page: a new
+   * document with the new runtime, as a cold session's first one. What a document could carry
+   * over to the next goes first: the origin's storage (the project server's origin stays the same),
+   * the tab's session storage, window.name and history. Throws as {@link open} does.
+   */
+  async reset(boot: RuntimeBoot): Promise<void> {
+    const page = this.page!;
+    const client = this.client!;
+    const step = <T>(name: string, work: Promise<T>) =>
+      this.guard(withDeadline(work, STEP_TIMEOUT_MS, () => `the browser did not ${name} within ${STEP_TIMEOUT_MS / 1000} s`), `while it was resetting the page (${name})`);
+    await step('clear the tab', page.evaluate('try { sessionStorage.clear(); } catch {} window.name = ""'));
+    await step('leave the page', page.goto('about:blank', { waitUntil: 'load', timeout: STEP_TIMEOUT_MS }));
+    await step('clear storage', client.send('Storage.clearDataForOrigin', { origin: new URL(this.opts.url).origin, storageTypes: 'all' }));
+    // Without this a browser kept for many renders grew by about 7 MB each (its decoded image,
+    // font and script caches); told memory is short, it frees them, as a new browser has none.
+    await step('free its caches', client.send('Memory.simulatePressureNotification', { level: 'critical' }));
+    await step('reset history', client.send('Page.resetNavigationHistory'));
+    await step('replace the runtime', page.removeScriptToEvaluateOnNewDocument(this.bootScript!));
+    this.opts = { ...this.opts, boot };
+    this.bootScript = (await step('add the runtime', page.evaluateOnNewDocument(bootScript(boot)))).identifier;
+    this.lastImage = undefined;
+    this.pageErrors.length = 0;
+    this.assetErrors.length = 0;
+    await this.load();
   }
 
   /** A page that leaves the composition would render another document's frames: that fails the render. */

@@ -3,6 +3,8 @@ import { loadNative } from '../native';
 import { BrowserFailure, CaptureSession, FrameFormat } from './capture-session';
 import { OutputFormat, encoderFormat } from './formats';
 import type { Rational } from './fps';
+import { DeadlineError } from './deadline';
+import type { RuntimeBoot } from '../runtime/runtime';
 
 /** Encoder settings shared by every chunk of a render, so segments join by stream copy. */
 export interface EncodeSettings {
@@ -86,7 +88,25 @@ export class SessionSlot {
   /** The last frame the open page showed: a page only steps forward. */
   pageFrame = -1;
 
-  constructor(private readonly open: () => Promise<CaptureSession>) {}
+  constructor(private open: () => Promise<CaptureSession>) {}
+
+  /**
+   * Points the slot at another render of the same page (a warm pool's next row): an open session
+   * is reset to `boot` in its browser, and `open` opens any later one. A session whose browser died
+   * is closed, and the next {@link current} opens a new one; one whose page hangs is closed and the
+   * error thrown (the row's page loops); any other error is the row's and leaves the browser open.
+   */
+  async reset(open: () => Promise<CaptureSession>, boot: RuntimeBoot): Promise<void> {
+    this.open = open;
+    this.pageFrame = -1;
+    if (!this.session) return;
+    try {
+      await this.session.reset(boot);
+    } catch (err) {
+      if (err instanceof BrowserFailure || err instanceof DeadlineError) await this.close();
+      if (!(err instanceof BrowserFailure)) throw err;
+    }
+  }
 
   async current(): Promise<CaptureSession> {
     if (this.stopped) throw new VidkitError('the render stopped: no new browser is opened');

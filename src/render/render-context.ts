@@ -142,8 +142,16 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
 export async function createRenderContext(opts: RenderContextOptions): Promise<RenderContext> {
   const planned = planRender(opts);
   opts.beforeBrowser?.(planned);
-  const capture = captureFor(planned.hasVideo, opts.capture);
-  const profile = await resolveProfile({ executablePath: findBrowser(), capture, allowGpu: opts.allowGpu });
+  return withProfile(planned, await profileFor(planned, opts));
+}
+
+/** The browser profile a planned render runs with: one per render, or one for a warm pool's every row. */
+export function profileFor(planned: PlannedRender, opts: Pick<RenderSettings, 'capture' | 'allowGpu'>): Promise<BrowserProfile> {
+  return resolveProfile({ executablePath: findBrowser(), capture: captureFor(planned.hasVideo, opts.capture), allowGpu: opts.allowGpu });
+}
+
+/** A planned render made whole with the profile its sessions run with. */
+export function withProfile(planned: PlannedRender, profile: BrowserProfile): RenderContext {
   return {
     ...planned,
     profile,

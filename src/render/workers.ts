@@ -55,3 +55,13 @@ export const ADD_SAMPLE_MS = 1500;
 export function shouldAddWorker(idleShare: number): boolean {
   return idleShare >= ADD_WHEN_IDLE;
 }
+
+/**
+ * `vidkit render --batch`'s browsers: a number, or `auto`, one per core limited by free memory
+ * (each renders a whole video, so there is no frame count to divide).
+ */
+export function resolveBatchConcurrency(option: WorkersOption): number {
+  if (option !== 'auto') return option;
+  const byMemory = Math.max(1, Math.floor(os.freemem() / BYTES_PER_WORKER));
+  return Math.max(1, Math.min(os.availableParallelism(), byMemory));
+}

@@ -11,11 +11,31 @@ export function manifestPathFor(batchPath: string): string {
   return path.join(parsed.dir, `${parsed.name}.manifest.jsonl`);
 }
 
-/** A row as the manifest file keeps it: which run of render-batch decided it, then the row. */
-export interface ManifestRecord extends BatchManifestRow {
+/** A row as the manifest file keeps it: which run of the batch decided it, then the row. */
+export type ManifestRecord<Row extends BatchRow = BatchManifestRow> = Row & {
   /** The run's start time (ISO 8601, UTC); absent from rows written before runs were recorded. */
   run?: string;
+};
+
+/** What every manifest row has: the batch line it decides (the cloud's rows and `vidkit render --batch`'s alike). */
+export interface BatchRow {
+  line: number;
 }
+
+/** How {@link readManifest} tells a row of its kind, and what it says a row needs. */
+export interface RowShape<Row extends BatchRow> {
+  is(v: Record<string, unknown>): boolean;
+  needs: string;
+}
+
+/** The cloud's `render-batch` rows. */
+const CLOUD_ROWS: RowShape<BatchManifestRow> = {
+  is: (row) =>
+    (typeof row.outputKey === 'string' || row.outputKey === null) &&
+    STATUSES.includes(row.status as BatchRowStatus) &&
+    (row.status !== 'started' || typeof row.executionArn === 'string'),
+  needs: 'line, outputKey, status, and executionArn when started',
+};
 
 /** How often the appended rows are forced to disk, so a power cut loses at most this much. */
 const SYNC_EVERY_MS = 1000;
@@ -25,7 +45,7 @@ const SYNC_EVERY_MS = 1000;
  * or Ctrl-C mid-dispatch leaves a complete record of every execution that was started. The file is
  * never truncated: each run adds its rows after the earlier runs', stamped with its {@link run}.
  */
-export class ManifestWriter {
+export class ManifestWriter<Row extends BatchRow = BatchManifestRow> {
   /** This run's id: its start time, ISO 8601 in UTC. */
   readonly run = new Date().toISOString();
   private readonly fd: number;
@@ -41,8 +61,8 @@ export class ManifestWriter {
     }
   }
 
-  append(row: BatchManifestRow): void {
-    const record: ManifestRecord = { run: this.run, ...row };
+  append(row: Row): void {
+    const record: ManifestRecord<Row> = { run: this.run, ...row };
     fs.writeSync(this.fd, `${JSON.stringify(record)}\n`);
     if (Date.now() - this.lastSync >= SYNC_EVERY_MS) this.sync();
   }
@@ -72,14 +92,20 @@ function endsWithNewline(fd: number): boolean {
  * first). A line that is not complete JSON is a row a crash cut off while writing it: it is skipped
  * and named to `onSkipped`. A JSON line that is not a row is an error naming it.
  */
-export function readManifest(file: string, onSkipped?: (message: string) => void): ManifestRecord[] {
+export function readManifest(file: string, onSkipped?: (message: string) => void): ManifestRecord[];
+export function readManifest<Row extends BatchRow>(file: string, onSkipped: ((message: string) => void) | undefined, shape: RowShape<Row>): ManifestRecord<Row>[];
+export function readManifest<Row extends BatchRow>(
+  file: string,
+  onSkipped?: (message: string) => void,
+  shape: RowShape<Row> = CLOUD_ROWS as unknown as RowShape<Row>,
+): ManifestRecord<Row>[] {
   let text: string;
   try {
     text = fs.readFileSync(file, 'utf8');
   } catch (err) {
     throw badInput(`cannot read the batch manifest ${file}: ${errorMessage(err)}`);
   }
-  const rows: ManifestRecord[] = [];
+  const rows: ManifestRecord<Row>[] = [];
   text.split('\n').forEach((raw, index) => {
     if (raw.trim() === '') return;
     const where = `${file}:${index + 1}`;
@@ -90,29 +116,23 @@ export function readManifest(file: string, onSkipped?: (message: string) => void
       onSkipped?.(`${where}: skipped a torn row (not complete JSON: a run was cut off while writing it)`);
       return;
     }
-    if (!isManifestRow(row)) throw badInput(`${where}: not a manifest row (needs line, outputKey, status, and executionArn when started)`);
+    if (!isRecordOf(row, shape)) throw badInput(`${where}: not a manifest row (needs ${shape.needs})`);
     rows.push(row);
   });
   return rows;
 }
 
 /** Each batch line's latest row: a re-run's row replaces the earlier runs' for its line. In line order. */
-export function latestRowPerLine<Row extends BatchManifestRow>(rows: readonly Row[]): Row[] {
+export function latestRowPerLine<Row extends BatchRow>(rows: readonly Row[]): Row[] {
   const latest = new Map<number, Row>();
   for (const row of rows) latest.set(row.line, row);
   return [...latest.values()].sort((a, b) => a.line - b.line);
 }
 
-function isManifestRow(v: unknown): v is ManifestRecord {
+function isRecordOf<Row extends BatchRow>(v: unknown, shape: RowShape<Row>): v is ManifestRecord<Row> {
   if (typeof v !== 'object' || v === null) return false;
   const row = v as Record<string, unknown>;
-  return (
-    Number.isInteger(row.line) &&
-    (row.run === undefined || typeof row.run === 'string') &&
-    (typeof row.outputKey === 'string' || row.outputKey === null) &&
-    STATUSES.includes(row.status as BatchRowStatus) &&
-    (row.status !== 'started' || typeof row.executionArn === 'string')
-  );
+  return Number.isInteger(row.line) && (row.run === undefined || typeof row.run === 'string') && shape.is(row);
 }
 
 export interface ManifestCounts {
@@ -143,7 +163,7 @@ export function* manifestText(rows: readonly BatchManifestRow[]): Generator<stri
 }
 
 /** The `--json` manifest, line by line: a JSON array of row objects. */
-export function* manifestJson(rows: readonly BatchManifestRow[]): Generator<string> {
+export function* manifestJson(rows: readonly BatchRow[]): Generator<string> {
   yield '[';
   for (let i = 0; i < rows.length; i++) yield `${JSON.stringify(rows[i])}${i < rows.length - 1 ? ',' : ''}`;
   yield ']';

@@ -1,5 +1,3 @@
-import { RenderRequestError } from '../composition/render-request';
-
 /** Every place in the queue is taken: the templates answer 429 with `Retry-After` (templates/README.md). */
 export class RenderQueueFullError extends Error {
   constructor(
@@ -31,11 +29,16 @@ export interface ErrorAnswer {
   body: { error: string };
 }
 
-/** How `POST /api/render` answers an error: 400 bad request, 429 queue full, 504 timeout, else 500. */
+/**
+ * How `POST /api/render` answers an error: 400 bad request, 429 queue full, 504 timeout, else 500.
+ * Errors are told apart by name, not class: a bundled template (Next.js) holds its own copy of
+ * these classes beside the one the renderer, loaded by Node, throws.
+ */
 export function renderErrorAnswer(err: unknown): ErrorAnswer {
   const error = err instanceof Error ? err.message : String(err);
-  if (err instanceof RenderRequestError) return { status: 400, headers: {}, body: { error } };
-  if (err instanceof RenderQueueFullError) return { status: 429, headers: { 'retry-after': String(err.retryAfterSeconds) }, body: { error } };
-  if (err instanceof RenderTimeoutError) return { status: 504, headers: {}, body: { error } };
+  const name = err instanceof Error ? err.name : '';
+  if (name === 'RenderRequestError') return { status: 400, headers: {}, body: { error } };
+  if (name === 'RenderQueueFullError') return { status: 429, headers: { 'retry-after': String((err as RenderQueueFullError).retryAfterSeconds) }, body: { error } };
+  if (name === 'RenderTimeoutError') return { status: 504, headers: {}, body: { error } };
   return { status: 500, headers: {}, body: { error } };
 }

@@ -61,4 +61,11 @@ test('a full queue is a 429 with Retry-After in whole seconds (30 before any ren
   await running;
 });
 
+test('errors are answered by name: a second copy of a class (a bundled template beside the renderer Node loaded) answers the same', () => {
+  const copy = (name: string) => Object.assign(new Error('m'), { name });
+  assert.is(renderErrorAnswer(copy('RenderTimeoutError')).status, 504);
+  assert.is(renderErrorAnswer(copy('RenderRequestError')).status, 400);
+  assert.is(renderErrorAnswer(new Error('render failed (exit 1): vidkit: error: x')).status, 500);
+});
+
 test.run();

@@ -22,6 +22,7 @@ import {
   postJson,
   previewFrameSpread,
   processMarker,
+  renderLeftovers,
   renderPastTimeout,
   startServer,
   threeAtOnce,
@@ -139,7 +140,8 @@ test('a 60 KiB variable that serialises past the argument-list limit renders, an
   const res = await renderDirectly(container, longTitleDir, LONG_TITLE_BODY);
   assert.is(res.status, 200, container.output());
   assertLongTitleRender(new Uint8Array(await res.arrayBuffer()));
-  assert.equal(fs.readdirSync(containerTmp), [], 'the render left temporary files behind');
+  // The warm browser's directory stays for the next request; nothing of this render does.
+  assert.equal(renderLeftovers(containerTmp), [], 'the render left temporary files behind');
 });
 
 test('wrangler deploy --dry-run accepts the config and builds the RenderContainer image from container/Dockerfile', () => {

@@ -22,6 +22,7 @@ import {
   postJson,
   previewFrameSpread,
   processMarker,
+  renderLeftovers,
   renderPastTimeout,
   startServer,
   threeAtOnce,
@@ -112,7 +113,8 @@ test('a 60 KiB variable that serialises past the argument-list limit renders, an
   const json = (await res.json()) as { url: string; error?: string };
   assert.is(res.status, 200, JSON.stringify(json) + longTitle.output());
   assertLongTitleRender(new Uint8Array(await (await fetch(json.url)).arrayBuffer()));
-  assert.equal(fs.readdirSync(longTitleTmp), [], 'the render left temporary files behind');
+  // The warm browser's directory stays for the next request; nothing of this render does.
+  assert.equal(renderLeftovers(longTitleTmp), [], 'the render left temporary files behind');
 });
 
 test.run();

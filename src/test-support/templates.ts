@@ -263,3 +263,18 @@ export async function assertQueueFull(res: Response, waiting = 1): Promise<void>
 export const TIMEOUT_ERROR = /^render timed out after 3 s \(RENDER_TIMEOUT_SECONDS\) and was stopped/;
 /** The limits the queue and timeout tests run a template with: one waiting, a 3 s timeout. */
 export const TIGHT_LIMITS = { RENDER_MAX_WAITING: '1', RENDER_TIMEOUT_SECONDS: '3' };
+
+/**
+ * What a finished render left in a template process's TMPDIR: every entry but the warm pool's own
+ * directory (`vidkit-pool-*`: the browser profile and fetched assets it keeps between requests),
+ * and in that directory anything but those (an output or a segment of the render).
+ */
+export function renderLeftovers(tmp: string): string[] {
+  return fs.readdirSync(tmp).flatMap((entry) => {
+    if (!entry.startsWith('vidkit-pool-')) return [entry];
+    return fs
+      .readdirSync(path.join(tmp, entry))
+      .filter((inside) => inside !== 'assets' && !/^profile-\d+-\d+$/.test(inside))
+      .map((inside) => `${entry}/${inside}`);
+  });
+}

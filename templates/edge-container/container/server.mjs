@@ -1,21 +1,22 @@
 // The render server inside the RenderContainer image (and, with local adapters, a local process
 // behind the Worker): POST /render with the request contract's body renders the composition named
-// by the x-composition-dir header with `vidkit render` and answers the MP4. One render runs at a
-// time, RENDER_MAX_WAITING more wait (then 429 with Retry-After), each for at most
-// RENDER_TIMEOUT_SECONDS (then 504).
+// by the x-composition-dir header in this process, on a browser kept warm between requests, and
+// answers the MP4. One render runs at a time, RENDER_MAX_WAITING more wait (then 429 with
+// Retry-After), each for at most RENDER_TIMEOUT_SECONDS (then 504).
 import http from 'node:http';
 import path from 'node:path';
+import templateRenderer from 'vidkit/template-renderer';
 import webTemplate from 'vidkit/web-template';
 
-const { MAX_RENDER_REQUEST_BYTES, RenderQueue, loadComposition, parseRenderRequest, renderErrorAnswer, renderLimits, renderWithCli } = webTemplate;
+const { MAX_RENDER_REQUEST_BYTES, RenderQueue, loadComposition, parseRenderRequest, renderErrorAnswer, renderLimits } = webTemplate;
+const { WarmTemplateRenderer } = templateRenderer;
 
 const PORT = Number(process.env.PORT ?? 8080);
 /** The directory holding compositions/<name>/ (the template's public/). */
 const COMPOSITIONS_ROOT = path.resolve(process.env.COMPOSITIONS_ROOT ?? '/app/public');
-/** How to run vidkit: `vidkit` in the image, `node <repo>/dist/cli/main.js` locally. */
-const VIDKIT_CLI = (process.env.VIDKIT_CLI ?? 'vidkit').split(/\s+/).filter(Boolean);
 const LIMITS = renderLimits(process.env);
 const queue = new RenderQueue(LIMITS.maxWaiting);
+const renderer = new WarmTemplateRenderer();
 
 const sendJson = (res, status, body) => {
   res.writeHead(status, { 'content-type': 'application/json' });
@@ -47,7 +48,7 @@ async function render(req, res) {
   try {
     const dir = projectDir(req.headers['x-composition-dir']);
     const variables = parseRenderRequest(await readBody(req), loadComposition(dir));
-    const bytes = await queue.run(() => renderWithCli({ command: VIDKIT_CLI, projectDir: dir, variables, env: process.env, timeoutSeconds: LIMITS.timeoutSeconds }));
+    const bytes = await queue.run(() => renderer.render({ projectDir: dir, variables, env: process.env, timeoutSeconds: LIMITS.timeoutSeconds }));
     res.writeHead(200, { 'content-type': 'video/mp4', 'content-length': bytes.length });
     res.end(bytes);
   } catch (err) {

@@ -1,11 +1,12 @@
 import { promises as fs } from 'node:fs';
 import path from 'node:path';
 import { Sandbox } from '@vercel/sandbox';
-import { RenderTimeoutError, renderCliArgs, renderFailed, renderWithCli } from 'vidkit/web-template';
+import type { WarmTemplateRenderer } from 'vidkit/template-renderer';
+import { RenderTimeoutError, renderCliArgs, renderFailed } from 'vidkit/web-template';
 import snapshot from './snapshot.generated.json';
 import { useLocalAdapters } from './config';
 
-/** Renders a composition project with `vidkit render` and returns the MP4's bytes. */
+/** Renders a composition project with vidkit and returns the MP4's bytes. */
 export interface Renderer {
   render(projectDir: string, variables: Record<string, unknown>): Promise<Buffer>;
 }
@@ -70,21 +71,29 @@ async function projectFiles(dir: string, remoteDir: string): Promise<{ path: str
   );
 }
 
-/** The local adapter: the same `vidkit render` as a process on this machine (`VIDKIT_CLI`). */
-class LocalProcessRenderer implements Renderer {
-  constructor(
-    private readonly command: string[],
-    private readonly timeoutSeconds: number,
-  ) {}
+/**
+ * The local adapter: vidkit in this process, its browser kept warm between requests (one for the
+ * whole server, however many times the route makes a renderer). Loaded by Node at run time rather
+ * than bundled: the renderer finds its fonts, browser and native addon in vidkit's install.
+ */
+let warm: Promise<WarmTemplateRenderer> | undefined;
 
-  render(projectDir: string, variables: Record<string, unknown>): Promise<Buffer> {
-    return renderWithCli({ command: this.command, projectDir, variables, env: process.env, timeoutSeconds: this.timeoutSeconds });
+function warmRenderer(): Promise<WarmTemplateRenderer> {
+  warm ??= import(/* turbopackIgnore: true */ /* webpackIgnore: true */ 'vidkit/template-renderer').then((mod) => new (mod.default ?? mod).WarmTemplateRenderer());
+  return warm;
+}
+
+class LocalWarmRenderer implements Renderer {
+  constructor(private readonly timeoutSeconds: number) {}
+
+  async render(projectDir: string, variables: Record<string, unknown>): Promise<Buffer> {
+    return (await warmRenderer()).render({ projectDir, variables, env: process.env, timeoutSeconds: this.timeoutSeconds });
   }
 }
 
 /** A render running longer than `timeoutSeconds` is stopped and fails with a RenderTimeoutError. */
 export function createRenderer(timeoutSeconds: number): Renderer {
-  if (useLocalAdapters) return new LocalProcessRenderer((process.env.VIDKIT_CLI ?? 'vidkit').split(/\s+/).filter(Boolean), timeoutSeconds);
+  if (useLocalAdapters) return new LocalWarmRenderer(timeoutSeconds);
   if (!snapshot.snapshotId) throw new Error('no sandbox snapshot: run `npm run build` (it prepares one) or set SANDBOX_SNAPSHOT_ID');
   return new SandboxRenderer(snapshot.snapshotId, timeoutSeconds);
 }

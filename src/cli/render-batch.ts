@@ -1,0 +1,78 @@
+import type { Writable } from 'node:stream';
+import { ExitCode, badInput } from '../errors';
+import type { LocalBatchRow } from '../render/batch/batch-record';
+import { LocalBatchOptions, renderBatch } from '../render/batch/local-batch';
+import { columns, manifestJson, writeLines } from '../sdk/batch-manifest';
+import { batchProgress } from './progress';
+import { exitOnTermination } from './termination';
+
+export interface BatchCommandIo {
+  stdout: { write(text: string): unknown };
+  stderr: Writable;
+  log(message: string): void;
+  warn(message: string): void;
+  json: boolean;
+}
+
+/** Why each option of `vidkit render` that is about one video does not apply to a batch. */
+const SINGLE_RENDER_OPTIONS: Record<string, string> = {
+  '--output': 'each line\'s "outputKey" names its output under --output-dir',
+  '--variables': 'each line carries its own "variables" object',
+  '--variables-file': 'each line carries its own "variables" object',
+  '--docker': 'a batch renders on this machine',
+};
+
+/** Refuses the options of `given` that are set and name one video (see {@link SINGLE_RENDER_OPTIONS}). */
+export function refuseSingleRenderOptions(given: Record<string, unknown>): void {
+  for (const [flag, why] of Object.entries(SINGLE_RENDER_OPTIONS)) {
+    if (given[flag] !== undefined && given[flag] !== false) throw badInput(`${flag} does not apply to --batch: ${why}`);
+  }
+}
+
+/**
+ * `vidkit render --batch`: runs the batch, prints its manifest (text or `--json`) and exits 0 when
+ * every row rendered or was skipped, 1 when any failed. Ctrl-C kills the browsers, removes partial
+ * outputs, prints the rows decided so far and exits 130; the manifest file already holds them.
+ */
+export async function runRenderBatch(io: BatchCommandIo, opts: Omit<LocalBatchOptions, 'onStart' | 'onFrame' | 'onRow' | 'onWarning' | 'onInfo'>): Promise<number> {
+  const progress = batchProgress(io.stderr);
+  const decided: LocalBatchRow[] = [];
+  const print = (rows: LocalBatchRow[]) => writeLines(io.stdout, io.json ? manifestJson(rows.map(publicRow)) : manifestText(rows));
+  const stopHandling = exitOnTermination(io.stderr, () => {
+    progress.stop();
+    print(decided.sort((a, b) => a.line - b.line));
+  });
+  try {
+    const { rows } = await renderBatch({
+      ...opts,
+      onWarning: (m) => io.warn(m),
+      onInfo: (m) => io.log(m),
+      onStart: ({ renders, concurrency, manifest, run }) => {
+        io.log(`manifest: ${manifest} (run ${run}); ${renders} lines, ${concurrency} at once`);
+        progress.start(renders);
+      },
+      onFrame: () => progress.frame(),
+      onRow: (row) => {
+        decided.push(row);
+        progress.render();
+      },
+    });
+    progress.stop();
+    print(rows);
+    return rows.some((r) => r.status === 'failed') ? ExitCode.RenderFailed : ExitCode.Ok;
+  } finally {
+    progress.stop();
+    stopHandling();
+  }
+}
+
+/** What stdout shows of a row: the manifest file's row without its resume bookkeeping. */
+function publicRow({ line, outputKey, output, status, error, seconds }: LocalBatchRow) {
+  return { line, outputKey, output, status, ...(error === undefined ? {} : { error }), seconds };
+}
+
+function* manifestText(rows: readonly LocalBatchRow[]): Generator<string> {
+  const count = (status: LocalBatchRow['status']) => rows.filter((r) => r.status === status).length;
+  yield `${count('rendered')} rendered, ${count('skipped')} skipped, ${count('failed')} failed`;
+  yield* columns(['line', 'output', 'status', 'seconds', 'reason'], rows, (r) => [String(r.line), r.output ?? '-', r.status, r.seconds.toFixed(1), r.error ?? '']);
+}

@@ -1,0 +1,125 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import type { Overrides } from '../../composition/variables';
+import { ExitCode, VidkitError, badInput, errorMessage } from '../../errors';
+import type { BatchItem } from '../../sdk/batch-dispatch';
+import { readBatchFile } from '../../sdk/batch-file';
+import { ManifestWriter } from '../../sdk/batch-manifest';
+import { mapWithLimit } from '../../sdk/map-limit';
+import { formatExtension } from '../formats';
+import { outputError, prepareOutput } from '../output-path';
+import { WorkersOption, resolveBatchConcurrency } from '../workers';
+import { LocalBatchRow, completedOutputs, isComplete, localManifestPath, settingsDigest } from './batch-record';
+import { WarmPool, WarmPoolOptions } from './warm-pool';
+
+export interface LocalBatchOptions extends Omit<WarmPoolOptions, 'size'> {
+  /** The JSONL file: one `{"outputKey": …, "variables": {…}}` a line, as for `cloudfn render-batch`. */
+  batchFile: string;
+  /** Where the outputKeys point into; the manifest is written here too. */
+  outputDir: string;
+  concurrency: WorkersOption;
+  strictVariables: boolean;
+  /** The first failed row stops the batch: no further row starts. */
+  failFast: boolean;
+  /** Renders rows again that an earlier run completed. */
+  force: boolean;
+  signal?: AbortSignal;
+  onInfo?: (message: string) => void;
+  onStart?: (plan: { renders: number; concurrency: number; manifest: string; run: string }) => void;
+  onFrame?: () => void;
+  onRow?: (row: LocalBatchRow) => void;
+}
+
+export interface LocalBatchResult {
+  /** One per non-blank line that was decided, in line order. */
+  rows: LocalBatchRow[];
+  manifest: string;
+}
+
+/**
+ * `vidkit render --batch`: every line of the batch file rendered on a {@link WarmPool}, at most
+ * `concurrency` at once. A line that cannot render is a failed row, never the batch's end; each row
+ * is appended to the manifest as it is decided, and a line whose output an earlier run completed
+ * with the same settings is skipped.
+ */
+export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchResult> {
+  const batch = await readBatchFile(opts.batchFile);
+  if (batch.entries.length + batch.problems.length === 0) throw badInput(`${opts.batchFile} has no entries: one {"outputKey", "variables"} object per line`);
+  const concurrency = Math.min(resolveBatchConcurrency(opts.concurrency), Math.max(1, batch.entries.length));
+  try {
+    fs.mkdirSync(opts.outputDir, { recursive: true });
+  } catch (err) {
+    throw outputError(err, opts.outputDir);
+  }
+  const manifestFile = localManifestPath(opts.outputDir, opts.batchFile);
+  const completed = opts.force ? new Map<string, LocalBatchRow>() : completedOutputs(manifestFile, (m) => opts.onWarning?.(m));
+  const pool = await WarmPool.open({ ...opts, size: concurrency });
+  const rows: LocalBatchRow[] = [];
+  const stop = new AbortController();
+  const onAbort = () => stop.abort();
+  opts.signal?.addEventListener('abort', onAbort);
+  let manifest: ManifestWriter<LocalBatchRow> | undefined;
+  try {
+    const writer = new ManifestWriter<LocalBatchRow>(manifestFile);
+    manifest = writer;
+    const record = (row: LocalBatchRow) => {
+      rows.push(row);
+      writer.append(row);
+      opts.onRow?.(row);
+      if (row.status === 'failed' && opts.failFast) stop.abort();
+    };
+    opts.onStart?.({ renders: batch.entries.length + batch.problems.length, concurrency, manifest: manifestFile, run: writer.run });
+    for (const problem of batch.problems) {
+      const key = problem.outputKey ?? null;
+      record({ line: problem.line, outputKey: key, output: key === null ? null : path.join(opts.outputDir, key), status: 'failed', error: problem.reason, seconds: 0 });
+    }
+    await mapWithLimit(
+      batch.entries,
+      concurrency,
+      async (entry) => {
+        const row = await renderRow(pool, entry, opts, completed, stop.signal);
+        if (row) record(row);
+      },
+      stop.signal,
+    );
+    if (opts.signal?.aborted) throw new VidkitError('batch interrupted', { exitCode: ExitCode.Interrupted });
+    const rendered = rows.filter((r) => r.status === 'rendered').length;
+    opts.onInfo?.(`${rendered} video${rendered === 1 ? '' : 's'} rendered on ${pool.launchedBrowsers} browser${pool.launchedBrowsers === 1 ? '' : 's'}`);
+    return { rows: rows.sort((a, b) => a.line - b.line), manifest: manifestFile };
+  } finally {
+    opts.signal?.removeEventListener('abort', onAbort);
+    manifest?.close();
+    await pool.close();
+  }
+}
+
+/** One line's row; undefined when the batch stopped while it rendered (it is left for a re-run). */
+async function renderRow(
+  pool: WarmPool,
+  entry: BatchItem,
+  opts: LocalBatchOptions,
+  completed: Map<string, LocalBatchRow>,
+  signal: AbortSignal,
+): Promise<LocalBatchRow | undefined> {
+  const started = Date.now();
+  const output = path.join(opts.outputDir, entry.outputKey);
+  const row = { line: entry.line, outputKey: entry.outputKey, output };
+  const seconds = () => (Date.now() - started) / 1000;
+  try {
+    const planned = pool.plan(JSON.parse(entry.variablesJson) as Overrides, opts.strictVariables);
+    for (const warning of planned.warnings) opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${warning}`);
+    const extension = formatExtension(opts.format);
+    if (path.extname(output).toLowerCase() !== extension) {
+      throw badInput(`"outputKey" ${JSON.stringify(entry.outputKey)} does not match --format ${opts.format}: name a ${extension} file`);
+    }
+    const settings = settingsDigest(planned);
+    const previous = completed.get(entry.outputKey);
+    if (isComplete(previous, output, settings)) return { ...row, status: 'skipped', seconds: seconds(), settings, bytes: previous!.bytes };
+    prepareOutput(output);
+    const done = await pool.render(planned, path.resolve(output), { onFrame: opts.onFrame, signal });
+    return { ...row, status: 'rendered', seconds: seconds(), settings, bytes: done.bytes };
+  } catch (err) {
+    if (signal.aborted) return undefined;
+    return { ...row, status: 'failed', error: errorMessage(err), seconds: seconds() };
+  }
+}

@@ -1,0 +1,69 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { FIXTURES, tempDir } from '../test-support/cli';
+import { decodeRgbFrame, ffprobe, rgbAt } from '../test-support/media';
+import { RenderTimeoutError } from './render-errors';
+import { WarmTemplateRenderer } from './warm-render';
+
+const decoded = tempDir('vidkit-warm-render-test-');
+// What the renderer writes to os.tmpdir() is looked at: give it a directory of its own.
+const tmp = tempDir('vidkit-warm-render-tmp-');
+process.env.TMPDIR = tmp;
+
+/** This process's browser children (pid list): the warm pool's browsers are launched from here. */
+function browserChildren(): number[] {
+  return fs
+    .readdirSync('/proc')
+    .filter((e) => /^[0-9]+$/.test(e))
+    .filter((pid) => {
+      try {
+        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+        return ppid === process.pid && /chrom/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
+      } catch {
+        return false;
+      }
+    })
+    .map(Number);
+}
+
+const colourAt = (mp4: Buffer, name: string) => {
+  const file = path.join(decoded, name);
+  fs.writeFileSync(file, mp4);
+  assert.is(ffprobe(file).streams[0].nb_read_frames, '15');
+  return rgbAt(decodeRgbFrame(file, 14, 320, 180), 320, 160, 90);
+};
+
+test('two requests render on one warm browser, each with its own variables, and leave nothing of theirs in TMPDIR', async () => {
+  const renderer = new WarmTemplateRenderer();
+  try {
+    const projectDir = path.join(FIXTURES, 'color-var');
+    const red = await renderer.render({ projectDir, variables: { fill: '#ff0000' }, env: {}, timeoutSeconds: 60 });
+    const browsers = browserChildren();
+    assert.is(browsers.length, 1);
+    const green = await renderer.render({ projectDir, variables: { fill: '#00ff00' }, env: {}, timeoutSeconds: 60 });
+    assert.equal(browserChildren(), browsers, 'the second request launched a browser');
+    const [r, g] = [colourAt(red, 'red.mp4'), colourAt(green, 'green.mp4')];
+    assert.ok(r[0] > 230 && r[1] < 25 && r[2] < 25, `first render ${r}`);
+    assert.ok(g[0] < 25 && g[1] > 230 && g[2] < 25, `second render ${g}`);
+    assert.equal(fs.readdirSync(tmp).filter((e) => !e.startsWith('vidkit-pool-')), [], 'a render left its files');
+  } finally {
+    await renderer.close();
+  }
+  assert.equal(browserChildren(), []);
+  assert.equal(fs.readdirSync(tmp).filter((e) => e.startsWith('vidkit-')), [], 'close() left the pool directory');
+});
+
+test('a render past its timeout fails with RenderTimeoutError, and its browser and files are gone', async () => {
+  const renderer = new WarmTemplateRenderer();
+  const err = await renderer.render({ projectDir: path.join(FIXTURES, 'endless-frame'), variables: {}, env: {}, timeoutSeconds: 2 }).catch((e: unknown) => e);
+  assert.instance(err, RenderTimeoutError);
+  assert.equal(browserChildren(), []);
+  assert.equal(fs.readdirSync(tmp).filter((e) => e.startsWith('vidkit-')), []);
+  await renderer.close();
+});
+
+test.run();
+

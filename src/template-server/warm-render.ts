@@ -1,0 +1,88 @@
+import { promises as fs } from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { renderSize } from '../composition/render-request';
+import type { Overrides } from '../composition/variables';
+import { VidkitError, errorMessage } from '../errors';
+import { WarmPool } from '../render/batch/warm-pool';
+import { QUALITY_SETTINGS } from '../render/quality';
+import { RenderTimeoutError } from './render-errors';
+
+export interface TemplateRenderOptions {
+  projectDir: string;
+  /** Checked against the composition already (the request contract); rendered under --strict-variables rules. */
+  variables: Overrides;
+  /** The process environment: RENDER_WIDTH/HEIGHT/FPS. */
+  env: NodeJS.ProcessEnv;
+  timeoutSeconds: number;
+}
+
+/**
+ * Template renders in this process on a warm browser (README, "Web templates"): one
+ * {@link WarmPool} of one browser per composition and size, kept between requests, so a request
+ * pays for its frames, not for a browser launch and a page load. The variables go to the page as
+ * they are, never through an argument list. Renders run one at a time (the template's RenderQueue).
+ * A render past its timeout closes its pool, the browser and the pool's files with it, and fails
+ * with a {@link RenderTimeoutError}; the next request starts a new one.
+ */
+export class WarmTemplateRenderer {
+  private readonly pools = new Map<string, Promise<WarmPool>>();
+
+  /** Renders and returns the MP4's bytes; the output lives in a temporary directory removed afterwards. */
+  async render(opts: TemplateRenderOptions): Promise<Buffer> {
+    const size = renderSize(opts.env);
+    const key = JSON.stringify([path.resolve(opts.projectDir), size]);
+    const work = await fs.mkdtemp(path.join(os.tmpdir(), 'vidkit-template-render-'));
+    const rendering = (async () => {
+      const pool = await this.pool(key, opts.projectDir, size);
+      const output = path.join(work, 'render.mp4');
+      await pool.render(pool.plan(opts.variables, true), output);
+      return fs.readFile(output);
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new RenderTimeoutError(opts.timeoutSeconds)), opts.timeoutSeconds * 1000);
+    });
+    try {
+      return await Promise.race([rendering, deadline]);
+    } catch (err) {
+      if (err instanceof RenderTimeoutError) {
+        await this.drop(key);
+        // Its browser is gone: the render fails at once, and only then is its directory removed.
+        await rendering.catch(() => undefined);
+        throw err;
+      }
+      throw renderFailure(err);
+    } finally {
+      clearTimeout(timer);
+      await fs.rm(work, { recursive: true, force: true });
+    }
+  }
+
+  /** Closes every pool: their browsers and files. */
+  async close(): Promise<void> {
+    await Promise.all([...this.pools.keys()].map((key) => this.drop(key)));
+  }
+
+  private pool(key: string, projectDir: string, size: ReturnType<typeof renderSize>): Promise<WarmPool> {
+    let pool = this.pools.get(key);
+    if (!pool) {
+      pool = WarmPool.open({ projectDir, format: 'mp4', size: 1, ...QUALITY_SETTINGS.standard, ...size, capture: 'auto', allowGpu: true });
+      this.pools.set(key, pool);
+      pool.catch(() => this.pools.delete(key));
+    }
+    return pool;
+  }
+
+  private async drop(key: string): Promise<void> {
+    const pool = this.pools.get(key);
+    this.pools.delete(key);
+    await pool?.then((p) => p.close()).catch(() => undefined);
+  }
+}
+
+/** A failed render as the templates answer it (500): `render failed (exit N): vidkit: error: …`, as the CLI would have said it. */
+function renderFailure(err: unknown): Error {
+  const exitCode = err instanceof VidkitError ? err.exitCode : 1;
+  return new Error(`render failed (exit ${exitCode}): vidkit: error: ${errorMessage(err)}`);
+}
