@@ -46,17 +46,23 @@ files('nested 3 deep through hosts without ids, and an inline template, each fro
   assert.equal(wrong, []);
 });
 
-files('a host without data-duration stays shown to its composition\'s end, its timeline holding its last state (as HyperFrames renders it)', () => {
+files('without data-duration, a host with no data-composition-id stays to its composition\'s end, its timeline holding; a named host lasts its timeline (as HyperFrames renders them)', () => {
   const project = fixtureCopy('hf-sub-scenes', out, { gsap: true });
-  // The scene's timeline lasts 1 s; placed at 0.2 s in a 1 s root with no data-duration, it
-  // would end at 1.2 s either way: a 0.4 s timeline shows the difference (ends at 0.6 s).
+  // A 0.4 s scene timeline placed at 0.2 s in the 1 s root: it ends at 0.6 s (frame 18).
   const scene = path.join(project, 'compositions', 'scene.html');
   fs.writeFileSync(scene, fs.readFileSync(scene, 'utf8').replace("{ x: 240, duration: 1, ease: 'none' }", "{ x: 96, duration: 0.4, ease: 'none' }"));
-  fs.writeFileSync(path.join(project, 'index.html'), fs.readFileSync(path.join(project, 'index.html'), 'utf8').replace('data-start="0.5" data-duration="0.5"', 'data-start="0.2"'));
-  const frames = decodeGray(render(project, 'no-duration.mp4', ['--workers', '1']), W, H);
-  assert.is(frames.length, 30);
-  // Frame i is at 8 (i - 6) px while the timeline plays (0.2 s to 0.6 s), then holds at 96.
-  assert.equal(frames.map((f) => brightFrom(f, W, 20)), frames.map((_f, i) => (i < 6 ? -1 : Math.min(96, 8 * (i - 6)))));
+  const index = path.join(project, 'index.html');
+  const page = fs.readFileSync(index, 'utf8');
+  const placed = 'data-composition-id="scene" data-composition-src="compositions/scene.html" data-start="0.5" data-duration="0.5"';
+  assert.ok(page.includes(placed));
+  // Frame i is at 8 (i - 6) px while the timeline plays, then holds at 96, or is gone.
+  const bars = (name: string) => decodeGray(render(project, name, ['--workers', '1']), W, H).map((f) => brightFrom(f, W, 20));
+  const playing = (i: number) => (i < 6 ? -1 : Math.min(96, 8 * (i - 6)));
+
+  fs.writeFileSync(index, page.replace(placed, 'data-composition-src="compositions/scene.html" data-start="0.2"'));
+  assert.equal(bars('unnamed-host.mp4'), Array.from({ length: 30 }, (_v, i) => playing(i)));
+  fs.writeFileSync(index, page.replace(placed, 'data-composition-id="scene" data-composition-src="compositions/scene.html" data-start="0.2"'));
+  assert.equal(bars('named-host.mp4'), Array.from({ length: 30 }, (_v, i) => (i < 18 ? playing(i) : -1)));
 });
 
 files('a sub-composition\'s own audio is mixed from its host\'s start', () => {

@@ -111,6 +111,9 @@ class Mounter {
     const sized = !hostId || hostId === compositionId;
     const id = this.uniqueId(hostId || compositionId || 'composition');
     host.setAttribute('data-composition-id', id);
+    // A host that named no composition has no timeline length in HyperFrames: without a
+    // data-duration it stays shown to the end of the composition around it (the runtime's timing).
+    if (!hostId) host.setAttribute('data-vidkit-unnamed-host', '');
     host.removeAttribute('data-composition-src');
 
     const declarations = parseDeclarationSources([source.declared, root?.getAttribute('data-composition-variables')], source.where);

@@ -3,8 +3,8 @@
 // compositions"). A start is seconds into its composition, or `id`, `id + s`, `id - s`: the end
 // of another clip, plus or minus seconds. The length is `data-duration`, else `data-end` minus
 // the start, else what the element itself lasts (a medium's playable length, 3 s for an image, a
-// nested composition's timeline, though its host stays shown to the end of the composition around
-// it). Times here are seconds on the root composition's timeline.
+// nested composition's timeline, though a host that named no composition stays shown to the end
+// of the composition around it). Times here are seconds on the root composition's timeline.
 
 // The root: the composition marked data-root="true", else the first (topmost) one.
 function compositionRoot() {
@@ -129,11 +129,11 @@ function readTiming() {
     }
     return null;
   }
-  // A nested composition's host without a length of its own stays until the composition around
-  // it ends, its timeline holding its last state, as HyperFrames renders it; its timeline's length
-  // still serves a relative start that names it.
+  // A host that named no composition (data-vidkit-unnamed-host, set by the sub-composition
+  // transform) and has no length of its own stays until the composition around it ends, its
+  // timeline holding its last state, as HyperFrames renders it; a named host lasts its timeline.
   function endOf(el) {
-    if (el !== root && el.hasAttribute('data-composition-id') && !el.hasAttribute('data-duration') && !el.hasAttribute('data-end')) return Infinity;
+    if (el.hasAttribute('data-vidkit-unnamed-host') && !el.hasAttribute('data-duration') && !el.hasAttribute('data-end')) return Infinity;
     var d = durationOf(el);
     return d === null ? Infinity : startOf(el) + d;
   }
