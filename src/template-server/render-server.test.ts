@@ -6,7 +6,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FIXTURES, REPO_ROOT, errorLines, tempDir } from '../test-support/cli';
 import { decodeRgbFrame, ffprobe, rgbAt } from '../test-support/media';
-import { processMarker, renderProcesses } from '../test-support/templates';
+import { markedProcesses, processMarker, renderProcesses } from '../test-support/templates';
 
 // `vidkit render-server` as its caller (the Python template) runs it: a child process fed one JSON
 // line per request, answering one JSON line each.
@@ -40,11 +40,7 @@ function startServer(env: Record<string, string>) {
 }
 
 /** The browsers `pid` launched (their leaders), among the processes carrying `marker`. */
-function browsersOf(pid: number, marker: string): string[] {
-  return renderProcesses(marker)
-    .map((p) => p.split(' ')[0])
-    .filter((p) => fs.readFileSync(`/proc/${p}/stat`, 'utf8').split(') ')[1].split(' ')[1] === String(pid));
-}
+const browsersOf = (pid: number, marker: string) => markedProcesses(marker).filter((p) => p.ppid === pid && /chrom/.test(p.cmdline)).map((p) => p.pid);
 
 const request = (id: unknown, fill: string, output: string) => JSON.stringify({ id, projectDir, variables: { fill }, output, timeoutSeconds: 60 });
 
