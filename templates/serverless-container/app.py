@@ -35,7 +35,7 @@ image = (
 
 # Started by a render container's first call and kept by the container between calls: every later
 # render there reuses its warm browser.
-render_server = RenderServer(["vidkit"], os.environ)
+render_server = RenderServer(["vidkit"])
 
 
 # The render runs up to 900 s; the web endpoint's 150 s request cap is why it is spawned (SPEC.md 8).

@@ -28,7 +28,7 @@ def main() -> None:
     args = parser.parse_args()
     renders_dir = Path(os.environ.get("VIDKIT_LOCAL_STORE_DIR", ".vidkit-local/renders")).resolve()
     limits = render_limits(os.environ)
-    render_server = RenderServer(shlex.split(os.environ.get("VIDKIT_CLI", "vidkit")), os.environ)
+    render_server = RenderServer(shlex.split(os.environ.get("VIDKIT_CLI", "vidkit")))
 
     def render(variables: dict, name: str) -> str:
         return render_to_directory(render_server, settings.composition_dir(), variables, renders_dir, name, limits.timeout_seconds)

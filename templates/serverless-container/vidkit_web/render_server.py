@@ -6,14 +6,13 @@ stdout as JSON lines; restarted when it died."""
 import collections
 import itertools
 import json
-import os
 import queue
 import subprocess
 import sys
 import threading
 import time
 from pathlib import Path
-from typing import Mapping, Sequence
+from typing import Sequence
 
 from .process_tree import kill_process_tree
 
@@ -39,11 +38,11 @@ class RenderTimedOut(RuntimeError):
 class _Process:
     """One started server: its answers (None at the end of its stdout) and its last stderr lines."""
 
-    def __init__(self, args: list[str], env: Mapping[str, str]) -> None:
+    def __init__(self, args: list[str]) -> None:
         # Its own session and process group, so a stuck server can be stopped with its browsers.
         self.child = subprocess.Popen(
             args, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, encoding="utf-8",
-            env=dict(env), start_new_session=True,
+            start_new_session=True,
         )
         self.answers: queue.Queue[str | None] = queue.Queue()
         self.stderr_tail: collections.deque[str] = collections.deque(maxlen=20)
@@ -70,12 +69,12 @@ class _Process:
 
 
 class RenderServer:
-    """`cli render-server` (cli: the vidkit command, e.g. ["vidkit"]) with env, started lazily. It
-    ends with this process: the end of its stdin closes its browsers and it exits."""
+    """`cli render-server` (cli: the vidkit command, e.g. ["vidkit"]), started lazily in this
+    process's environment (RENDER_WIDTH, RENDER_HEIGHT and RENDER_FPS set its size). It ends with
+    this process: the end of its stdin closes its browsers and it exits."""
 
-    def __init__(self, cli: Sequence[str], env: Mapping[str, str]) -> None:
+    def __init__(self, cli: Sequence[str]) -> None:
         self._args = [*cli, "render-server"]
-        self._env = {**os.environ, **env}
         self._lock = threading.Lock()
         self._process: _Process | None = None
         self._ids = itertools.count(1)
@@ -115,7 +114,7 @@ class RenderServer:
     def _running(self) -> _Process:
         if self._process is None or self._process.child.poll() is not None:
             try:
-                self._process = _Process(self._args, self._env)
+                self._process = _Process(self._args)
             except OSError as err:
                 raise RenderFailed(f"render failed: cannot start {' '.join(self._args)}: {err}") from None
         return self._process
