@@ -30,32 +30,43 @@ export class WarmTemplateRenderer {
 
   /** Renders and returns the MP4's bytes; the output lives in a temporary directory removed afterwards. */
   async render(opts: TemplateRenderOptions): Promise<Buffer> {
+    const work = await fs.mkdtemp(path.join(os.tmpdir(), 'vidkit-template-render-'));
+    try {
+      const output = path.join(work, 'render.mp4');
+      await this.renderTo(opts, output);
+      return await fs.readFile(output);
+    } finally {
+      await fs.rm(work, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Renders the MP4 to `output`, written under a hidden partial name beside it and renamed once
+   * complete, so `output` is either whole or absent (also after a failure or a timeout).
+   */
+  async renderTo(opts: TemplateRenderOptions, output: string): Promise<void> {
     const size = renderSize(opts.env);
     const key = JSON.stringify([path.resolve(opts.projectDir), size]);
-    const work = await fs.mkdtemp(path.join(os.tmpdir(), 'vidkit-template-render-'));
     const rendering = (async () => {
       const pool = await this.pool(key, opts.projectDir, size);
-      const output = path.join(work, 'render.mp4');
       await pool.render(pool.plan(opts.variables, true), output);
-      return fs.readFile(output);
     })();
     let timer: NodeJS.Timeout | undefined;
     const deadline = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new RenderTimeoutError(opts.timeoutSeconds)), opts.timeoutSeconds * 1000);
     });
     try {
-      return await Promise.race([rendering, deadline]);
+      await Promise.race([rendering, deadline]);
     } catch (err) {
       if (err instanceof RenderTimeoutError) {
         await this.drop(key);
-        // Its browser is gone: the render fails at once, and only then is its directory removed.
+        // Its browser is gone: the render fails at once, and only then has its partial file gone.
         await rendering.catch(() => undefined);
         throw err;
       }
       throw renderFailure(err);
     } finally {
       clearTimeout(timer);
-      await fs.rm(work, { recursive: true, force: true });
     }
   }
 

@@ -18,10 +18,12 @@ import {
   assertRejectsMalformedBodies,
   assertSmallAccentRender,
   installFixtureComposition,
+  markedProcesses,
   post,
   postJson,
   previewFrameSpread,
   processMarker,
+  renderLeftovers,
   renderPastTimeout,
   startServer,
   threeAtOnce,
@@ -29,13 +31,19 @@ import {
 import { freePort } from '../test-support/ports';
 
 // The serverless-container template: its real ASGI app under uvicorn with the local adapters (the
-// spawned function is a thread-pool job running the vidkit CLI, the volume a directory).
+// spawned function is a thread-pool job handing the render to the vidkit CLI's render server, the
+// volume a directory).
 const APP = path.join(TEMPLATES, 'serverless-container');
 const PYTHON = path.join(APP, '.venv', 'bin', 'python');
 const test = suite('serverless-container template');
 const volume = tempDir('vidkit-volume-');
 const compositions = path.join(APP, 'compositions');
 const marker = processMarker();
+// The main app's vidkit CLI: a script that records each start of it, then runs it.
+const warmMarker = processMarker();
+const cliStarts = path.join(tempDir('vidkit-cli-starts-'), 'starts');
+const recordingCli = path.join(path.dirname(cliStarts), 'vidkit');
+fs.writeFileSync(recordingCli, `#!/bin/sh\necho "$*" >> '${cliStarts}'\nexec ${LOCAL_VIDKIT_CLI} "$@"\n`, { mode: 0o755 });
 let server: RunningServer;
 // The same app on the test fixtures: one whose frame never ends, under one waiting render and a
 // 3 s timeout, and one that paints the length of its title.
@@ -76,7 +84,7 @@ test.before(async () => {
   assert.is(copy.status, 0, copy.stderr);
   fixtures = ['endless-frame', 'long-variable'].map((f) => installFixtureComposition(f, compositions));
   const base = { VIDKIT_CLI: LOCAL_VIDKIT_CLI, ...SMALL_RENDER };
-  server = await startApp({ VIDKIT_LOCAL_STORE_DIR: volume, ...base });
+  server = await startApp({ VIDKIT_LOCAL_STORE_DIR: volume, ...base, VIDKIT_CLI: recordingCli, ...warmMarker.env });
   limited = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), PREVIEW_COMPOSITION: fixtures[0], ...TIGHT_LIMITS, ...marker.env, TMPDIR: limitedTmp, ...base });
   longTitle = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), PREVIEW_COMPOSITION: fixtures[1], TMPDIR: longTitleTmp, ...base });
 });
@@ -122,6 +130,24 @@ test('POST /api/render answers {call_id} at once; the poll route is 202 while it
   assertSmallAccentRender(bytes);
 });
 
+test('renders run on one warm `vidkit render-server`: two in a row share its process and its browser, and no `vidkit render` starts', async () => {
+  const renderServers = () => markedProcesses(warmMarker.entry).filter((p) => /\/cli\/main\.js render-server\b/.test(p.cmdline));
+  const browsersOf = (pid: number) => markedProcesses(warmMarker.entry).filter((p) => p.ppid === pid && /chrom/.test(p.cmdline)).map((p) => p.pid);
+  const first = await renderToEnd(server.url, JSON.stringify(ACCENT_VARIABLES));
+  assert.is(first.status, 200, server.output());
+  assertSmallAccentRender(new Uint8Array(await first.arrayBuffer()));
+  const [renderServer, ...others] = renderServers();
+  assert.equal(others, [], 'more than one render server');
+  const browsers = browsersOf(renderServer.pid);
+  assert.is(browsers.length, 1, 'one browser launched');
+  const second = await renderToEnd(server.url, JSON.stringify(ACCENT_VARIABLES));
+  assert.is(second.status, 200, server.output());
+  assertSmallAccentRender(new Uint8Array(await second.arrayBuffer()));
+  assert.equal(renderServers(), [renderServer], 'the second render had another render server');
+  assert.equal(browsersOf(renderServer.pid), browsers, 'the second render launched a browser');
+  assert.is(fs.readFileSync(cliStarts, 'utf8'), 'render-server\n', 'the vidkit CLI was started more than once');
+});
+
 test('unknown ids and names are 404', async () => {
   for (const route of ['/api/render/local-0123abcd', '/api/render/fc-unknown', '/renders/nothing.mp4', '/renders/..%2Fapp.py']) {
     const res = await fetch(server.url + route);
@@ -155,11 +181,13 @@ test('a 60 KiB variable that serialises past the argument-list limit renders, an
   const res = await renderToEnd(longTitle.url, LONG_TITLE_BODY);
   assert.is(res.status, 200, longTitle.output());
   assertLongTitleRender(new Uint8Array(await res.arrayBuffer()));
-  assert.equal(fs.readdirSync(longTitleTmp), [], 'the render left temporary files behind');
+  // The warm browser's directory stays for the next request; nothing of this render does.
+  assert.equal(renderLeftovers(longTitleTmp), [], 'the render left temporary files behind');
 });
 
 test('a render that fails is a 500 with the error on the poll route', async () => {
-  // `false` stands in for a vidkit that exits 1: the spawned job fails, nothing reaches the volume.
+  // `false` stands in for a vidkit that exits 1: its render server ends before answering, the
+  // spawned job fails.
   const failing = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), VIDKIT_CLI: 'false' });
   try {
     const { status, json } = await postJson(failing.url + '/api/render', '');

@@ -206,19 +206,34 @@ export function processMarker(): { env: { VIDKIT_TEMPLATE_TEST_RUN: string }; en
   return { env: { VIDKIT_TEMPLATE_TEST_RUN: id }, entry: `VIDKIT_TEMPLATE_TEST_RUN=${id}` };
 }
 
-/** The vidkit render and browser processes carrying the marker: `pid command line` each. */
-export function renderProcesses(marker: string): string[] {
-  const found: string[] = [];
+export interface MarkedProcess {
+  pid: number;
+  ppid: number;
+  /** Its arguments joined by spaces. */
+  cmdline: string;
+}
+
+/** Every process carrying the marker in its environment. */
+export function markedProcesses(marker: string): MarkedProcess[] {
+  const found: MarkedProcess[] = [];
   for (const pid of fs.readdirSync('/proc').filter((e) => /^[0-9]+$/.test(e))) {
     try {
       if (!fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(marker)) continue;
-      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ');
-      if (/chrom|\/cli\/main\.js render /.test(cmdline)) found.push(`${pid} ${cmdline.slice(0, 160)}`);
+      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      found.push({ pid: Number(pid), ppid, cmdline: fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ') });
     } catch {
       // gone meanwhile, or not ours to read
     }
   }
   return found;
+}
+
+/** The vidkit render and browser processes carrying the marker: `pid command line` each. */
+export function renderProcesses(marker: string): string[] {
+  return markedProcesses(marker)
+    .filter((p) => /chrom|\/cli\/main\.js render /.test(p.cmdline))
+    .map((p) => `${p.pid} ${p.cmdline.slice(0, 160)}`);
 }
 
 /**

@@ -10,6 +10,7 @@ import modal
 from vidkit_web import settings
 from vidkit_web.limits import render_limits
 from vidkit_web.render_job import render_to_directory
+from vidkit_web.render_server import RenderServer
 
 HERE = Path(__file__).resolve().parent
 REMOTE_ROOT = "/app"
@@ -32,13 +33,18 @@ image = (
 )
 
 
+# Started by a render container's first call and kept by the container between calls: every later
+# render there reuses its warm browser.
+render_server = RenderServer(["vidkit"])
+
+
 # The render runs up to 900 s; the web endpoint's 150 s request cap is why it is spawned (SPEC.md 8).
 # RENDER_TIMEOUT_SECONDS (default 600) stops the render itself first, so it fails with its own 504.
 @app.function(image=image, volumes={settings.VOLUME_PATH: volume}, timeout=900, cpu=4.0, memory=8192)
 def render(variables: dict, name: str) -> str:
     project_dir = Path(REMOTE_ROOT) / "compositions" / settings.PREVIEW_COMPOSITION
     timeout = render_limits(os.environ).timeout_seconds
-    render_to_directory(project_dir, variables, Path(settings.VOLUME_PATH), name, ["vidkit"], os.environ, timeout)
+    render_to_directory(render_server, project_dir, variables, Path(settings.VOLUME_PATH), name, timeout)
     volume.commit()
     return name
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Callable, Protocol
 
 from .limits import FIRST_RETRY_AFTER_SECONDS, QueueFull, retry_after_seconds
-from .render_job import RenderTimedOut
+from .render_server import RenderTimedOut
 
 
 @dataclass
@@ -130,7 +130,7 @@ class ModalBackend:
             return Running()
         except (modal.exception.NotFoundError, modal.exception.InvalidError):
             return Unknown()
-        except RenderTimedOut as err:  # raised by render_to_directory in the function
+        except RenderTimedOut as err:  # raised by the render server in the function
             return TimedOut(str(err))
         except Exception as err:  # the render's own failure, re-raised by get()
             return Failed(str(err))
