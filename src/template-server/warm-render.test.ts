@@ -8,9 +8,17 @@ import { RenderTimeoutError } from './render-errors';
 import { WarmTemplateRenderer } from './warm-render';
 
 const decoded = tempDir('vidkit-warm-render-test-');
-// What the renderer writes to os.tmpdir() is looked at: give it a directory of its own.
+// What the renderer writes to os.tmpdir() is looked at: give it a directory of its own while these
+// tests run (uvu loads every test file into one process first, so not at import time).
 const tmp = tempDir('vidkit-warm-render-tmp-');
-process.env.TMPDIR = tmp;
+const outerTmp = process.env.TMPDIR;
+test.before(() => {
+  process.env.TMPDIR = tmp;
+});
+test.after(() => {
+  if (outerTmp === undefined) delete process.env.TMPDIR;
+  else process.env.TMPDIR = outerTmp;
+});
 
 /** This process's browser children (pid list): the warm pool's browsers are launched from here. */
 function browserChildren(): number[] {
