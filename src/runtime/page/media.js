@@ -87,6 +87,14 @@ function seekLoaded(el, t) {
 }
 // Videos whose new picture the compositor has not presented yet (requestVideoFrameCallback).
 var unpresented = new Set();
+// A picture presented while the seek is still under way is an old one (a video that has just
+// become visible shows its last picture first): only one presented after it counts.
+function whenPresented(el) {
+  el.requestVideoFrameCallback(function () {
+    if (el.seeking) whenPresented(el);
+    else unpresented.delete(el);
+  });
+}
 // Seeks each video whose own time moved; the seeks' promises go into `waits`.
 function syncVideos(waits) {
   media.forEach(function (m, el) {
@@ -97,7 +105,7 @@ function syncVideos(waits) {
     changed = true;
     if (typeof el.requestVideoFrameCallback === 'function') {
       unpresented.add(el);
-      el.requestVideoFrameCallback(function () { unpresented.delete(el); });
+      whenPresented(el);
     }
     // The end itself shows no frame in every container: aim just inside it.
     var d = el.duration;
