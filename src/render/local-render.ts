@@ -10,7 +10,7 @@ import { ChunkRange, SessionSlot, discardingSink, renderChunk } from './chunk-re
 import { OutputFormat, assertOutputExtension, formatExtension, isDirectoryFormat } from './formats';
 import { trackPath, untrackPath } from './leftovers';
 import { assertReplaceableDirectory } from './output-directory';
-import { outputError, prepareOutput } from './output-path';
+import { outputError, partialPathFor, prepareOutput } from './output-path';
 import { outputWriter } from './output-writer';
 import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
 import { AssetPolicy, serveComposition } from './served-composition';
@@ -88,7 +88,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const output = outputFor(composition.id);
   const native = loadNative();
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-'));
-  const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.partial${extension}`);
+  const partial = partialPathFor(output, extension);
   trackPath(tmpDir);
   trackPath(partial);
   const server = await serveComposition(composition, tmpDir, opts);

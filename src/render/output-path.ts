@@ -43,3 +43,13 @@ export function outputError(err: unknown, where: string): unknown {
   if (!known) return err;
   return new VidkitError(`cannot write ${where}: ${known[1]}`, { exitCode: ExitCode.OutputFailed });
 }
+
+/**
+ * The hidden name beside `output` that a render writes before renaming it into place:
+ * `.<name>.<pid>[.<tag>].partial<extension>`, so a reader never sees a half-written output and
+ * two processes (or two renders of one process, told apart by `tag`) never share one.
+ */
+export function partialPathFor(output: string, extension: string, tag?: number): string {
+  const name = path.basename(output, extension);
+  return path.join(path.dirname(output), `.${name}.${process.pid}${tag === undefined ? '' : `.${tag}`}.partial${extension}`);
+}

@@ -5,7 +5,7 @@ import { VidkitError, badInput } from '../errors';
 import type { CaptureMode } from './browser';
 import { CaptureSession } from './capture-session';
 import { trackPath, untrackPath } from './leftovers';
-import { outputError, prepareOutput } from './output-path';
+import { outputError, partialPathFor, prepareOutput } from './output-path';
 import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
 import { AssetPolicy, serveComposition } from './served-composition';
 
@@ -66,7 +66,7 @@ export async function renderStill(opts: StillOptions): Promise<StillResult> {
 
   const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-still-'));
   const extension = path.extname(output);
-  const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.partial${extension}`);
+  const partial = partialPathFor(output, extension);
   trackPath(tmpDir);
   trackPath(partial);
   const server = await serveComposition(context.composition, tmpDir, opts);

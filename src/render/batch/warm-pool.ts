@@ -10,7 +10,7 @@ import { SessionSlot, renderChunk } from '../chunk-renderer';
 import { DeadlineError } from '../deadline';
 import { OutputFormat, formatExtension, isDirectoryFormat } from '../formats';
 import { trackPath, untrackPath } from '../leftovers';
-import { outputError } from '../output-path';
+import { outputError, partialPathFor } from '../output-path';
 import { outputWriter } from '../output-writer';
 import { PlannedRender, RenderSettings, framesOfPage, planRender, profileFor, withProfile } from '../render-context';
 import { AssetPolicy, ServedComposition, serveComposition } from '../served-composition';
@@ -120,7 +120,7 @@ export class WarmPool {
     const n = this.renders++;
     const renderDir = path.join(this.tmpDir, `render-${n}`);
     fs.mkdirSync(renderDir);
-    const partial = path.join(path.dirname(output), `.${path.basename(output, extension)}.${process.pid}.${n}.partial${extension}`);
+    const partial = partialPathFor(output, extension, n);
     trackPath(partial);
     try {
       // The writer of `vidkit render`, with one part: the whole video. Each browser's encoder gets
