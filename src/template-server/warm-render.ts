@@ -5,6 +5,7 @@ import { renderSize } from '../composition/render-request';
 import type { Overrides } from '../composition/variables';
 import { VidkitError, errorMessage } from '../errors';
 import { WarmPool } from '../render/batch/warm-pool';
+import { withDeadline } from '../render/deadline';
 import { QUALITY_SETTINGS } from '../render/quality';
 import { RenderTimeoutError } from './render-errors';
 
@@ -51,22 +52,21 @@ export class WarmTemplateRenderer {
       const pool = await this.pool(key, opts.projectDir, size);
       await pool.render(pool.plan(opts.variables, true), output);
     })();
-    let timer: NodeJS.Timeout | undefined;
-    const deadline = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new RenderTimeoutError(opts.timeoutSeconds)), opts.timeoutSeconds * 1000);
-    });
+    // Told apart from a deadline inside the render (a frame's), which is a failed render.
+    let expired = false;
     try {
-      await Promise.race([rendering, deadline]);
+      await withDeadline(rendering, opts.timeoutSeconds * 1000, () => {
+        expired = true;
+        return 'render timed out';
+      });
     } catch (err) {
-      if (err instanceof RenderTimeoutError) {
+      if (expired) {
         await this.drop(key);
         // Its browser is gone: the render fails at once, and only then has its partial file gone.
         await rendering.catch(() => undefined);
-        throw err;
+        throw new RenderTimeoutError(opts.timeoutSeconds);
       }
       throw renderFailure(err);
-    } finally {
-      clearTimeout(timer);
     }
   }
 
