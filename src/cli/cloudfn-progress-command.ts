@@ -1,5 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { badInput } from '../errors';
+import { describeMissingGlyphs } from '../render/missing-glyphs';
 import { columns, latestRowPerLine, readManifest, writeLines } from '../sdk/batch-manifest';
 import type { RenderProgress } from '../sdk/progress';
 import { CloudCommand } from './cloud-command';
@@ -19,12 +20,14 @@ export class CloudfnProgressCommand extends CloudCommand {
     details: `
       Status is planning, rendering, assembling, done, failed, timed-out or aborted. Also: chunks
       done of total, frames rendered of total, overall percent (100 only once the output exists),
-      the output location when done and the error when the execution failed. A render id needs the
+      the output location when done and the error when the execution failed, and text that no font
+      could draw (each element with its characters), as the chunks report it once drawn. A render id needs the
       state machine (--state-machine-arn, else VIDKIT_SFN_ARN, else the deployed stack's,
       --stack-name); an execution ARN does not.
 
       With --batch-manifest <file> (the .manifest.jsonl that render-batch wrote), every render of
-      the batch: a summary line (done, running, failed, percent) and one row per batch line. When
+      the batch: a summary line (done, running, failed, percent) and one row per batch line, a row
+      whose video has text no font could draw flagged with its characters. When
       the file holds several runs, each line's latest row counts. A row a crash cut off is skipped
       with a warning.
     `,
@@ -61,6 +64,7 @@ export class CloudfnProgressCommand extends CloudCommand {
     ];
     if (p.output) lines.push(`Output: ${p.output.url}`);
     if (p.error) lines.push(`Error: ${p.error}`);
+    for (const m of p.missingGlyphs ?? []) lines.push(`Missing glyphs: ${describeMissingGlyphs(m)}`);
     this.context.stdout.write(`${lines.join('\n')}\n`);
   }
 
@@ -79,7 +83,7 @@ export class CloudfnProgressCommand extends CloudCommand {
       r.state,
       `${r.percent}%`,
       r.renderId ?? '-',
-      r.output ?? r.error ?? '',
+      [r.output ?? r.error ?? '', ...(r.missingGlyphs ?? []).map((m) => `no font has ${m.characters.join('')} (<${m.element}>)`)].filter(Boolean).join('; '),
     ]);
     this.context.stdout.write(`${summary}\n`);
     writeLines(this.context.stdout, table);

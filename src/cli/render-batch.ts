@@ -67,12 +67,19 @@ export async function runRenderBatch(io: BatchCommandIo, opts: Omit<LocalBatchOp
 }
 
 /** What stdout shows of a row: the manifest file's row without its resume bookkeeping. */
-function publicRow({ line, outputKey, output, status, error, seconds }: LocalBatchRow) {
-  return { line, outputKey, output, status, ...(error === undefined ? {} : { error }), seconds };
+function publicRow({ line, outputKey, output, status, error, seconds, missingGlyphs }: LocalBatchRow) {
+  return { line, outputKey, output, status, ...(error === undefined ? {} : { error }), seconds, ...(missingGlyphs === undefined ? {} : { missingGlyphs }) };
+}
+
+/** The reason column: why a row failed, or which characters of a rendered one no font could draw. */
+function reason(row: LocalBatchRow): string {
+  if (row.error !== undefined) return row.error;
+  if (!row.missingGlyphs) return '';
+  return `no font has ${row.missingGlyphs.map((m) => `${m.characters.join('')} (<${m.element}>)`).join(', ')}`;
 }
 
 function* manifestText(rows: readonly LocalBatchRow[]): Generator<string> {
   const count = (status: LocalBatchRow['status']) => rows.filter((r) => r.status === status).length;
   yield `${count('rendered')} rendered, ${count('skipped')} skipped, ${count('failed')} failed`;
-  yield* columns(['line', 'output', 'status', 'seconds', 'reason'], rows, (r) => [String(r.line), r.output ?? '-', r.status, r.seconds.toFixed(1), r.error ?? '']);
+  yield* columns(['line', 'output', 'status', 'seconds', 'reason'], rows, (r) => [String(r.line), r.output ?? '-', r.status, r.seconds.toFixed(1), reason(r)]);
 }

@@ -52,6 +52,11 @@ export class RenderCommand extends CompositionCommand {
       Variables override the composition's declared defaults. A value of the wrong type is a
       warning, or an error with \`--strict-variables\`.
 
+      Text that no font can draw (neither the page's own fonts nor the bundled families and
+      fallback faces have a character, so it would show as an empty box) is a warning naming the
+      element, the variable the text came from and the characters; with \`--strict\` it fails the
+      render (exit 2) before any output appears.
+
       Media the page references by http(s) URL are fetched once per render, from public addresses
       only (loopback, link-local and private ones need \`--allow-private-network\`), each at most
       \`--max-asset-bytes\`.
@@ -60,6 +65,7 @@ export class RenderCommand extends CompositionCommand {
       ['Render the bundled example', '$0 render examples/ui-3d-reveal --output out/reveal.mp4'],
       ['Override variables', `$0 render my-video --variables '{"title":"Hello","accent":"#ff3366"}'`],
       ['Fail on a mistyped variable', '$0 render my-video --variables-file vars.json --strict-variables'],
+      ['Fail on lint errors and on characters no font can draw', '$0 render my-video --variables-file vars.json --strict'],
       ['Render one video per line of a JSONL file, browsers kept warm', '$0 render my-video --batch viewers.jsonl --output-dir out/viewers'],
     ],
   });
@@ -78,7 +84,9 @@ export class RenderCommand extends CompositionCommand {
   docker = Option.Boolean('--docker', false, { description: 'Render inside the vidkit render image (cloud/image; built from Debian\'s archive when the engine lacks it)' });
   quality = Option.String('--quality', { description: 'draft, standard (default) or high' });
   crf = Option.String('--crf', { description: 'x264 CRF 0-51, overriding --quality (lower is better)' });
-  strict = Option.Boolean('--strict', false, { description: 'Run vidkit lint first and fail (exit 2) on its errors' });
+  strict = Option.Boolean('--strict', false, {
+    description: 'Run vidkit lint first and fail (exit 2) on its errors; text no font can draw fails the render (exit 2) instead of a warning',
+  });
   batch = Option.String('--batch', { description: 'JSONL file, one {"outputKey", "variables"} a line: one video per line on browsers kept warm (README, Local batch rendering)' });
   outputDir = Option.String('--output-dir', 'out', { description: 'With --batch: the folder outputKeys are relative to, and where the manifest is kept (default out)' });
   batchConcurrency = Option.String('--batch-concurrency', 'auto', { description: 'With --batch: videos rendered at once, each on its own browser: a number, or "auto" (one per core, limited by memory)' });
@@ -99,6 +107,7 @@ export class RenderCommand extends CompositionCommand {
       return runRenderBatch(io, {
         ...page,
         ...quality,
+        strictGlyphs: this.strict,
         format,
         gifLoop: delivery.gifLoop,
         batchFile: this.batch,
@@ -120,6 +129,7 @@ export class RenderCommand extends CompositionCommand {
         format,
         workers,
         ...quality,
+        strictGlyphs: this.strict,
         onInfo: (m) => this.log(m),
         onStart: ({ totalFrames }) => progress.start(totalFrames),
         onFrame: () => progress.frame(),
@@ -142,6 +152,7 @@ export class RenderCommand extends CompositionCommand {
   private runInDocker(overrides: Record<string, unknown>): number {
     const pass: string[] = ['--workers', this.workers, '--capture', this.capture, '--variables', JSON.stringify(overrides)];
     if (this.strictVariables) pass.push('--strict-variables');
+    if (this.strict) pass.push('--strict');
     if (this.composition !== undefined) pass.push('--composition', this.composition);
     if (!this.browserGpu) pass.push('--no-browser-gpu');
     if (this.allowMissingMedia) pass.push('--allow-missing-media');

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import type * as http from 'node:http';
 import * as path from 'node:path';
 import { FONTS_PREFIX } from '../runtime/boot';
+import { FALLBACK_DIR, FALLBACK_FAMILY, fallbackFolders, fallbackStylesheet, servedName } from './fallback-fonts';
 
 export { FONTS_PREFIX };
 
@@ -75,22 +76,21 @@ function packageDir(pkg: string): string {
   return path.dirname(require.resolve(`${pkg}/package.json`));
 }
 
-/** The last path segment of a package name: the folder its files are served from under {@link FONTS_PREFIX}. */
-function servedName(pkg: string): string {
-  return pkg.slice(pkg.lastIndexOf('/') + 1);
-}
-
 let cachedSheet: string | undefined;
 
 /**
- * `fonts.css`: every bundled face declared under its own family name and under each alias, with
- * the file URLs relative to the stylesheet. The page runtime links it before any page style, so
- * a page's own `@font-face` for one of these names comes later and wins. `text-rendering` is set
- * as HyperFrames sets it, and the default font is the bundled serif (Chromium's default is a serif).
+ * `fonts.css`: every bundled face declared under its own family name and under each alias, and
+ * the fallback faces under {@link FALLBACK_FAMILY}, with the file URLs relative to the stylesheet.
+ * The page runtime links it before any page style, so a page's own `@font-face` for one of these
+ * names comes later and wins. `text-rendering` is set as HyperFrames sets it, and the default font
+ * is the bundled serif (Chromium's default is a serif), then the fallback faces.
  */
 export function fontsStylesheet(): string {
   if (cachedSheet !== undefined) return cachedSheet;
-  const rules: string[] = ['html, body, * { text-rendering: geometricPrecision; }', 'html { font-family: "EB Garamond"; }'];
+  const rules: string[] = [
+    'html, body, * { text-rendering: geometricPrecision; }',
+    `html { font-family: "EB Garamond", ${JSON.stringify(FALLBACK_FAMILY)}; }`,
+  ];
   for (const { family, pkg, sheets, aliases } of FAMILIES) {
     const dir = packageDir(pkg);
     const faces = sheets
@@ -107,7 +107,7 @@ export function fontsStylesheet(): string {
       }
     }
   }
-  cachedSheet = `${rules.join('\n')}\n`;
+  cachedSheet = `${rules.join('\n')}\n${fallbackStylesheet()}`;
   return cachedSheet;
 }
 
@@ -124,6 +124,10 @@ export function exportBundledFonts(dir: string): void {
     fs.mkdirSync(path.join(dir, served), { recursive: true });
     fs.copyFileSync(path.join(packageDir(pkg), 'LICENSE'), path.join(dir, served, 'LICENSE'));
   }
+  for (const folder of fallbackFolders()) {
+    fs.mkdirSync(path.join(dir, folder), { recursive: true });
+    fs.copyFileSync(path.join(FALLBACK_DIR, folder, 'LICENSE'), path.join(dir, folder, 'LICENSE'));
+  }
   for (const [, served, file] of sheet.matchAll(/url\(([a-z0-9-]+)\/([a-z0-9-]+\.woff2)\)/g)) {
     const target = path.join(dir, served, file);
     if (!fs.existsSync(target)) fs.copyFileSync(bundledFile(`${served}/${file}`)!, target);
@@ -134,10 +138,10 @@ export function exportBundledFonts(dir: string): void {
 /** The bundled file a path under {@link FONTS_PREFIX} names, or undefined for any other path. */
 function bundledFile(rest: string): string | undefined {
   const m = /^([a-z0-9-]+)\/([a-z0-9-]+\.woff2)$/.exec(rest);
-  const family = m && FAMILIES.find((f) => servedName(f.pkg) === m[1]);
-  if (!m || !family) return undefined;
-  const file = path.join(packageDir(family.pkg), 'files', m[2]);
-  return fs.existsSync(file) ? file : undefined;
+  if (!m) return undefined;
+  const family = FAMILIES.find((f) => servedName(f.pkg) === m[1]);
+  const file = family ? path.join(packageDir(family.pkg), 'files', m[2]) : fallbackFolders().includes(m[1]) ? path.join(FALLBACK_DIR, m[1], m[2]) : undefined;
+  return file !== undefined && fs.existsSync(file) ? file : undefined;
 }
 
 /** Answers a request under {@link FONTS_PREFIX}; returns false for any other URL. */

@@ -11,17 +11,22 @@ let cachedFile: string | undefined;
 
 /**
  * The fontconfig file the browser runs with: the machine's own configuration (FONTCONFIG_FILE, or
- * the system's) plus the DejaVu faces of the `dejavu-fonts-ttf` package. Chromium draws no text at
- * all, web fonts included, when fontconfig lists no font, so a machine without fonts (a bare
- * container) gets these; they only draw characters the bundled web fonts lack (README: A
- * composition, Fonts). Written once per configuration, kept with fontconfig's own cache in vidkit's
- * cache directory (the temporary directory where that is read-only).
+ * the system's), for its rendering settings, with every font it lists rejected but the DejaVu
+ * faces of the `dejavu-fonts-ttf` package (README: A composition, Fonts). So Chromium's system
+ * fallback, and the generic families a page draws with where the page runtime cannot rewrite them
+ * (a canvas, a form control's default font), find the same faces on every machine, and never a
+ * font only this machine has: characters that neither the page's fonts nor the bundled families
+ * and fallback faces have are drawn by DejaVu, or as an empty box that the glyph check reports.
+ * Chromium draws no text at all, web fonts included, when fontconfig lists no font, so a machine
+ * without fonts (a bare container) needs these too. Written once per configuration, kept with
+ * fontconfig's own cache in vidkit's cache directory (the temporary directory where that is
+ * read-only).
  */
 export function browserFontconfig(): string {
   if (cachedFile !== undefined) return cachedFile;
   const included = process.env.FONTCONFIG_FILE || SYSTEM_CONFIG;
   const fallbackDir = fallbackFontDir();
-  const name = `fontconfig-${createHash('sha256').update(`${included}\n${fallbackDir}`).digest('hex').slice(0, 16)}`;
+  const name = `fontconfig-${createHash('sha256').update(`${included}\n${fallbackDir}\n${SYSTEM_FACES.join(',')}`).digest('hex').slice(0, 16)}`;
   const dir = writableDir(path.join(vidkitCacheDir(), name), path.join(os.tmpdir(), `vidkit-${name}`));
   const file = path.join(dir, 'fonts.conf');
   const xml = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;');
@@ -31,6 +36,10 @@ export function browserFontconfig(): string {
     '<fontconfig>',
     `  <include ignore_missing="yes">${xml(path.resolve(included))}</include>`,
     `  <dir>${xml(fallbackDir)}</dir>`,
+    '  <selectfont>',
+    '    <rejectfont><glob>*</glob></rejectfont>',
+    ...SYSTEM_FACES.map((glob) => `    <acceptfont><glob>${xml(path.join(fallbackDir, glob))}</glob></acceptfont>`),
+    '  </selectfont>',
     `  <cachedir>${xml(path.join(dir, 'cache'))}</cachedir>`,
     '</fontconfig>',
     '',
@@ -42,6 +51,19 @@ export function browserFontconfig(): string {
   cachedFile = file;
   return file;
 }
+
+/**
+ * The faces of {@link fallbackFontDir} the browser's fontconfig lists: DejaVu Sans, Serif and Sans
+ * Mono in every weight and slant (not DejaVu Math TeX Gyre), so that what the system fallback may
+ * draw is what the glyph check asks for ({@link SYSTEM_FACE_NAMES}).
+ */
+export const SYSTEM_FACES = ['DejaVuSans*.ttf', 'DejaVuSerif*.ttf'];
+
+/**
+ * The full names of those faces' regular styles, which hold every character of their bold and
+ * oblique styles: the glyph check asks for them by `local()` name (src/runtime/glyph-check.page.js).
+ */
+export const SYSTEM_FACE_NAMES = ['DejaVu Sans', 'DejaVu Serif', 'DejaVu Sans Mono'];
 
 /** The DejaVu faces of the `dejavu-fonts-ttf` package, which every browser's fontconfig lists. */
 export function fallbackFontDir(): string {

@@ -8,6 +8,7 @@ import { encoderFormat, formatContentType, formatExtension } from '../render/for
 import { fpsToRational } from '../render/fps';
 import { serveProject } from '../render/project-server';
 import { RenderContextOptions, createRenderContext, framesOfPage, planRender } from '../render/render-context';
+import { MissingGlyphs, describeMissingGlyphs } from '../render/missing-glyphs';
 import { soundtrackOf } from '../render/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
 import { causeMessage } from '../sdk/progress';
@@ -149,8 +150,14 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
   const assetDir = path.join(workDir, 'assets');
   fs.mkdirSync(workDir, { recursive: true });
   const totalFrames = range.endFrame - range.startFrame;
-  const record = (frames: number, done: boolean) =>
-    putJson(render.bucket, renderKeys.progress(render.renderId, range.index), { index: range.index, frames, totalFrames, done } satisfies ChunkProgressRecord);
+  const record = (frames: number, done: boolean, missingGlyphs: MissingGlyphs[] = []) =>
+    putJson(render.bucket, renderKeys.progress(render.renderId, range.index), {
+      index: range.index,
+      frames,
+      totalFrames,
+      done,
+      ...(missingGlyphs.length > 0 ? { missingGlyphs } : {}),
+    } satisfies ChunkProgressRecord);
   await record(0, false);
 
   const server = await serveProject(context.composition.projectDir, { remoteDir: assetDir });
@@ -181,7 +188,9 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
     }
     const segmentKey = renderKeys.segment(render.renderId, range.index, formatExtension(format));
     await upload(render.bucket, segmentKey, segmentFile, formatContentType(format));
-    await record(result.frames, true);
+    // Only the chunk knows, once its frames are drawn: the render's progress carries it back.
+    for (const m of result.missingGlyphs) console.warn(`vidkit: warning: chunk ${range.index}: ${describeMissingGlyphs(m)}`);
+    await record(result.frames, true, result.missingGlyphs);
     return { index: range.index, frames: result.frames, segmentKey };
   } finally {
     await slot.close();

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { VidkitError, errorMessage } from '../errors';
+import { MissingGlyphs, glyphCheckScript } from '../runtime/glyph-check';
 import { RuntimeBoot, bootScript } from '../runtime/runtime';
 import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from './browser';
 import type { AssetRouter } from './asset-router';
@@ -53,6 +54,8 @@ export interface SessionOptions {
 
 /** Milliseconds a setup step on an open page (metrics, background, scripts) may take. */
 const STEP_TIMEOUT_MS = 15_000;
+/** Milliseconds the glyph report may take: the page's own wait for fonts (10 s) and a margin. */
+const GLYPH_REPORT_TIMEOUT_MS = 15_000;
 /** Milliseconds a browser whose page hangs has to answer a browser-level call to count as alive. */
 const ALIVE_TIMEOUT_MS = 3_000;
 
@@ -120,6 +123,8 @@ export class CaptureSession {
     );
     // Local-time Date methods read the same on every machine and in every cloud region.
     await step('set the time zone', client.send('Emulation.setTimezoneOverride', { timezoneId: 'UTC' }));
+    // Before the runtime, which makes the page's timers virtual: the check's deadline is real time.
+    await step('add the glyph check', this.page.evaluateOnNewDocument(glyphCheckScript()));
     this.bootScript = (await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.opts.boot)))).identifier;
     await step('watch navigation', this.watchNavigation(client));
     await this.load();
@@ -156,6 +161,10 @@ export class CaptureSession {
     }
     this.throwIfAssetFailed();
     this.throwIfPageFailed();
+    await this.guard(
+      withDeadline(this.page!.evaluate('window.__vidkitGlyphs && window.__vidkitGlyphs.start()'), STEP_TIMEOUT_MS, () => `the glyph check did not start within ${STEP_TIMEOUT_MS / 1000} s`),
+      'while it started the glyph check',
+    );
     if (profile.capture === 'beginframe') {
       // The first controlled frame after load draws nothing; prime the compositor once.
       await this.guard(
@@ -351,6 +360,27 @@ export class CaptureSession {
       throw new VidkitError(`a script in the composition threw while the page's length was read: ${firstLine(detail)}`);
     }
     return result.result.value as number;
+  }
+
+  /**
+   * Text of the frames shown since the last call that no available face can draw (README: A
+   * composition, Fonts), once the faces that text needs have loaded or failed.
+   */
+  async missingGlyphs(): Promise<MissingGlyphs[]> {
+    const report = this.client!.send('Runtime.evaluate', {
+      expression: 'window.__vidkitGlyphs ? window.__vidkitGlyphs.report() : []',
+      returnByValue: true,
+      awaitPromise: true,
+    });
+    const result = await this.guard(
+      withDeadline(report, GLYPH_REPORT_TIMEOUT_MS, () => `the page did not report its text's glyphs within ${GLYPH_REPORT_TIMEOUT_MS / 1000} s`),
+      'while it checked the glyphs',
+    );
+    if (result.exceptionDetails) {
+      const detail = result.exceptionDetails.exception?.description ?? result.exceptionDetails.text;
+      throw new VidkitError(`a script in the composition threw while its glyphs were checked: ${firstLine(detail)}`);
+    }
+    return result.result.value as MissingGlyphs[];
   }
 
   /** Every `<audio>`/`<video>` the page has shown so far, as placed on the timeline. */

@@ -4,6 +4,7 @@ import { BrowserFailure, CaptureSession, FrameFormat } from './capture-session';
 import { OutputFormat, encoderFormat } from './formats';
 import type { Rational } from './fps';
 import { DeadlineError } from './deadline';
+import type { MissingGlyphs } from './missing-glyphs';
 import type { RuntimeBoot } from '../runtime/runtime';
 
 /** Encoder settings shared by every chunk of a render, so segments join by stream copy. */
@@ -145,7 +146,9 @@ export interface ChunkHooks {
  * the sink. With the native encoder, capture and encoding overlap: it decodes and encodes on its
  * own threads while the next frame is being captured. A browser that dies or stops answering is
  * relaunched, at most {@link MAX_RELAUNCHES} times a range, and the range goes on from the frame it
- * was at, so the segment still holds every frame once.
+ * was at, so the segment still holds every frame once. It returns the text of the range's frames
+ * that no font could draw, as the page's glyph check found it (a page lost with its browser takes
+ * its findings with it; the relaunched page checks the frames it draws).
  * Used unchanged by local workers and by the cloud chunk function.
  */
 export async function renderChunk(
@@ -153,7 +156,7 @@ export async function renderChunk(
   chunk: ChunkRange,
   encoder: FrameSink,
   hooks: ChunkHooks,
-): Promise<{ frames: number; bytes: number }> {
+): Promise<{ frames: number; bytes: number; missingGlyphs: MissingGlyphs[] }> {
   let relaunches = 0;
   try {
     // A new page has no frame before it to repeat, so its first capture is whole.
@@ -183,7 +186,8 @@ export async function renderChunk(
       hooks.onFrame(frame);
       frame += 1;
     }
-    return await encoder.finish();
+    const missingGlyphs = slot.isOpen ? await (await slot.current()).missingGlyphs() : [];
+    return { ...(await encoder.finish()), missingGlyphs };
   } catch (err) {
     encoder.abort();
     throw err;

@@ -17,6 +17,7 @@ import { AssetPolicy, serveComposition } from './served-composition';
 import { soundtrackOf } from './soundtrack';
 import { measureIdle } from './cpu-idle';
 import { FramePart, FrameScheduler } from './frame-scheduler';
+import { MissingGlyphs, describeMissingGlyphs, mergeMissingGlyphs, missingGlyphsError } from './missing-glyphs';
 import { ADD_SAMPLE_MS, WorkersOption, resolveWorkers, shouldAddWorker } from './workers';
 
 export interface LocalRenderOptions extends RenderSettings, AssetPolicy {
@@ -55,6 +56,8 @@ export interface LocalRenderResult {
   wallSeconds: number;
   /** Seconds from process start to the first captured frame. */
   firstFrameSeconds: number;
+  /** Text that no font could draw, each also a warning (README: A composition, Fonts). */
+  missingGlyphs: MissingGlyphs[];
 }
 
 /**
@@ -129,6 +132,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       opts.onFrame?.();
     };
     let timeline: MediaElementTiming[] = [];
+    const glyphs: MissingGlyphs[][] = [];
     const segments = new Set<number>();
     const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES);
     let failed = false;
@@ -146,7 +150,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
           throwIfAborted(opts.signal);
           const sink = writer ? writer.sink(part) : discardingSink();
           const current = part;
-          await renderChunk(slot, part, sink, {
+          const done = await renderChunk(slot, part, sink, {
             onFrame: (frame) => {
               // Closing the sessions on abort is not enough: the chunk renderer reopens a closed one.
               throwIfAborted(opts.signal);
@@ -157,6 +161,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
             },
             onRelaunch: (message) => opts.onWarning?.(message),
           });
+          glyphs.push(done.missingGlyphs);
           segments.add(part.index);
           // Each page steps through every earlier frame, so the one that drew the last frame
           // has seen every media element of the timeline.
@@ -205,6 +210,10 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       });
     }
     finished = true;
+    const missingGlyphs = mergeMissingGlyphs(glyphs);
+    // Before the output is joined: under --strict no output appears.
+    if (opts.strictGlyphs && missingGlyphs.length > 0) throw missingGlyphsError(missingGlyphs);
+    for (const m of missingGlyphs) opts.onWarning?.(describeMissingGlyphs(m));
     let joined = { frames: totalFrames, bytes: 0 };
     if (writer) {
       const audio = () => soundtrackOf(timeline, { assets, durationSeconds: (totalFrames * settings.fps.den) / settings.fps.num });
@@ -229,6 +238,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       gl: profile.gl,
       wallSeconds: (Date.now() - started) / 1000,
       firstFrameSeconds,
+      missingGlyphs,
     };
   } finally {
     finished = true;

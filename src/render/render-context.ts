@@ -35,6 +35,8 @@ export interface RenderSettings extends Determinism {
   composition?: string;
   overrides: Overrides;
   strictVariables: boolean;
+  /** Text that no font can draw fails the render, before any output appears (otherwise a warning). */
+  strictGlyphs?: boolean;
   /** Overrides the composition's `data-fps`. */
   fps?: number;
   /** Output size; the composition is drawn at the matching device scale factor. */

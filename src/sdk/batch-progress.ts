@@ -1,4 +1,5 @@
 import { errorMessage } from '../errors';
+import type { MissingGlyphs } from '../render/missing-glyphs';
 import type { BatchManifestRow } from './batch-dispatch';
 import { mapWithLimit } from './map-limit';
 import { RenderStatus, getRenderProgress } from './progress';
@@ -18,6 +19,8 @@ export interface BatchProgressRow {
   output?: string;
   /** Why the render failed, failed to start, or could not be read. */
   error?: string;
+  /** The render's text that no font could draw, once its chunks found it. */
+  missingGlyphs?: MissingGlyphs[];
 }
 
 export interface BatchProgress {
@@ -42,7 +45,14 @@ export async function getBatchProgress(rows: readonly BatchManifestRow[], stateM
     }
     try {
       const p = await getRenderProgress({ executionArn: row.executionArn!, stateMachineArn });
-      return { ...base, state: p.status, percent: p.percent, ...(p.output ? { output: p.output.url } : {}), ...(p.error ? { error: p.error } : {}) };
+      return {
+        ...base,
+        state: p.status,
+        percent: p.percent,
+        ...(p.output ? { output: p.output.url } : {}),
+        ...(p.error ? { error: p.error } : {}),
+        ...(p.missingGlyphs ? { missingGlyphs: p.missingGlyphs } : {}),
+      };
     } catch (err) {
       return { ...base, state: 'unknown', percent: 0, error: errorMessage(err) };
     }

@@ -1,6 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { badInput } from '../errors';
+import { MissingGlyphs, mergeMissingGlyphs } from '../render/missing-glyphs';
 import { awsClients } from './aws-clients';
 import { ChunkProgressRecord, ExecutionInput, PlanRecord, renderKeys } from './render-input';
 import { resolveStateMachine } from './stack';
@@ -23,6 +24,8 @@ export interface RenderProgress {
   output?: { bucket: string; key: string; url: string; frames: number; bytes: number };
   /** When failed, timed out or aborted: the execution's error and its cause. */
   error?: string;
+  /** Text that no font could draw, as the chunks done so far found it (README: A composition, Fonts); absent when none. */
+  missingGlyphs?: MissingGlyphs[];
 }
 
 const FINAL: Record<string, RenderStatus> = { SUCCEEDED: 'done', FAILED: 'failed', TIMED_OUT: 'timed-out', ABORTED: 'aborted' };
@@ -81,6 +84,8 @@ export async function getRenderProgress(opts: { renderId?: string; executionArn?
     // Assembly is the last step: the render reaches 100% only with its output.
     percent: status === 'done' ? 100 : total > 0 ? Math.min(99, Math.floor((rendered / total) * 99)) : 0,
   };
+  const missingGlyphs = mergeMissingGlyphs(chunks.map((c) => c.missingGlyphs ?? []));
+  if (missingGlyphs.length > 0) progress.missingGlyphs = missingGlyphs;
   if (status === 'done') {
     const out = JSON.parse(execution.output ?? '{}') as { bucket: string; outputKey: string; frames: number; bytes: number };
     progress.output = { bucket: out.bucket, key: out.outputKey, url: `s3://${out.bucket}/${out.outputKey}`, frames: out.frames, bytes: out.bytes };

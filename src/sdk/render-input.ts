@@ -1,3 +1,4 @@
+import type { MissingGlyphs } from '../runtime/glyph-check';
 /**
  * What a render execution carries and where its objects live in the render bucket: the contract
  * between the SDK (which starts executions and reads progress) and the render function (which
@@ -70,6 +71,8 @@ export interface ChunkProgressRecord {
   frames: number;
   totalFrames: number;
   done: boolean;
+  /** Once done: the chunk's text that no font could draw (README: A composition, Fonts); absent when none. */
+  missingGlyphs?: MissingGlyphs[];
 }
 
 export const renderKeys = {

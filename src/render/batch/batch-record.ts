@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { RowShape, readManifest } from '../../sdk/batch-manifest';
+import type { MissingGlyphs } from '../missing-glyphs';
 import type { PlannedRender } from '../render-context';
 
 /** What became of one line of a local batch (README, "Local batch rendering"). */
@@ -23,6 +24,8 @@ export interface LocalBatchRow {
   settings?: string;
   /** The output's size once complete: a re-run skips the row only while the file still has it. */
   bytes?: number;
+  /** Rendered with text that no font could draw: each element and its characters (README: A composition, Fonts). */
+  missingGlyphs?: MissingGlyphs[];
 }
 
 const STATUSES: readonly LocalBatchStatus[] = ['rendered', 'skipped', 'failed'];

@@ -7,6 +7,7 @@ import { readBatchFile } from '../../sdk/batch-file';
 import { ManifestWriter } from '../../sdk/batch-manifest';
 import { mapWithLimit } from '../../sdk/map-limit';
 import { formatExtension } from '../formats';
+import { describeMissingGlyphs } from '../missing-glyphs';
 import { outputError, prepareOutput } from '../output-path';
 import { WorkersOption, resolveBatchConcurrency } from '../workers';
 import { LocalBatchRow, completedOutputs, isComplete, localManifestPath, settingsDigest } from './batch-record';
@@ -117,7 +118,9 @@ async function renderRow(
     if (isComplete(previous, output, settings)) return { ...row, status: 'skipped', seconds: seconds(), settings, bytes: previous!.bytes };
     prepareOutput(output);
     const done = await pool.render(planned, path.resolve(output), { onFrame: opts.onFrame, signal });
-    return { ...row, status: 'rendered', seconds: seconds(), settings, bytes: done.bytes };
+    for (const m of done.missingGlyphs) opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${describeMissingGlyphs(m)}`);
+    const flagged = done.missingGlyphs.length > 0 ? { missingGlyphs: done.missingGlyphs } : {};
+    return { ...row, status: 'rendered', seconds: seconds(), settings, bytes: done.bytes, ...flagged };
   } catch (err) {
     if (signal.aborted) return undefined;
     return { ...row, status: 'failed', error: errorMessage(err), seconds: seconds() };

@@ -10,6 +10,7 @@ import { SessionSlot, renderChunk } from '../chunk-renderer';
 import { DeadlineError } from '../deadline';
 import { OutputFormat, formatExtension, isDirectoryFormat } from '../formats';
 import { trackPath, untrackPath } from '../leftovers';
+import { MissingGlyphs, missingGlyphsError } from '../missing-glyphs';
 import { outputError, partialPathFor } from '../output-path';
 import { outputWriter } from '../output-writer';
 import { PlannedRender, RenderSettings, framesOfPage, planRender, profileFor, withProfile } from '../render-context';
@@ -30,6 +31,8 @@ export interface PooledRender {
   frames: number;
   bytes: number;
   seconds: number;
+  /** Text that no font could draw (README: A composition, Fonts). */
+  missingGlyphs: MissingGlyphs[];
 }
 
 export interface PooledRenderHooks {
@@ -128,18 +131,20 @@ export class WarmPool {
       const threads = Math.max(1, Math.floor(os.availableParallelism() / this.opts.size));
       const writer = outputWriter({ settings: context.settings, tmpDir: renderDir, partial, output, encoderThreads: threads, gifLoop: this.opts.gifLoop });
       const whole = { index: 0, startFrame: 0, endFrame: totalFrames };
-      await renderChunk(slot, whole, writer.sink(whole), {
+      const rendered = await renderChunk(slot, whole, writer.sink(whole), {
         onFrame: () => {
           if (hooks.signal?.aborted) throw new VidkitError('render interrupted', { exitCode: ExitCode.Interrupted });
           hooks.onFrame?.();
         },
         onRelaunch: (message) => this.opts.onWarning?.(message),
       });
+      const { missingGlyphs } = rendered;
+      if (this.opts.strictGlyphs && missingGlyphs.length > 0) throw missingGlyphsError(missingGlyphs);
       const timeline = await (await slot.current()).mediaTimeline();
       const { fps } = context.settings;
       try {
         const done = await writer.finish([whole], () => soundtrackOf(timeline, { assets, durationSeconds: (totalFrames * fps.den) / fps.num }));
-        return { output, frames: done.frames, bytes: done.bytes, seconds: (Date.now() - started) / 1000 };
+        return { output, frames: done.frames, bytes: done.bytes, seconds: (Date.now() - started) / 1000, missingGlyphs };
       } catch (err) {
         throw outputError(err, output);
       }

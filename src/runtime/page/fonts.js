@@ -8,12 +8,18 @@
 // Chromium resolves the generic families (serif, sans-serif, system-ui…) through the machine's
 // font configuration, never through @font-face, so the page's styles get the bundled Inter put
 // before the first generic family of each font-family list, as HyperFrames does for a list that
-// starts with one (`serif` draws as `"Inter", serif`).
+// starts with one (`serif` draws as `"Inter", serif`). Every list also gets the bundled fallback
+// faces (`Vidkit Fallback`: CJK, Indic, Thai, Hebrew, Arabic, emoji…) behind the page's own
+// families and before its first generic family, or at its end: a character none of the families
+// before has is drawn by them, never by whatever fonts the machine has.
 var GENERIC_FAMILIES = [
   'sans-serif', 'serif', 'monospace', 'cursive', 'fantasy', 'system-ui', 'ui-sans-serif', 'ui-serif', 'ui-monospace',
   'ui-rounded', 'emoji', 'math', 'fangsong', '-apple-system', 'blinkmacsystemfont',
 ];
 var GENERIC_STAND_IN = 'Inter';
+var FALLBACK_FAMILY = 'Vidkit Fallback';
+// Values that are no list of families.
+var CSS_WIDE = ['inherit', 'initial', 'unset', 'revert', 'revert-layer'];
 
 function linkBundledFonts(href) {
   var link = document.createElement('link');
@@ -34,28 +40,42 @@ function linkBundledFonts(href) {
   waiting.observe(document, { childList: true });
 }
 
-// The font-family list with the stand-in before its first generic family (an unquoted keyword);
-// unchanged when it has none or already has the stand-in there.
+function familyName(item) {
+  return item.trim().replace(/^["']|["']$/g, '');
+}
+
+// The font-family list with the stand-in (unless it is there already) and the fallback family
+// before its first generic family (an unquoted keyword), or the fallback family at its end;
+// unchanged when it has the fallback family already.
 function bundledFamilies(value) {
   var families = value.split(',');
+  var names = families.map(familyName);
+  if (names.indexOf(FALLBACK_FAMILY) >= 0 || CSS_WIDE.indexOf(value.trim().toLowerCase()) >= 0) return value;
   for (var i = 0; i < families.length; i++) {
     var item = families[i].trim();
     if (/["']/.test(item) || GENERIC_FAMILIES.indexOf(item.toLowerCase()) < 0) continue;
+    var inserted = [' "' + FALLBACK_FAMILY + '"'];
     // The browser may give the name back quoted or not.
-    if (i > 0 && families[i - 1].trim().replace(/^["']|["']$/g, '') === GENERIC_STAND_IN) return value;
-    families.splice(i, 0, ' "' + GENERIC_STAND_IN + '"');
+    if (i === 0 || names[i - 1] !== GENERIC_STAND_IN) inserted.unshift(' "' + GENERIC_STAND_IN + '"');
+    families.splice.apply(families, [i, 0].concat(inserted));
     return families.join(',').replace(/^ /, '');
   }
-  return value;
+  return value + ', "' + FALLBACK_FAMILY + '"';
 }
 
-// A font-family of `var(--name, fallback)` gets the change in its fallback; a custom property whose
-// value starts with a generic family (`--sans: system-ui, sans-serif`) gets it too, as HyperFrames does.
+// A font-family of `var(--name, fallback)` gets the change in its fallback, and the fallback family
+// after it for the custom property's own value; a custom property whose value starts with a generic
+// family (`--sans: system-ui, sans-serif`) gets the change too, as HyperFrames does.
 function fontFamilyValue(value) {
+  if (value.indexOf('var(') < 0) return bundledFamilies(value);
   var m = /^var\(\s*(--[\w-]+)\s*,([\s\S]*)\)$/.exec(value.trim());
-  if (!m) return bundledFamilies(value);
-  var fallback = fontFamilyValue(m[2]);
-  return fallback === m[2] ? value : 'var(' + m[1] + ',' + fallback + ')';
+  var next = value;
+  if (m) {
+    var fallback = fontFamilyValue(m[2]);
+    if (fallback !== m[2]) next = 'var(' + m[1] + ',' + fallback + ')';
+  }
+  var last = familyName(next.split(',').pop());
+  return last === FALLBACK_FAMILY ? next : next + ', "' + FALLBACK_FAMILY + '"';
 }
 
 function startsGeneric(value) {
