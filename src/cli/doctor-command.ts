@@ -13,7 +13,9 @@ export class DoctorCommand extends VidkitCommand {
     details: `
       One line per check (ok, warn, fail or skip), and a \`fix:\` line under each warning and
       failure. Required, for rendering here: the browser (found and starting), its capture mode,
-      the native addon and the fonts. Optional, warning when absent: GL on a GPU, AWS credentials
+      the native addon and the fonts (the browser draws a name in each script the bundled faces
+      are for: Chinese, Japanese, Korean, Indic, Thai, Hebrew, Arabic, Cyrillic, Greek, Vietnamese,
+      emoji). Optional, warning when absent: GL on a GPU, AWS credentials
       and region, and the render stack (\`vidkit cloudfn deploy\`). The browser probe's cached
       answer is used, as a render uses it; every AWS request has a deadline of a few seconds.
     `,
@@ -35,7 +37,7 @@ export class DoctorCommand extends VidkitCommand {
   protected async run(): Promise<number> {
     // Loaded here: the AWS SDK is for the cloud checks only.
     const { awsChecks } = await import('../doctor/aws-checks');
-    const checks: CheckResult[] = [...(await browserChecks()), addonCheck(), fontsCheck(), ...(await awsChecks(this.stackName))];
+    const checks: CheckResult[] = [...(await browserChecks()), addonCheck(), await fontsCheck(), ...(await awsChecks(this.stackName))];
     const passed = checks.every((c) => !c.required || (c.status !== 'fail' && c.status !== 'skip'));
     if (this.json) {
       this.context.stdout.write(`${JSON.stringify({ ok: passed, checks })}\n`);

@@ -1,6 +1,7 @@
 import type { Writable } from 'node:stream';
 import { Command, Option } from 'clipanion';
 import { LintFinding, lintProject } from '../composition/lint';
+import { lintGlyphs } from '../composition/lint-glyphs';
 import { ExitCode, badInput } from '../errors';
 import { VidkitCommand } from './base-command';
 
@@ -18,7 +19,10 @@ export class LintCommand extends VidkitCommand {
       that are dropped or malformed, relative starts naming unknown clips or clips without an end,
       reference cycles, windows that end before they start, media attributes out of range, files
       the page names that are not in the project, and (read from the scripts as text, so marked
-      "heuristic") timelines that are created but never registered.
+      "heuristic") timelines that are created but never registered. Then, unless \`--no-glyphs\`,
+      it opens the page in the browser with the default variables, steps it through every frame
+      without drawing, and reports text that no font can draw (\`glyph-missing\`: the element, the
+      variable the text came from and the characters), as \`vidkit render\` would warn.
 
       Errors are things that will render differently from the markup; warnings may be intended.
       \`vidkit render --strict\` runs the same checks first and stops on errors.
@@ -37,9 +41,16 @@ export class LintCommand extends VidkitCommand {
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
   json = Option.Boolean('--json', false, { description: 'Print the report as one JSON object on stdout' });
+  glyphs = Option.Boolean('--glyphs', true, { description: 'Check in the browser that every character of the default text has a font (--no-glyphs skips it)' });
 
   protected async run(): Promise<number> {
     const report = lintProject(this.projectDir);
+    if (this.glyphs) {
+      const found = await lintGlyphs(this.projectDir);
+      report.findings.push(...found);
+      report.errors += found.filter((f) => f.severity === 'error').length;
+      report.warnings += found.filter((f) => f.severity === 'warning').length;
+    }
     if (this.json) {
       this.context.stdout.write(`${JSON.stringify(report)}\n`);
     } else {

@@ -1,7 +1,12 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
 import { errorMessage } from '../errors';
 import { bundledFamilies, fontsStylesheet } from '../fonts/bundled-fonts';
+import { FALLBACK_PACKAGES } from '../fonts/fallback-fonts';
 import { browserFontconfig, fallbackFontDir } from '../fonts/fontconfig';
+import { SCRIPT_SAMPLES } from '../fonts/script-samples';
+import { surveyGlyphs } from '../render/glyph-survey';
 import { loadNative, missingAddonHint, nativePackage } from '../native';
 import { closeBrowser, findBrowser, gpuDevices, launchBrowser, resolveProfile } from '../render/browser';
 import { withDeadline } from '../render/deadline';
@@ -71,15 +76,48 @@ export function addonCheck(): CheckResult {
   }
 }
 
-/** The bundled web fonts resolve, and the fallback faces fontconfig gives the browser are there. */
-export function fontsCheck(): CheckResult {
+const REINSTALL = 'reinstall vidkit (npm install; from a checkout, npm run build:ts): a font package or dist/fallback-fonts is incomplete';
+
+/**
+ * The bundled web fonts resolve, the faces fontconfig gives the browser are there, and the browser
+ * draws a name in each script of {@link SCRIPT_SAMPLES}: a page of them goes through the render's
+ * own glyph check (no browser: skipped, as the browser check has failed).
+ */
+export async function fontsCheck(): Promise<CheckResult> {
   try {
     fontsStylesheet();
     const fallback = fallbackFontDir();
     const ttf = fs.existsSync(fallback) ? fs.readdirSync(fallback).filter((f) => f.endsWith('.ttf')).length : 0;
-    if (ttf === 0) return problem('fonts', true, `no fallback faces in ${fallback}`, 'reinstall vidkit (npm install): its dejavu-fonts-ttf dependency is incomplete');
-    return ok('fonts', true, `${bundledFamilies().length} bundled families, ${ttf} fallback faces; the browser's fontconfig: ${browserFontconfig()}`);
+    if (ttf === 0) return problem('fonts', true, `no system faces in ${fallback}`, 'reinstall vidkit (npm install): its dejavu-fonts-ttf dependency is incomplete');
   } catch (err) {
-    return problem('fonts', true, errorMessage(err).split('\n')[0], 'reinstall vidkit (npm install): a font package it depends on is missing');
+    return problem('fonts', true, errorMessage(err).split('\n')[0], REINSTALL);
+  }
+  try {
+    findBrowser();
+  } catch {
+    return skipped('fonts', true, 'no browser to draw the scripts with');
+  }
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-doctor-fonts-'));
+  try {
+    const lines = SCRIPT_SAMPLES.map((s) => `<p id="${s.id}">${s.text}</p>`).join('');
+    fs.writeFileSync(
+      path.join(dir, 'index.html'),
+      `<!doctype html><html><body><div data-composition-id="doctor-fonts" data-width="640" data-height="480" data-duration="0.1">${lines}</div></body></html>`,
+    );
+    const missing = await withDeadline(surveyGlyphs(dir), BROWSER_MS * 2, () => 'the browser did not draw the scripts');
+    const lacking = SCRIPT_SAMPLES.flatMap((s) => {
+      const found = missing.find((m) => m.element === `p#${s.id}`);
+      return found ? [`${s.script} (${found.characters.join(' ')})`] : [];
+    });
+    if (lacking.length > 0) return problem('fonts', true, `no font draws ${lacking.join(', ')}`, REINSTALL);
+    return ok(
+      'fonts',
+      true,
+      `${bundledFamilies().length} bundled families, ${FALLBACK_PACKAGES.length} fallback faces; drawn: ${SCRIPT_SAMPLES.map((s) => s.script).join(', ')}; the browser's fontconfig: ${browserFontconfig()}`,
+    );
+  } catch (err) {
+    return problem('fonts', true, `the scripts could not be drawn: ${errorMessage(err).split('\n')[0]}`, REINSTALL);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 }

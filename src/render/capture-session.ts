@@ -313,10 +313,22 @@ export class CaptureSession {
     );
   }
 
-  private async captureFrame(frame: number, whole: boolean): Promise<Buffer | null> {
-    const client = this.client!;
+  /**
+   * Moves the page to `frame` without drawing it: what the page's scripts, timers and clips do up
+   * to that time happens, as before a capture (`vidkit lint` reads the text of every frame so).
+   */
+  async step(frame: number): Promise<void> {
+    const { frameMs } = this.opts.timeouts;
+    await this.guard(
+      withDeadline(this.seek(frame), frameMs, () => `frame ${frame} did not seek within the frame timeout of ${frameMs / 1000} s (--frame-timeout sets it)`),
+      `at frame ${frame}`,
+    );
+  }
+
+  /** The page runtime's seek to `frame`: whether the page may look different, or 'video' (seek.js). */
+  private async seek(frame: number): Promise<unknown> {
     // Resolves at once, or once every video on the page shows its frame for this time.
-    const seek = await client.send('Runtime.evaluate', {
+    const seek = await this.client!.send('Runtime.evaluate', {
       expression: `window.__vidkit.__seekFrame(${frame})`,
       returnByValue: true,
       awaitPromise: true,
@@ -328,8 +340,13 @@ export class CaptureSession {
     this.throwIfAssetFailed();
     this.throwIfPageFailed();
     this.throwIfNavigated(frame);
-    if (seek.result.value === false && this.lastImage) return whole ? this.lastImage : null;
-    const image = await this.draw(frame, seek.result.value === 'video');
+    return seek.result.value;
+  }
+
+  private async captureFrame(frame: number, whole: boolean): Promise<Buffer | null> {
+    const seeked = await this.seek(frame);
+    if (seeked === false && this.lastImage) return whole ? this.lastImage : null;
+    const image = await this.draw(frame, seeked === 'video');
     this.throwIfNavigated(frame);
     this.lastImage = image;
     return image;

@@ -1,0 +1,43 @@
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { CaptureSession } from './capture-session';
+import { trackPath, untrackPath } from './leftovers';
+import type { MissingGlyphs } from './missing-glyphs';
+import { createRenderContext, framesOfPage } from './render-context';
+import { AssetPolicy, serveComposition } from './served-composition';
+
+/**
+ * The text of a composition that no font can draw, with its default variables: the page is opened
+ * as a render opens it and stepped through every frame without drawing any (its timers, scripts
+ * and clips run as in a render), then its glyph check reports. `vidkit lint`'s glyph rule.
+ */
+export async function surveyGlyphs(projectDir: string, policy: AssetPolicy = {}): Promise<MissingGlyphs[]> {
+  const context = await createRenderContext({
+    projectDir,
+    overrides: {},
+    strictVariables: false,
+    format: 'mp4',
+    frameFormat: { type: 'jpeg', quality: 50 },
+    crf: 0,
+    preset: 'ultrafast',
+    // Nothing is drawn, so no begin-frame control is needed.
+    capture: 'screenshot',
+    allowGpu: false,
+  });
+  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-glyphs-'));
+  trackPath(tmpDir);
+  const server = await serveComposition(context.composition, tmpDir, policy);
+  let session: CaptureSession | undefined;
+  try {
+    session = await CaptureSession.open(context.sessionOptions(server.url, server.assets, path.join(tmpDir, 'profile')));
+    const frames = context.totalFrames ?? (await framesOfPage(context, session));
+    for (let frame = 0; frame < frames; frame++) await session.step(frame);
+    return await session.missingGlyphs();
+  } finally {
+    await session?.close();
+    await server.close();
+    fs.rmSync(tmpDir, { recursive: true, force: true, maxRetries: 3 });
+    untrackPath(tmpDir);
+  }
+}
