@@ -37,6 +37,11 @@ test('doctor passes on this machine: browser, capture, addon and fonts ok; no AW
   for (const name of ['browser', 'capture', 'addon', 'fonts']) assert.is(report.checks[name].status, 'ok', JSON.stringify(report.checks[name]));
   assert.match(report.checks.browser.detail, /chromium/i);
   assert.match(report.checks.addon.detail, /libavcodec \d+/);
+  // Drawn by the browser through the render's glyph check: a name in each script of the fallback faces.
+  assert.match(
+    report.checks.fonts.detail,
+    /drawn: Simplified Chinese, Traditional Chinese, Japanese, Korean, Devanagari, Bengali, Tamil, Thai, Hebrew, Arabic, Cyrillic, Greek, Vietnamese, colour emoji;/,
+  );
   assert.equal([report.checks.aws.status, report.checks.aws.required], ['warn', false]);
   assert.match(report.checks.aws.fix!, /AWS_ACCESS_KEY_ID/);
   assert.is(report.checks.stack.status, 'skip');
@@ -50,6 +55,7 @@ test('doctor without a browser: fails the browser with a fix line, exit 3', () =
   assert.ok(at >= 0, run.stdout);
   assert.match(lines[at + 1], /^ +fix: apt-get install chromium-headless-shell, or set VIDKIT_BROWSER to a Chromium binary$/);
   assert.ok(lines.some((l) => /^skip +capture/.test(l)), run.stdout);
+  assert.ok(lines.some((l) => /^skip +fonts +no browser to draw the scripts with$/.test(l)), run.stdout);
   assert.ok(lines.includes('1 required check failed'), run.stdout);
 });
 
