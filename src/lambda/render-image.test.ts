@@ -12,6 +12,7 @@ import { SiteHandle, deploySite } from '../sdk/site';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
 import { bootstrapZip, downloadObject, testAwsClients } from '../test-support/cloud-stack';
 import { FIXTURES, REPO_ROOT, errorLines, tempDir, vidkit } from '../test-support/cli';
+import { SCRIPT_SAMPLES } from '../fonts/script-samples';
 import { decodeGray, psnrPerFrame, readBits } from '../test-support/media';
 import { buildRootfs, imageConfig, inImage } from '../test-support/render-image';
 
@@ -142,15 +143,16 @@ test('the render image runs `vidkit render` through its ENTRYPOINT, as `render -
   assertClock(path.join(out, 'clock.mp4'), 0, 150);
 });
 
-test('a text composition draws the same pixels inside the image as on this machine: the bundled fonts, not the system\'s', () => {
+test('a text composition, with a name in each script of the fallback faces, draws the same pixels inside the image as on this machine: the bundled fonts, not the system\'s', () => {
   const project = path.join(workDir, 'text');
   fs.mkdirSync(project);
   fs.chmodSync(project, 0o755);
   fs.writeFileSync(
     path.join(project, 'index.html'),
     '<!doctype html><html><head><style>html,body{margin:0;background:#fff}p{margin:0 0 6px 8px;font-size:18px;color:#000}</style></head><body>' +
-      '<div data-composition-id="text" data-width="320" data-height="180" data-duration="0.3" data-fps="10">' +
-      '<p>Default sans 0123</p><p style="font-family: Helvetica, Arial">Helvetica Wag</p><p style="font-family: serif; font-weight: 700">Serif bold</p><p style="font-family: monospace">mono()</p></div></body></html>',
+      '<div data-composition-id="text" data-width="640" data-height="480" data-duration="0.3" data-fps="10">' +
+      '<p>Default sans 0123</p><p style="font-family: Helvetica, Arial">Helvetica Wag</p><p style="font-family: serif; font-weight: 700">Serif bold</p><p style="font-family: monospace">mono()</p>' +
+      `<p>${SCRIPT_SAMPLES.map((s) => s.text).join(' ')}</p></div></body></html>`,
   );
   const out = path.join(workDir, 'text-out');
   fs.mkdirSync(out);
@@ -163,8 +165,10 @@ test('a text composition draws the same pixels inside the image as on this machi
   const [command, ...args] = [...inImage(rootfs, cli, {}, binds), ...cli.entrypoint, 'render', '/tmp/project', '--output', '/tmp/out/text.mp4', '--quality', 'high'];
   const inside = spawnSync(command, args, { encoding: 'utf8', timeout: 120_000 });
   assert.is(inside.status, 0, `${inside.stderr}\n${inside.error ?? ''}`);
+  assert.not.match(inside.stderr, /empty boxes/, 'every character has a face inside the image');
   const here = vidkit(['render', project, '--output', path.join(workDir, 'text-here.mp4'), '--quality', 'high']);
   assert.is(here.status, 0, here.stderr);
+  assert.not.match(here.stderr, /empty boxes/, 'every character has a face here');
   const values = psnrPerFrame(path.join(out, 'text.mp4'), path.join(workDir, 'text-here.mp4'));
   assert.is(values.length, 3);
   values.forEach((db, i) => assert.ok(db >= 50, `frame ${i}: ${db.toFixed(1)} dB between the image's render and this machine's`));
