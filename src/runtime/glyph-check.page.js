@@ -205,9 +205,7 @@ function installGlyphCheck(systemFaces) {
   // Characters of `text` under `el`'s font: those measured already decide at once; the others are
   // measured once the faces that may have them are loaded (document.fonts.load starts exactly the
   // faces whose unicode-range holds them).
-  function checkText(el, text) {
-    var style = getComputedStyle(el);
-    var key = fontKey(style);
+  function checkText(el, text, key) {
     var entry = fontOf.get(key);
     if (!entry) {
       entry = { font: key, covered: new Map() };
@@ -250,19 +248,26 @@ function installGlyphCheck(systemFaces) {
     return el.checkVisibility ? el.checkVisibility() : el.getClientRects().length > 0;
   }
 
+  // What each text node was last checked as (its font and text): a frame that moves an element
+  // (a timeline writes its style attribute) costs one computed style per text node under it.
+  var checkedAs = new WeakMap();
+
+  function checkNode(node) {
+    var el = node.parentElement;
+    if (!el || !node.data.trim() || el.closest('script, style, template, noscript, title') || !drawn(el)) return;
+    var key = fontKey(getComputedStyle(el));
+    var as = key + '\n' + node.data;
+    if (checkedAs.get(node) === as) return;
+    checkedAs.set(node, as);
+    checkText(el, node.data, key);
+  }
+
   function checkSubtree(root) {
     if (!root) return;
-    if (root.nodeType === 3) {
-      if (root.parentElement && drawn(root.parentElement) && root.data.trim()) checkText(root.parentElement, root.data);
-      return;
-    }
+    if (root.nodeType === 3) return checkNode(root);
     if (root.nodeType !== 1 && root.nodeType !== 9) return;
     var walker = document.createTreeWalker(root, NodeFilter.SHOW_TEXT);
-    for (var node = walker.nextNode(); node; node = walker.nextNode()) {
-      var el = node.parentElement;
-      if (!el || !node.data.trim() || el.closest('script, style, template, noscript, title') || !drawn(el)) continue;
-      checkText(el, node.data);
-    }
+    for (var node = walker.nextNode(); node; node = walker.nextNode()) checkNode(node);
   }
 
   function onMutations(records) {
