@@ -26,7 +26,7 @@ export type { RenderConfigInput } from './validate-config';
 export { renderBatchToLambda, DEFAULT_MAX_CONCURRENT } from './render-batch';
 export type { RenderBatchInput } from './render-batch';
 export { readBatchFile } from './batch-file';
-export type { BatchFile } from './batch-file';
+export type { BatchFile, BatchFileOptions } from './batch-file';
 export type { BatchManifestRow, BatchRowStatus } from './batch-dispatch';
 export { getBatchProgress } from './batch-progress';
 export type { BatchProgress, BatchProgressRow } from './batch-progress';
