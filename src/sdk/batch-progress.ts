@@ -1,5 +1,6 @@
 import { errorMessage } from '../errors';
 import type { BatchManifestRow } from './batch-dispatch';
+import { RENDER_STATUSES } from './batch-manifest';
 import { mapWithLimit } from './map-limit';
 import { RenderStatus, getRenderProgress } from './progress';
 
@@ -7,6 +8,7 @@ import { RenderStatus, getRenderProgress } from './progress';
 const PROGRESS_READS_IN_FLIGHT = 16;
 
 export type BatchRowState = RenderStatus | 'failed-to-start' | 'would-invoke' | 'unknown';
+
 
 export interface BatchProgressRow {
   line: number;
@@ -37,11 +39,11 @@ const RUNNING: readonly BatchRowState[] = ['planning', 'rendering', 'assembling'
 export async function getBatchProgress(rows: readonly BatchManifestRow[], stateMachineArn?: string): Promise<BatchProgress> {
   const progressRows = await mapWithLimit(rows, PROGRESS_READS_IN_FLIGHT, async (row): Promise<BatchProgressRow> => {
     const base = { line: row.line, outputKey: row.outputKey, renderId: row.renderId };
-    if (row.status !== 'started') {
-      return { ...base, state: row.status, percent: 0, ...(row.error ? { error: row.error } : {}) };
+    if (!RENDER_STATUSES.includes(row.status)) {
+      return { ...base, state: row.status as 'failed-to-start' | 'would-invoke', percent: 0, ...(row.error ? { error: row.error } : {}) };
     }
     try {
-      const p = await getRenderProgress({ executionArn: row.executionArn!, stateMachineArn });
+      const p = await getRenderProgress({ executionArn: row.executionArn ?? undefined, renderId: row.renderId ?? undefined, stateMachineArn });
       return { ...base, state: p.status, percent: p.percent, ...(p.output ? { output: p.output.url } : {}), ...(p.error ? { error: p.error } : {}) };
     } catch (err) {
       return { ...base, state: 'unknown', percent: 0, error: errorMessage(err) };
