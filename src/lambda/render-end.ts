@@ -25,9 +25,12 @@ export interface RenderEndResult {
 }
 
 export async function renderEnded(render: RenderJob, end: RenderEnd): Promise<RenderEndResult> {
-  const result: RenderEndResult = { webhook: await renderEvent(render, end) };
+  // A chunk that saw the cancel marker before its execution was stopped fails the render: it was
+  // cancelled, and like an aborted execution it sends no render event.
+  const wasCancelled = end.failure?.Error === 'RenderCancelled';
+  const result: RenderEndResult = { webhook: wasCancelled ? { skipped: 'cancelled' } : await renderEvent(render, end) };
   if (render.batch) {
-    const outcome: RenderOutcome = end.output ? 'done' : 'failed';
+    const outcome: RenderOutcome = end.output ? 'done' : wasCancelled ? 'aborted' : 'failed';
     const { batchId } = render.batch;
     try {
       const completed = await recordEnds(render.bucket, batchId, [{ renderId: render.renderId, outcome }]);

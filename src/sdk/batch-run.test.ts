@@ -145,6 +145,10 @@ run('40 lines with --wait --webhook: paced 4 at a time, --wait exits when the la
   const rows = manifestRows(path.join(out, 'forty.manifest.jsonl'));
   const states = await Promise.all(rows.map((r) => executionStatus(r.executionArn!)));
   assert.equal(states, Array(40).fill('SUCCEEDED'), '--wait returned once every render had ended');
+  // Never more than 4 of them running at once: no start before a place was free.
+  const listed = (await aws.sfn.send(new ListExecutionsCommand({ stateMachineArn: machine }))).executions!.filter((e) => rows.some((r) => r.executionArn === e.executionArn));
+  const overlap = Math.max(...listed.map((e) => listed.filter((o) => o.startDate! <= e.startDate! && o.stopDate! > e.startDate!).length));
+  assert.ok(overlap <= 4, `at most 4 renders ran at once, saw ${overlap}`);
   assert.equal((await keysUnder(aws, bucket, 'forty/')).length, 40);
   assert.ok(near((await pixels('forty/0.mp4')).centre, [255, 0, 0]) && near((await pixels('forty/1.mp4')).centre, [0, 255, 0]), 'each output has its own fill');
 
@@ -307,6 +311,23 @@ run('--direct on a 2 s composition: one invocation, frames identical to the stat
   const twoChunks = await cli(['cloudfn', 'render', moving, '--output-key', 'direct/two.mp4', '--direct', '--chunk-size', '10']);
   assert.is(twoChunks.status, 2);
   assert.match(twoChunks.stderr, /a direct render runs as one chunk, and this one plans to 2 \(20 frames\): raise --chunk-size \(chunkSize\) to at least 20/);
+});
+
+run('cloudfn cancel <renderId> of a direct render: its function stops at the marker, writes "aborted" and leaves no chunk objects and no output', async () => {
+  const started = await cli(['cloudfn', 'render', slow, '--output-key', 'direct/cancelled.mp4', '--direct']);
+  assert.is(started.status, 0, started.stderr);
+  const renderId = /Render ID: ([0-9a-f]{16})/.exec(started.stdout)![1];
+  await until('the direct render rendering', async () => ((await keysUnder(aws, bucket, `renders/${renderId}/progress/`)).length > 0 ? true : undefined));
+  const cancel = await cli(['cloudfn', 'cancel', renderId, '--json']);
+  assert.is(cancel.status, 0, cancel.stderr);
+  const [result] = JSON.parse(cancel.stdout) as CancelResult[];
+  assert.equal([result.renderId, result.executionArn, result.wasRunning], [renderId, null, true]);
+  await until('its outcome', async () => ((await keysUnder(aws, bucket, `renders/${renderId}/result.json`)).length > 0 ? true : undefined), 60_000);
+  const kept = ['cancel.json', 'direct.json', 'result.json'].map((k) => `renders/${renderId}/${k}`);
+  assert.equal(await keysUnder(aws, bucket, `renders/${renderId}/`), kept);
+  assert.equal(await keysUnder(aws, bucket, 'direct/cancelled'), []);
+  const progress = JSON.parse((await cli(['cloudfn', 'progress', renderId, '--json'])).stdout);
+  assert.equal([progress.status, progress.error], ['aborted', `render ${renderId} was cancelled`]);
 });
 
 run.run();

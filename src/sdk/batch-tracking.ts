@@ -7,12 +7,14 @@ import type { WebhookOptions } from './webhook';
  * client that started it (README "Batch renders"): the render function counts each render's end
  * there, and whichever write completes the count sends the batch's webhook event, once.
  *
- *   batches/<batchId>/batch.json                  {@link BatchRecord}, written once by render-batch
- *   batches/<batchId>/counter.json                {@link BatchCounter}, updated by conditional writes
- *   batches/<batchId>/ended/<renderId>.<outcome>  one marker per ended render, created only if absent
+ *   batches/<batchId>/batch.json                     {@link BatchRecord}, written once by render-batch
+ *   batches/<batchId>/counter.json                   {@link BatchCounter}, updated by conditional writes
+ *   batches/<batchId>/ended/<renderId>               one claim per ended render, created only if absent
+ *   batches/<batchId>/outcomes/<renderId>.<outcome>  how it ended, written by the claim's winner
  *
- * The marker makes a render count once however often its end is reported (a retried step, a
- * cancel racing the render's own end); the counter's ETag makes concurrent updates serialise.
+ * The claim makes a render count once however often, and however, its end is reported (a retried
+ * step, a cancel racing the render's own end); the counter's ETag makes concurrent updates
+ * serialise. The outcomes are keys, so that one listing tells a thousand of them.
  * `started` stays null until render-batch has started its last line and seals the count: only
  * then can an end be the last one.
  */
@@ -40,8 +42,9 @@ export interface BatchCounter {
 export const batchKeys = {
   record: (batchId: string) => `batches/${batchId}/batch.json`,
   counter: (batchId: string) => `batches/${batchId}/counter.json`,
-  endedPrefix: (batchId: string) => `batches/${batchId}/ended/`,
-  ended: (batchId: string, renderId: string, outcome: RenderOutcome) => `batches/${batchId}/ended/${renderId}.${outcome}`,
+  ended: (batchId: string, renderId: string) => `batches/${batchId}/ended/${renderId}`,
+  outcomesPrefix: (batchId: string) => `batches/${batchId}/outcomes/`,
+  outcome: (batchId: string, renderId: string, outcome: RenderOutcome) => `batches/${batchId}/outcomes/${renderId}.${outcome}`,
 };
 
 const OUTCOMES: readonly RenderOutcome[] = ['done', 'failed', 'aborted'];
@@ -66,14 +69,16 @@ export async function readCounter(bucket: string, batchId: string): Promise<Batc
 }
 
 /**
- * Counts each render's end once (a marker per render, created only where none exists). Returns
+ * Counts each render's end once (a claim per render, created only where none exists). Returns
  * the counter when this call's update was the one that completed the batch: its caller sends the
  * batch's event.
  */
 export async function recordEnds(bucket: string, batchId: string, ends: { renderId: string; outcome: RenderOutcome }[]): Promise<BatchCounter | undefined> {
   const fresh: RenderOutcome[] = [];
   for (const end of ends) {
-    if (await putJsonIf(bucket, batchKeys.ended(batchId, end.renderId, end.outcome), {}, { ifNoneMatch: '*' })) fresh.push(end.outcome);
+    if (!(await putJsonIf(bucket, batchKeys.ended(batchId, end.renderId), { outcome: end.outcome }, { ifNoneMatch: '*' }))) continue;
+    await putJson(bucket, batchKeys.outcome(batchId, end.renderId, end.outcome), {});
+    fresh.push(end.outcome);
   }
   if (fresh.length === 0) return undefined;
   const count = (outcome: RenderOutcome) => fresh.filter((o) => o === outcome).length;
@@ -87,7 +92,7 @@ export async function sealBatch(bucket: string, batchId: string, started: number
 
 /** The renders whose end the batch has counted, with how each ended. */
 export async function endedRenders(bucket: string, batchId: string): Promise<Map<string, RenderOutcome>> {
-  const prefix = batchKeys.endedPrefix(batchId);
+  const prefix = batchKeys.outcomesPrefix(batchId);
   const ended = new Map<string, RenderOutcome>();
   for (const key of await listKeys(bucket, prefix)) {
     const [renderId, outcome] = key.slice(prefix.length).split('.');
