@@ -46,7 +46,7 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
       the other entries go on.
 
       Resume: the batch's manifest (<batch>.manifest.jsonl next to the batch, or --manifest) is read
-      first; a line whose latest row started a render with the same settings (site, variables, size,
+      first; a line whose outputKey's latest row started a render with the same settings (site, variables, size,
       format, fps, seed, epoch) that is running or succeeded is not started again but reported
       skipped. Failed, cancelled and changed lines start again; --force starts every line.
 

@@ -6,7 +6,7 @@ import { Admission, AdmissionPlan, StartPacer, isThrottling, planAdmission } fro
 import { awsClients } from './aws-clients';
 import { BatchItem, BatchManifestRow, StartedRender, dispatchBatch } from './batch-dispatch';
 import type { BatchFile } from './batch-file';
-import { RENDER_STATUSES, latestRowPerLine } from './batch-manifest';
+import { RENDER_STATUSES } from './batch-manifest';
 import { RenderOutcome, endedRenders, newBatchId, openBatch, sealBatch } from './batch-tracking';
 import { RenderPlan, RenderToLambdaInput, preflightWarnings, renderFunctionOf, requireRenderFunction, startRender, validateBeforeRequests, validateConfig } from './render';
 import { renderState } from './progress';
@@ -208,11 +208,16 @@ export function settingsDigest(plan: RenderPlan): string {
   return createHash('sha256').update(JSON.stringify(decided)).digest('hex').slice(0, 32);
 }
 
-/** Each outputKey's latest row that names a render. */
+/**
+ * Each outputKey's latest row, when it names a render that was not cancelled. Rows are appended as
+ * decided, so file order is time order; keys, not lines, tie runs together, so lines may move.
+ */
 function latestByKey(rows: readonly BatchManifestRow[]): Map<string, BatchManifestRow> {
   const byKey = new Map<string, BatchManifestRow>();
-  for (const row of latestRowPerLine(rows)) {
-    if (row.outputKey !== null && RENDER_STATUSES.includes(row.status) && row.status !== 'cancelled') byKey.set(row.outputKey, row);
+  for (const row of rows) {
+    if (row.outputKey === null) continue;
+    if (RENDER_STATUSES.includes(row.status) && row.status !== 'cancelled') byKey.set(row.outputKey, row);
+    else byKey.delete(row.outputKey);
   }
   return byKey;
 }
