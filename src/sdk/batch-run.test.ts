@@ -19,7 +19,7 @@ import { WebhookPayload, verifyWebhookSignature } from './webhook';
 // A batch run as a user runs one on MiniStack: resume, --wait, the render and batch webhook events,
 // cancel, CSV batches, hosted large variables and direct renders. Every render runs for real in
 // the (zip-registered) render function with Chromium; the compositions are tiny (2 frames at
-// 160x90, a 2 s one at 10 fps for the direct path, a 60 s one that is still running when cancelled).
+// 160x90, a 2 s one at 10 fps for the direct path, a 24 s 1280x720 one still running when cancelled).
 // The function's reserved concurrency is 4, so dispatch paces the batch at 4 renders at a time.
 const out = tempDir('vidkit-batch-run-test-');
 const project = path.join(out, 'tiny');
@@ -102,7 +102,16 @@ run.before(async () => {
   project2(project, '0.2', '');
   // Frame i shows a white square at x = 4i: frames differ, and must match frame for frame.
   project2(moving, '2', "const box = document.createElement('div'); box.style.cssText = 'position:absolute;top:40px;width:10px;height:10px;background:#fff'; document.getElementById('root').append(box); (function tick() { box.style.left = Math.round(performance.now() / 25) + 'px'; requestAnimationFrame(tick); })();");
-  project2(slow, '60', '');
+  // 240 frames (one chunk) at 1280x720 with a blurred, moving layer: seconds of work per render.
+  fs.mkdirSync(slow);
+  fs.writeFileSync(
+    path.join(slow, 'index.html'),
+    `<!doctype html><html data-composition-variables='[{"id":"fill","type":"color","default":"#0000ff"}]'><body style="margin:0">
+<div id="root" data-composition-id="slow" data-width="1280" data-height="720" data-duration="24" data-fps="10" style="width:1280px;height:720px;position:relative;overflow:hidden">
+<div id="haze" style="position:absolute;inset:-100px;background:radial-gradient(circle,#fff,#000);filter:blur(30px)"></div></div>
+<script>document.getElementById('root').style.background = window.__vidkit.getVariables().fill;
+const haze = document.getElementById('haze'); (function tick() { haze.style.transform = 'rotate(' + performance.now() / 50 + 'deg)'; requestAnimationFrame(tick); })();</script></body></html>`,
+  );
   receiver = http.createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
@@ -211,7 +220,7 @@ run('a batch stopped with Ctrl-C, then cancel --batch-manifest: no execution lef
   assert.equal(results.map((r) => r.renderId).sort(), started.map((r) => r.renderId).sort());
   const cancelled = results.filter((r) => r.wasRunning);
   const statuses = await Promise.all(started.map(async (r) => (await aws.sfn.send(new DescribeExecutionCommand({ executionArn: r.executionArn! }))) as unknown));
-  assert.ok(cancelled.length > 0, `renders of 60 s were still running: ${JSON.stringify(results)} ${JSON.stringify(statuses).slice(0, 2000)}`);
+  assert.ok(cancelled.length > 0, `renders of 24 s at 1280x720 were still running: ${JSON.stringify(results)} ${JSON.stringify(statuses).slice(0, 2000)}`);
   for (const r of started) assert.is.not(await executionStatus(r.executionArn!), 'RUNNING', `${r.renderId} still running`);
   const leftovers = async () => (await Promise.all(cancelled.map((r) => keysUnder(aws, bucket, `renders/${r.renderId}/`)))).flat().sort();
   assert.equal(await leftovers(), cancelled.map((r) => `renders/${r.renderId}/cancel.json`).sort(), 'only the cancel markers');
