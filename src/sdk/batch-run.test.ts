@@ -319,7 +319,7 @@ run('--direct on a 2 s composition: one invocation, frames identical to the stat
 
   const twoChunks = await cli(['cloudfn', 'render', moving, '--output-key', 'direct/two.mp4', '--direct', '--chunk-size', '10']);
   assert.is(twoChunks.status, 2);
-  assert.match(twoChunks.stderr, /a direct render runs as one chunk, and this one plans to 2 \(20 frames\): raise --chunk-size \(chunkSize\) to at least 20/);
+  assert.match(twoChunks.stderr, /a direct render runs as one chunk, and this one plans to 2 \(20 frames\): raise the chunk size \(cloudfn render --chunk-size, SDK config.chunkSize\) to at least 20/);
 });
 
 run('cloudfn cancel <renderId> of a direct render: its function stops at the marker, writes "aborted" and leaves no chunk objects and no output', async () => {

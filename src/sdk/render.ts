@@ -120,7 +120,7 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
     throw badInput(
       chunkFrames === undefined
         ? 'direct renders need a known length: the composition declares no data-duration, so its chunks are planned on the page; render it through the state machine (without direct)'
-        : `a direct render runs as one chunk, and this one plans to ${chunks} (${totalFrames} frames): raise --chunk-size (chunkSize) to at least ${totalFrames}, or render it without direct`,
+        : `a direct render runs as one chunk, and this one plans to ${chunks} (${totalFrames} frames): raise the chunk size (cloudfn render --chunk-size, SDK config.chunkSize) to at least ${totalFrames}, or render it without direct`,
     );
   }
   const executionInput: ExecutionInput = {
