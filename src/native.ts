@@ -192,8 +192,11 @@ export interface NativeInfo {
 export interface NativeBinding {
   /** Throws with an actionable message when an option is 0 or not a whole number. */
   planChunks(options: PlanChunksOptions): Chunk[];
-  /** Reads the file off the main thread; bad lines are reported in `errors`, never thrown. */
-  parseBatchFile(path: string): Promise<PackedBatchParse>;
+  /**
+   * Reads the file off the main thread (JSONL, a JSON array, CSV or TSV, by its name); bad lines
+   * are reported in `errors`, never thrown. `optionsJson`: `{declarations?, outputKeyPattern?}`.
+   */
+  parseBatchFile(path: string, optionsJson?: string): Promise<PackedBatchParse>;
   NativeEncoder: NativeEncoderConstructor;
   /** Joins encoder segments in order by stream copy; refuses segments with other codec parameters. */
   concatSegments(inputs: string[], output: string, options?: ConcatOptions): Promise<ConcatResult>;

@@ -3,13 +3,22 @@ import { parseOverrides } from '../composition/variables';
 import { ExitCode, VidkitError, badInput } from '../errors';
 import type { RenderCostEstimate } from '../sdk/estimate';
 import type { RenderProgress } from '../sdk/progress';
-import type { RenderPlan } from '../sdk/render';
+import type { RenderHandle, RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
-import type { WebhookOptions } from '../sdk/webhook';
 import { CloudCommand } from './cloud-command';
 import { formatExtension } from '../render/formats';
 import { resolveFormat } from '../sdk/validate-config';
-import { BUCKET_DESCRIPTION, CLOUD_EXIT_CODES, FORMAT_DESCRIPTION, STACK_NAME_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
+import {
+  BUCKET_DESCRIPTION,
+  CLOUD_EXIT_CODES,
+  DIRECT_DESCRIPTION,
+  FORMAT_DESCRIPTION,
+  HOST_LARGE_VARIABLES_DESCRIPTION,
+  STACK_NAME_DESCRIPTION,
+  STATE_MACHINE_DESCRIPTION,
+  webhookOptions,
+  wholeNumber,
+} from './cloudfn-options';
 import { progressLine } from './cloudfn-progress-command';
 
 /** How often `--wait` polls; VIDKIT_POLL_MS overrides (the tests poll faster). */
@@ -43,6 +52,13 @@ export class CloudfnRenderCommand extends CloudCommand {
       requests of this render and their cost at us-east-1 list prices, and starts nothing (README
       "Cost estimate"; --json for the numbers).
 
+      --host-large-variables: a render whose execution input would exceed 256 KiB puts its
+      variables in the render bucket and passes their key; each invocation reads them once.
+
+      --direct: a render that plans to one chunk runs as one invocation of the render function,
+      without the state machine (no execution: progress, cancel and the webhook work from its render
+      id; README "Direct renders").
+
       --webhook <url>: when the render succeeds or fails, the render function POSTs a JSON body
       to the URL, signed in the X-Vidkit-Signature header (sha256=<HMAC-SHA256 of the raw body>)
       with --webhook-secret or VIDKIT_WEBHOOK_SECRET, retried on network errors and 5xx. Loopback
@@ -71,6 +87,8 @@ export class CloudfnRenderCommand extends CloudCommand {
   webhook = Option.String('--webhook', { description: 'URL the render function POSTs the outcome to, success or failure, signed' });
   webhookSecret = Option.String('--webhook-secret', { description: 'Key of the webhook signature, HMAC-SHA256 (default: VIDKIT_WEBHOOK_SECRET)' });
   webhookAllowPrivate = Option.Boolean('--webhook-allow-private', false, { description: 'Let the webhook URL be a loopback, private or link-local address' });
+  hostLargeVariables = Option.Boolean('--host-large-variables', false, { description: HOST_LARGE_VARIABLES_DESCRIPTION });
+  direct = Option.Boolean('--direct', false, { description: DIRECT_DESCRIPTION });
   estimate = Option.Boolean('--estimate', false, { description: 'Print the expected usage and cost of this render at list prices; start nothing' });
   json = Option.Boolean('--json', false, { description: 'Print the render handle (with --wait, the final progress; with --estimate, the estimate) as JSON' });
 
@@ -104,7 +122,9 @@ export class CloudfnRenderCommand extends CloudCommand {
         targetChunkFrames: wholeNumber(this.targetChunkFrames, '--target-chunk-frames'),
         chunkSize: wholeNumber(this.chunkSize, '--chunk-size'),
       },
-      webhook: await this.webhookOptions(),
+      webhook: await webhookOptions(this),
+      hostLargeVariables: this.hostLargeVariables,
+      direct: this.direct,
     };
     // Everything that can be refused without a request is refused before the first one.
     const plan = validateBeforeRequests(request);
@@ -120,27 +140,14 @@ export class CloudfnRenderCommand extends CloudCommand {
     this.log(`render ${handle.renderId} started: ${frames} ${handle.chunks} chunk${handle.chunks === 1 ? '' : 's'}`);
     if (!this.wait) {
       if (this.json) this.context.stdout.write(`${JSON.stringify(handle)}\n`);
-      else this.context.stdout.write(`Render ID: ${handle.renderId}\nExecution ARN: ${handle.executionArn}\n`);
+      else this.context.stdout.write(`Render ID: ${handle.renderId}\nExecution ARN: ${handle.executionArn ?? 'none (a direct render: its render id names it)'}\n`);
       return ExitCode.Ok;
     }
-    const final = await this.follow(handle.executionArn);
+    const final = await this.follow(handle);
     if (this.json) this.context.stdout.write(`${JSON.stringify(final)}\n`);
     if (final.status !== 'done') throw new VidkitError(`render ${final.renderId} ${final.status}: ${final.error ?? 'no error reported'}`);
     if (!this.json) this.context.stdout.write(`${final.output!.url}\n`);
     return ExitCode.Ok;
-  }
-
-  /** --webhook and its secret, checked before any request; undefined without --webhook. */
-  private async webhookOptions(): Promise<WebhookOptions | undefined> {
-    if (this.webhook === undefined) {
-      if (this.webhookSecret !== undefined || this.webhookAllowPrivate) throw badInput('--webhook-secret and --webhook-allow-private go with --webhook <url>');
-      return undefined;
-    }
-    const { checkWebhook } = await import('../sdk/webhook');
-    return checkWebhook(
-      { url: this.webhook, secret: this.webhookSecret ?? process.env.VIDKIT_WEBHOOK_SECRET, allowPrivateNetwork: this.webhookAllowPrivate },
-      { url: '--webhook', secret: '--webhook-secret (or VIDKIT_WEBHOOK_SECRET)', allow: '--webhook-allow-private' },
-    );
   }
 
   /** --estimate: the render's expected usage at the deployed function's memory (the deploy default when no stack is deployed). */
@@ -168,11 +175,11 @@ export class CloudfnRenderCommand extends CloudCommand {
   }
 
   /** Polls until the execution ends, writing a line whenever progress moves. */
-  private async follow(executionArn: string): Promise<RenderProgress> {
+  private async follow(handle: RenderHandle): Promise<RenderProgress> {
     const { getRenderProgress } = await import('../sdk/progress');
     let last = '';
     for (;;) {
-      const progress = await getRenderProgress({ executionArn });
+      const progress = await getRenderProgress({ executionArn: handle.executionArn ?? undefined, renderId: handle.renderId, bucketName: handle.bucketName });
       const line = progressLine(progress);
       if (line !== last) this.log(line);
       last = line;

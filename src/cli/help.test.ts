@@ -110,7 +110,7 @@ test('vidkit completion bash: registers _vidkit and completes commands, groups a
   for (const words of commandPaths) assert.ok(top.includes(words[0]), `vidkit <TAB> offers ${words[0]}`);
   assert.equal(bashComplete(script, 'vidkit cloudfn s'), ['sites']);
   assert.ok(bashComplete(script, 'vidkit cloudfn sites ').includes('create'));
-  assert.equal(bashComplete(script, 'vidkit render my-video --out'), ['--output', '--output-dir']);
+  assert.equal(bashComplete(script, 'vidkit render my-video --out'), ['--output', '--output-key', '--output-dir']);
   assert.equal(bashComplete(script, 'vidkit render --output x.mp4 --js'), ['--json']);
   assert.equal(bashComplete(script, 'vidkit cloudfn render --wait --state'), ['--state-machine-arn']);
   // The word after a value option is its value: left to the shell's file completion.

@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { VERSION } from '../package-info';
 import { BenchmarkCommand } from './benchmark-command';
+import { CloudfnCancelCommand } from './cloudfn-cancel-command';
 import { CloudfnDeployCommand } from './cloudfn-deploy-command';
 import { CloudfnDestroyCommand } from './cloudfn-destroy-command';
 import { CloudfnProgressCommand } from './cloudfn-progress-command';
@@ -29,6 +30,7 @@ cli.register(CloudfnSitesCreateCommand);
 cli.register(CloudfnRenderCommand);
 cli.register(CloudfnRenderBatchCommand);
 cli.register(CloudfnProgressCommand);
+cli.register(CloudfnCancelCommand);
 cli.register(CloudfnDestroyCommand);
 cli.register(CloudfnSitesLsCommand);
 cli.register(CloudfnSitesRmCommand);

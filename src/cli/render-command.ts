@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import { Command, Option } from 'clipanion';
-import { ExitCode } from '../errors';
+import { ExitCode, badInput } from '../errors';
 import { OUTPUT_FORMATS, formatExtension, parseOutputFormat } from '../render/formats';
 import { renderLocal } from '../render/local-render';
 import { HLS_SEGMENT_SECONDS, parseDeliveryOptions } from '../render/output-writer';
@@ -87,7 +87,10 @@ export class RenderCommand extends CompositionCommand {
   strict = Option.Boolean('--strict', false, {
     description: 'Run vidkit lint first and fail (exit 2) on its errors; text no font can draw fails the render (exit 2) instead of a warning',
   });
-  batch = Option.String('--batch', { description: 'JSONL file, one {"outputKey", "variables"} a line: one video per line on browsers kept warm (README, Local batch rendering)' });
+  batch = Option.String('--batch', {
+    description: 'Batch file: JSONL (one {"outputKey", "variables"} a line), a JSON array of those, or a CSV/TSV table whose header names the variables: one video per entry on browsers kept warm (README, Local batch rendering)',
+  });
+  outputKey = Option.String('--output-key', { description: "With a CSV/TSV --batch without an outputKey column: each row's output named from its cells, e.g. '{id}.mp4'" });
   outputDir = Option.String('--output-dir', 'out', { description: 'With --batch: the folder outputKeys are relative to, and where the manifest is kept (default out)' });
   batchConcurrency = Option.String('--batch-concurrency', 'auto', { description: 'With --batch: videos rendered at once, each on its own browser: a number, or "auto" (one per core, limited by memory)' });
   failFast = Option.Boolean('--fail-fast', false, { description: 'With --batch: stop at the first failed line' });
@@ -111,12 +114,14 @@ export class RenderCommand extends CompositionCommand {
         format,
         gifLoop: delivery.gifLoop,
         batchFile: this.batch,
+        outputKeyPattern: this.outputKey,
         outputDir: this.outputDir,
         concurrency: parseWorkers(this.batchConcurrency, '--batch-concurrency'),
         failFast: this.failFast,
         force: this.force,
       });
     }
+    if (this.outputKey !== undefined) throw badInput('--output-key goes with a CSV or TSV --batch: it names each row\'s output from its cells');
     if (this.docker) return this.runInDocker(page.overrides);
 
     const progress = frameProgress(this.context.stderr);

@@ -11,31 +11,34 @@ import { RenderContextOptions, createRenderContext, framesOfPage, planRender } f
 import { MissingGlyphs, describeMissingGlyphs } from '../render/missing-glyphs';
 import { soundtrackOf } from '../render/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
-import { causeMessage } from '../sdk/progress';
-import { ChunkProgressRecord, ChunkSpec, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
-import type { WebhookPayload } from '../sdk/webhook';
-import { classifyChunkError } from './chunk-errors';
+import { ChunkProgressRecord, ChunkSpec, DirectResult, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
+import { TransientChunkError, classifyChunkError } from './chunk-errors';
 import { injectedFault } from './fault-injection';
+import { AssembleResult, RenderEndResult, renderEnded, sendBatchEvent } from './render-end';
 import { portableTimeline, siteAssets, timelineAssets } from './site-media';
-import { DeliveryResult, deliverWebhook } from './webhook-delivery';
 
 /**
- * The render function (cloud/handler.js is its entry). One function, four modes, each a step of
+ * The render function (cloud/handler.js is its entry). The first four modes are the steps of
  * the state machine in cloud/state-machine.asl.json:
  *   plan      read the site, plan the chunks (the native planner local renders use)
  *   chunk     render one frame range exactly as a local worker does, upload the segment; the chunk
  *             with the last frame also writes the page's media timeline
  *   assemble  join the segments (native concat, stream copy), mix the soundtrack from that
  *             timeline, and write the output key once complete
- *   webhook   post the render's outcome to its webhook, when it has one; never fails the render
+ *   webhook   the render has ended: post its outcome to its webhook, count it in its batch
+ *             (render-end.ts); never fails the render
+ * and two are invoked without it:
+ *   direct        a whole render in this one invocation: plan, its chunk, assemble, then the same
+ *                 end, with its outcome written where `progress` reads it (`direct: true`)
+ *   batch-webhook post a batch's event, once render-batch's seal or a cancel completed its count
  */
 export type RenderEvent =
   | { mode: 'plan'; render: RenderJob }
   | { mode: 'chunk'; render: RenderJob; chunk: ChunkSpec }
   | { mode: 'assemble'; render: RenderJob; totalFrames: number; segments: ChunkResult[] }
-  | { mode: 'webhook'; render: RenderJob; executionArn: string; output?: AssembleResult; failure?: { Error?: string; Cause?: string } };
-
-type AssembleResult = { bucket: string; outputKey: string; frames: number; bytes: number };
+  | { mode: 'webhook'; render: RenderJob; executionArn: string; output?: AssembleResult; failure?: { Error?: string; Cause?: string } }
+  | { mode: 'direct'; render: RenderJob }
+  | { mode: 'batch-webhook'; bucket: string; batchId: string };
 
 export interface ChunkResult {
   index: number;
@@ -45,6 +48,32 @@ export interface ChunkResult {
 
 const WORK_ROOT = process.env.VIDKIT_WORK_DIR ?? '/tmp/vidkit';
 const PROGRESS_INTERVAL_MS = 2000;
+
+/** A render `cloudfn cancel` stopped: its chunks stop and remove what they wrote. */
+class RenderCancelled extends Error {
+  constructor(renderId: string) {
+    super(`render ${renderId} was cancelled`);
+    this.name = 'RenderCancelled';
+  }
+}
+
+const cancelled = (render: RenderJob) => exists(render.bucket, renderKeys.cancel(render.renderId));
+
+/** Hosted variables by key: an environment that renders several chunks of a render reads them once. */
+const hostedVariables = new Map<string, Promise<Record<string, unknown>>>();
+
+/** The render with its variables in place: read from the bucket when they were hosted there. */
+async function withVariables(render: RenderJob): Promise<RenderJob> {
+  const hosted = render.hostedVariables;
+  if (!hosted) return render;
+  let variables = hostedVariables.get(hosted.key);
+  if (!variables) {
+    variables = getJson(render.bucket, hosted.key) as Promise<Record<string, unknown>>;
+    hostedVariables.set(hosted.key, variables);
+    variables.catch(() => hostedVariables.delete(hosted.key));
+  }
+  return { ...render, config: { ...render.config, variables: await variables } };
+}
 
 export async function handler(event: RenderEvent): Promise<unknown> {
   switch (event.mode) {
@@ -57,9 +86,13 @@ export async function handler(event: RenderEvent): Promise<unknown> {
     case 'assemble':
       return assemble(event.render, event.totalFrames, event.segments);
     case 'webhook':
-      return notify(event);
+      return renderEnded(event.render, { executionArn: event.executionArn, output: event.output, failure: event.failure });
+    case 'direct':
+      return direct(event.render);
+    case 'batch-webhook':
+      return sendBatchEvent(event.bucket, event.batchId);
     default:
-      throw new Error(`unknown mode ${JSON.stringify((event as { mode?: unknown }).mode)}: expected plan, chunk, assemble or webhook`);
+      throw new Error(`unknown mode ${JSON.stringify((event as { mode?: unknown }).mode)}: expected plan, chunk, assemble, webhook, direct or batch-webhook`);
   }
 }
 
@@ -104,7 +137,9 @@ function renderOptions(render: RenderJob, siteDir: string): RenderContextOptions
   };
 }
 
-async function plan(render: RenderJob): Promise<{ totalFrames: number; chunks: ChunkSpec[] }> {
+async function plan(job: RenderJob): Promise<{ totalFrames: number; chunks: ChunkSpec[] }> {
+  if (await cancelled(job)) throw new RenderCancelled(job.renderId);
+  const render = await withVariables(job);
   const siteDir = await fetchSite(render);
   const totalFrames = planRender(renderOptions(render, siteDir)).totalFrames ?? (await pageFrames(render, siteDir));
   const chunks = loadNative()
@@ -116,6 +151,11 @@ async function plan(render: RenderJob): Promise<{ totalFrames: number; chunks: C
     })
     .map(({ index, startFrame, endFrame }) => ({ index, startFrame, endFrame, totalFrames }));
   await putJson(render.bucket, renderKeys.plan(render.renderId), { totalFrames, chunks: chunks.length } satisfies PlanRecord);
+  // A cancel that came while planning has removed what it saw: the record goes here.
+  if (await cancelled(render)) {
+    await deleteKeys(render.bucket, [renderKeys.plan(render.renderId)]);
+    throw new RenderCancelled(render.renderId);
+  }
   return { totalFrames, chunks };
 }
 
@@ -139,8 +179,10 @@ async function pageFrames(render: RenderJob, siteDir: string): Promise<number> {
   }
 }
 
-async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
-  await injectedFault(render, range.index);
+async function chunk(job: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
+  await injectedFault(job, range.index);
+  if (await cancelled(job)) throw new RenderCancelled(job.renderId);
+  const render = await withVariables(job);
   const siteDir = await fetchSite(render);
   const { format } = render.config;
   const context = await createRenderContext({ ...renderOptions(render, siteDir), totalFrames: range.totalFrames });
@@ -150,8 +192,9 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
   const assetDir = path.join(workDir, 'assets');
   fs.mkdirSync(workDir, { recursive: true });
   const totalFrames = range.endFrame - range.startFrame;
+  const progressKey = renderKeys.progress(render.renderId, range.index);
   const record = (frames: number, done: boolean, missingGlyphs: MissingGlyphs[] = []) =>
-    putJson(render.bucket, renderKeys.progress(render.renderId, range.index), {
+    putJson(render.bucket, progressKey, {
       index: range.index,
       frames,
       totalFrames,
@@ -166,36 +209,97 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
   const slot = new SessionSlot(() =>
     CaptureSession.open(context.sessionOptions(url, siteAssets(siteDir, assetDir, server.url), path.join(workDir, `profile-${profiles++}`))),
   );
+  // The renderer reads the range's end before every frame: a cancel cuts it short.
+  const live = { ...range };
+  let stopped = false;
+  const written = [progressKey];
   try {
     const encoder = segmentEncoder(context.settings, segmentFile);
     let frames = 0;
     let lastReport = Date.now();
     let reporting: Promise<void> = Promise.resolve();
-    const result = await renderChunk(slot, range, encoder, {
+    const result = await renderChunk(slot, live, encoder, {
       onFrame: () => {
         frames += 1;
         if (Date.now() - lastReport >= PROGRESS_INTERVAL_MS) {
           lastReport = Date.now();
-          reporting = reporting.then(() => record(frames, false)).catch(() => undefined);
+          reporting = reporting
+            .then(async () => {
+              if (await cancelled(render)) {
+                stopped = true;
+                live.endFrame = 0;
+              } else await record(frames, false);
+            })
+            .catch(() => undefined);
         }
       },
       onRelaunch: (message) => console.warn(`vidkit: warning: chunk ${range.index}: ${message}`),
     });
     await reporting;
+    if (stopped) throw new RenderCancelled(render.renderId);
     // The page stepped through every earlier frame, so the last chunk's page has seen every media element.
     if (range.endFrame === context.totalFrames) {
+      written.push(renderKeys.mediaTimeline(render.renderId));
       await putJson(render.bucket, renderKeys.mediaTimeline(render.renderId), portableTimeline(await (await slot.current()).mediaTimeline(), server.url));
     }
     const segmentKey = renderKeys.segment(render.renderId, range.index, formatExtension(format));
+    written.push(segmentKey);
     await upload(render.bucket, segmentKey, segmentFile, formatContentType(format));
     // Only the chunk knows, once its frames are drawn: the render's progress carries it back.
     for (const m of result.missingGlyphs) console.warn(`vidkit: warning: chunk ${range.index}: ${describeMissingGlyphs(m)}`);
     await record(result.frames, true, result.missingGlyphs);
+    // A cancel that came while this chunk finished has removed what it saw: the rest goes here.
+    if (await cancelled(render)) throw new RenderCancelled(render.renderId);
     return { index: range.index, frames: result.frames, segmentKey };
+  } catch (err) {
+    if (err instanceof RenderCancelled) await deleteKeys(render.bucket, written);
+    throw err;
   } finally {
     await slot.close();
     await server.close();
     fs.rmSync(workDir, { recursive: true, force: true, maxRetries: 3 });
+  }
+}
+
+/** Attempts of a direct render's chunk, as the state machine's RenderChunk Retry allows (1 s, then 2 s). */
+const DIRECT_CHUNK_ATTEMPTS = 3;
+
+async function chunkWithRetries(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await chunk(render, range);
+    } catch (err) {
+      const classified = classifyChunkError(err);
+      if (!(classified instanceof TransientChunkError) || attempt === DIRECT_CHUNK_ATTEMPTS) throw classified;
+      console.warn(`vidkit: warning: chunk ${range.index}: ${classified.message}; attempt ${attempt + 1} of ${DIRECT_CHUNK_ATTEMPTS}`);
+      await new Promise((r) => setTimeout(r, 1000 * 2 ** (attempt - 1)));
+    }
+  }
+}
+
+/**
+ * A whole render in one invocation (`direct: true`): the state machine's steps in turn, its
+ * outcome written to the bucket (progress reads it there) and then the same end as the state
+ * machine's last step. Never throws: Lambda would run an asynchronous invocation again.
+ */
+async function direct(render: RenderJob): Promise<DirectResult & { end?: RenderEndResult }> {
+  const finish = async (result: DirectResult) => {
+    await putJson(render.bucket, renderKeys.result(render.renderId), result);
+    return result;
+  };
+  try {
+    const planned = await plan(render);
+    const segments: ChunkResult[] = [];
+    for (const range of planned.chunks) segments.push(await chunkWithRetries(render, range));
+    const output = await assemble(render, planned.totalFrames, segments);
+    const result = await finish({ status: 'done', output });
+    return { ...result, end: await renderEnded(render, { executionArn: null, output }) };
+  } catch (err) {
+    // A cancelled render's end is counted by the cancel; it sends no render event, as an aborted execution does not.
+    if (err instanceof RenderCancelled || (await cancelled(render).catch(() => false))) return finish({ status: 'aborted', error: `render ${render.renderId} was cancelled` });
+    const e = classifyChunkError(err);
+    const result = await finish({ status: 'failed', error: `${e.name}: ${e.message}` });
+    return { ...result, end: await renderEnded(render, { executionArn: null, failure: { Error: e.name, Cause: e.message } }) };
   }
 }
 
@@ -225,22 +329,9 @@ async function assemble(render: RenderJob, totalFrames: number, segments: ChunkR
     if (joined.frames !== totalFrames) throw new Error(`assembled ${joined.frames} frames, expected ${totalFrames}: not writing ${render.outputKey}`);
     if (await exists(render.bucket, render.outputKey)) console.warn(`vidkit: warning: replacing s3://${render.bucket}/${render.outputKey}`);
     await upload(render.bucket, render.outputKey, partial, formatContentType(format));
-    await deleteKeys(render.bucket, [...ordered.map((s) => s.segmentKey), timelineKey]);
+    await deleteKeys(render.bucket, [...ordered.map((s) => s.segmentKey), timelineKey, ...(render.hostedVariables ? [render.hostedVariables.key] : [])]);
     return { bucket: render.bucket, outputKey: render.outputKey, frames: joined.frames, bytes: joined.bytes };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }
-}
-
-/** The state machine's last step when the render has a webhook: the outcome, signed, retried; logged when undelivered. */
-async function notify(event: Extract<RenderEvent, { mode: 'webhook' }>): Promise<DeliveryResult | { skipped: string }> {
-  const { render } = event;
-  if (!render.webhook) return { skipped: 'no webhook' };
-  const common = { renderId: render.renderId, executionArn: event.executionArn, bucket: render.bucket, outputKey: render.outputKey, sentAt: new Date().toISOString() };
-  const payload: WebhookPayload = event.output
-    ? { type: 'render.succeeded', ...common, output: { url: `s3://${event.output.bucket}/${event.output.outputKey}`, frames: event.output.frames, bytes: event.output.bytes } }
-    : { type: 'render.failed', ...common, error: [event.failure?.Error, causeMessage(event.failure?.Cause)].filter(Boolean).join(': ') || 'the render failed' };
-  const result = await deliverWebhook(render.webhook, payload);
-  if (!result.delivered) console.warn(`vidkit: warning: webhook ${render.webhook.url} not delivered after ${result.attempts} attempt(s): ${result.error}`);
-  return result;
 }

@@ -1,18 +1,27 @@
 import { errorMessage } from '../errors';
 import { Indexed, mapWithLimit } from './map-limit';
 
-/** A manifest row's status (SPEC.md 3): started, would-invoke (dry run) or failed-to-start. */
-export type BatchRowStatus = 'started' | 'would-invoke' | 'failed-to-start';
+/**
+ * A manifest row's status (SPEC.md 3): started, would-invoke (dry run) or failed-to-start; also
+ * skipped (a re-run found the line running or done with the same settings: the row names that
+ * render) and cancelled (written by `cloudfn cancel`).
+ */
+export type BatchRowStatus = 'started' | 'would-invoke' | 'failed-to-start' | 'skipped' | 'cancelled';
 
 /** One row of the batch manifest (SPEC.md 2.4), one per non-blank input line. */
 export interface BatchManifestRow {
   line: number;
   outputKey: string | null;
   status: BatchRowStatus;
+  /** Null when nothing started, and for a direct render (no execution: its renderId names it). */
   executionArn: string | null;
   renderId: string | null;
   /** Why the row failed to start; absent otherwise. */
   error?: string;
+  /** Digest of what decides the output (site, variables, size, format, fps, seed, epoch): a re-run compares it. */
+  settings?: string;
+  /** The render-batch run whose count the render's end goes to (batch-tracking.ts). */
+  batchId?: string;
 }
 
 /** A parsed batch line that can be rendered. */
@@ -31,7 +40,9 @@ export interface BatchLineProblem {
 
 export interface StartedRender {
   renderId: string;
-  executionArn: string;
+  executionArn: string | null;
+  settings?: string;
+  batchId?: string;
 }
 
 export interface BatchDispatchOptions<Prepared> {
@@ -42,6 +53,8 @@ export interface BatchDispatchOptions<Prepared> {
   dryRun: boolean;
   /** Validates one entry (variables, input size) without any request; throws with the reason. */
   prepare(entry: BatchItem): Prepared;
+  /** A row for an entry that need not start (a re-run found it running or done), else undefined. */
+  skip?(prepared: Prepared, entry: BatchItem): Promise<BatchManifestRow | undefined>;
   /** Starts one render; throws with the reason when it cannot (retries are the client's job). */
   start(prepared: Prepared, entry: BatchItem): Promise<StartedRender>;
   /** Each row as soon as it is decided, in completion order: the crash-safe record. */
@@ -80,6 +93,8 @@ async function dispatchOne<Prepared>(options: BatchDispatchOptions<Prepared>, en
     return { line: entry.line, outputKey: entry.outputKey, status: 'would-invoke', executionArn: null, renderId: null };
   }
   try {
+    const skipped = await options.skip?.(prepared, entry);
+    if (skipped) return skipped;
     const started = await options.start(prepared, entry);
     return { line: entry.line, outputKey: entry.outputKey, status: 'started', ...started };
   } catch (err) {

@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from '../test-support/cli';
+import { parseDeclarations } from '../composition/variables';
 import { readBatchFile } from './batch-file';
 
 test('readBatchFile decodes packed native entries exactly: multi-byte keys, escapes, blank lines, bad lines', async () => {
@@ -64,6 +65,43 @@ test('a UTF-8 BOM before the first line is accepted; each bad outputKey fails it
       { line: 7, reason: '"outputKey" "/abs.mp4" starts with "/": give a relative key, such as renders/name.mp4' },
       { line: 8, reason: `"outputKey" "${long.slice(0, 60)}"… is 1032 bytes of UTF-8, over the 1024-byte limit of an object key: shorten it` },
     ]);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test('a CSV with a BOM, quoted commas and line breaks gives the typed variables of the equivalent JSONL; a bad cell names its line and column', async () => {
+  const dir = tempDir('vidkit-batch-file-');
+  try {
+    const declarations = parseDeclarations(
+      '[{"id":"title","type":"string"},{"id":"count","type":"number"},{"id":"show","type":"boolean"},{"id":"fill","type":"color"},{"id":"theme","type":"enum","options":["dark","light"]}]',
+      'index.html',
+    );
+    const csv = path.join(dir, 'rows.csv');
+    fs.writeFileSync(csv, '\uFEFFoutputKey,title,count,show,fill,theme\r\na.mp4,"Hi, you",3,yes,#ff0000,dark\r\nb.mp4,"two\nlines",0.5,FALSE,blue,light\r\nc.mp4,x,lots,1,#00f,dark\r\n');
+    const jsonl = path.join(dir, 'rows.jsonl');
+    fs.writeFileSync(
+      jsonl,
+      [
+        { outputKey: 'a.mp4', variables: { title: 'Hi, you', count: 3, show: true, fill: '#ff0000', theme: 'dark' } },
+        { outputKey: 'b.mp4', variables: { title: 'two\nlines', count: 0.5, show: false, fill: 'blue', theme: 'light' } },
+      ]
+        .map((e) => JSON.stringify(e))
+        .join('\n'),
+    );
+    const fromCsv = await readBatchFile(csv, { declarations });
+    const fromJsonl = await readBatchFile(jsonl);
+    const decoded = (b: typeof fromCsv) => [0, 1].map((i) => ({ outputKey: b.entries.at(i)!.outputKey, variables: JSON.parse(b.entries.at(i)!.variablesJson) }));
+    assert.equal(decoded(fromCsv), decoded(fromJsonl));
+    assert.equal(fromCsv.entries.at(1)!.line, 3);
+    assert.equal(fromCsv.problems, [{ line: 5, outputKey: 'c.mp4', reason: 'line 5, column "count": "lots" is not a number' }]);
+
+    const tsv = path.join(dir, 'rows.tsv');
+    fs.writeFileSync(tsv, 'id\ttitle\n7\tseven\n');
+    const patterned = await readBatchFile(tsv, { declarations, outputKeyPattern: 'renders/{id}.mp4' });
+    assert.equal(patterned.entries.at(0), { line: 2, outputKey: 'renders/7.mp4', variablesJson: '{"id":"7","title":"seven"}' });
+    const noKey = await readBatchFile(tsv, { declarations }).then(() => undefined, (err: Error) => err);
+    assert.match(noKey?.message ?? 'no error', /^cannot read batch file .*rows\.tsv: no outputKey column: add one, or name outputs with a pattern/);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -1,9 +1,13 @@
+import type { DeclarationSet } from '../composition/variables';
 import { badInput, errorMessage } from '../errors';
 import { PackedBatchParse, loadNative } from '../native';
 import type { BatchItem, BatchLineProblem } from './batch-dispatch';
 import type { Indexed } from './map-limit';
 
-/** A JSONL batch file (SPEC.md 2.3), parsed natively; entries are decoded when they are read. */
+/**
+ * A batch file, parsed natively; entries are decoded when they are read. JSONL (SPEC.md 2.3), a
+ * JSON array of the same entries, or a CSV or TSV table, told by the file's name.
+ */
 export interface BatchFile {
   entries: Indexed<BatchItem>;
   /** Lines that cannot be rendered, with the native parser's reason. */
@@ -26,11 +30,22 @@ class PackedEntries implements Indexed<BatchItem> {
   }
 }
 
+export interface BatchFileOptions {
+  /** The composition's declarations: a table's cells are converted by their variable's type. */
+  declarations?: DeclarationSet;
+  /** A table without an outputKey column names each row's output with its cells: `renders/{id}.mp4`. */
+  outputKeyPattern?: string;
+}
+
 /** Reads a batch file off the main thread; an unreadable file is an error naming it. */
-export async function readBatchFile(file: string): Promise<BatchFile> {
+export async function readBatchFile(file: string, options: BatchFileOptions = {}): Promise<BatchFile> {
+  const native = {
+    declarations: options.declarations?.declarations.map((d) => ({ id: d.id, type: d.type, options: d.options?.map((o) => o.value) ?? [] })) ?? [],
+    outputKeyPattern: options.outputKeyPattern,
+  };
   let packed: PackedBatchParse;
   try {
-    packed = await loadNative().parseBatchFile(file);
+    packed = await loadNative().parseBatchFile(file, JSON.stringify(native));
   } catch (err) {
     throw badInput(errorMessage(err));
   }

@@ -77,7 +77,7 @@ test('a complete JSON line that is not a row is still an error naming it', () =>
   try {
     const file = path.join(dir, 'b.manifest.jsonl');
     fs.writeFileSync(file, `${JSON.stringify(started(1, 'aaaa'))}\n{"line": 2}\n`);
-    assert.throws(() => readManifest(file), (err: Error) => err.message === `${file}:2: not a manifest row (needs line, outputKey, status, and executionArn when started)`);
+    assert.throws(() => readManifest(file), (err: Error) => err.message === `${file}:2: not a manifest row (needs line, outputKey, status, and executionArn or renderId when started)`);
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });
   }

@@ -3,7 +3,10 @@ import * as path from 'node:path';
 import { badInput, errorMessage } from '../errors';
 import type { BatchManifestRow, BatchRowStatus } from './batch-dispatch';
 
-const STATUSES: readonly BatchRowStatus[] = ['started', 'would-invoke', 'failed-to-start'];
+const STATUSES: readonly BatchRowStatus[] = ['started', 'would-invoke', 'failed-to-start', 'skipped', 'cancelled'];
+
+/** Statuses of a row that names a render (its renderId, and its executionArn unless it ran direct). */
+export const RENDER_STATUSES: readonly BatchRowStatus[] = ['started', 'skipped', 'cancelled'];
 
 /** `renders.jsonl` → `renders.manifest.jsonl`, next to the batch file. */
 export function manifestPathFor(batchPath: string): string {
@@ -33,8 +36,8 @@ const CLOUD_ROWS: RowShape<BatchManifestRow> = {
   is: (row) =>
     (typeof row.outputKey === 'string' || row.outputKey === null) &&
     STATUSES.includes(row.status as BatchRowStatus) &&
-    (row.status !== 'started' || typeof row.executionArn === 'string'),
-  needs: 'line, outputKey, status, and executionArn when started',
+    (!RENDER_STATUSES.includes(row.status as BatchRowStatus) || typeof row.executionArn === 'string' || typeof row.renderId === 'string'),
+  needs: 'line, outputKey, status, and executionArn or renderId when started',
 };
 
 /** How often the appended rows are forced to disk, so a power cut loses at most this much. */
@@ -139,11 +142,12 @@ export interface ManifestCounts {
   started: number;
   wouldInvoke: number;
   failedToStart: number;
+  skipped: number;
 }
 
 export function countRows(rows: readonly BatchManifestRow[]): ManifestCounts {
   const count = (status: BatchRowStatus) => rows.filter((r) => r.status === status).length;
-  return { started: count('started'), wouldInvoke: count('would-invoke'), failedToStart: count('failed-to-start') };
+  return { started: count('started'), wouldInvoke: count('would-invoke'), failedToStart: count('failed-to-start'), skipped: count('skipped') };
 }
 
 /** The text manifest of SPEC.md 2.4, line by line: a summary line, then one row per input line. */
@@ -151,7 +155,7 @@ export function* manifestText(rows: readonly BatchManifestRow[]): Generator<stri
   const counts = countRows(rows);
   yield counts.wouldInvoke > 0
     ? `${counts.wouldInvoke} would-invoke, ${counts.failedToStart} failed-to-start (dry run: nothing started)`
-    : `${counts.started} started, ${counts.failedToStart} failed-to-start`;
+    : `${counts.started} started, ${counts.skipped > 0 ? `${counts.skipped} skipped, ` : ''}${counts.failedToStart} failed-to-start`;
   yield* columns(['line', 'outputKey', 'status', 'executionArn', 'renderId', 'reason'], rows, (r) => [
     String(r.line),
     r.outputKey ?? '-',

@@ -1,6 +1,7 @@
 import { errorMessage } from '../errors';
 import type { MissingGlyphs } from '../render/missing-glyphs';
 import type { BatchManifestRow } from './batch-dispatch';
+import { RENDER_STATUSES } from './batch-manifest';
 import { mapWithLimit } from './map-limit';
 import { RenderStatus, getRenderProgress } from './progress';
 
@@ -8,6 +9,7 @@ import { RenderStatus, getRenderProgress } from './progress';
 const PROGRESS_READS_IN_FLIGHT = 16;
 
 export type BatchRowState = RenderStatus | 'failed-to-start' | 'would-invoke' | 'unknown';
+
 
 export interface BatchProgressRow {
   line: number;
@@ -40,11 +42,11 @@ const RUNNING: readonly BatchRowState[] = ['planning', 'rendering', 'assembling'
 export async function getBatchProgress(rows: readonly BatchManifestRow[], stateMachineArn?: string): Promise<BatchProgress> {
   const progressRows = await mapWithLimit(rows, PROGRESS_READS_IN_FLIGHT, async (row): Promise<BatchProgressRow> => {
     const base = { line: row.line, outputKey: row.outputKey, renderId: row.renderId };
-    if (row.status !== 'started') {
-      return { ...base, state: row.status, percent: 0, ...(row.error ? { error: row.error } : {}) };
+    if (!RENDER_STATUSES.includes(row.status)) {
+      return { ...base, state: row.status as 'failed-to-start' | 'would-invoke', percent: 0, ...(row.error ? { error: row.error } : {}) };
     }
     try {
-      const p = await getRenderProgress({ executionArn: row.executionArn!, stateMachineArn });
+      const p = await getRenderProgress({ executionArn: row.executionArn ?? undefined, renderId: row.renderId ?? undefined, stateMachineArn });
       return {
         ...base,
         state: p.status,

@@ -169,9 +169,9 @@ batch('a 5-entry batch with one malformed line: 4 started and rendered, 1 failed
     FILLS[r.outputKey!].forEach((want, c) => assert.ok(Math.abs(pixel[c] - want) <= 12, `${r.outputKey}: ${pixel} is its own fill ${FILLS[r.outputKey!]}`));
   }
 
-  // The same file as --json, started on the pass-through machine (nothing more to render).
+  // The same file as --json, every line started again (--force) on the pass-through machine (nothing more to render).
   const siteId = /site ([0-9a-f]+)/.exec(run.stderr)![1];
-  const asJson = await batchCli(['--batch', file, '--json', '--site-id', siteId, '--state-machine-arn', passMachine]);
+  const asJson = await batchCli(['--batch', file, '--json', '--force', '--site-id', siteId, '--state-machine-arn', passMachine]);
   assert.is(asJson.status, 1, asJson.stderr);
   const jsonRows = JSON.parse(asJson.stdout) as BatchManifestRow[];
   assert.equal(
@@ -228,7 +228,7 @@ batch('progress --batch-manifest reports the whole batch: done, failed and perce
   assert.equal([json.total, json.done, json.running, json.failed, json.percent], [3, 2, 0, 1, 66]);
 });
 
-batch('a re-run appends to the manifest after a row torn by a crash; progress skips the torn row with a warning and reports each line\'s latest row', async () => {
+batch('a re-run appends to the manifest after a row torn by a crash, skipping the line that started and starting the one that failed; progress skips the torn row with a warning and reports each line\'s latest row', async () => {
   const file = writeBatch('rerun.jsonl', [entry('batch/re-1.mp4', { fill: '#ff0000' }), entry('batch/re-2.mp4', { fill: 42 })]);
   const manifestFile = path.join(out, 'rerun.manifest.jsonl');
   const first = await batchCli(['--batch', file, '--strict-variables', '--state-machine-arn', passMachine, '--json']);
@@ -244,7 +244,9 @@ batch('a re-run appends to the manifest after a row torn by a crash; progress sk
   const second = await batchCli(['--batch', file, '--site-id', siteId, '--state-machine-arn', passMachine, '--json']);
   assert.is(second.status, 0, second.stderr);
   const secondRows = JSON.parse(second.stdout) as BatchManifestRow[];
-  assert.equal(secondRows.map((r) => r.status), ['started', 'started']);
+  assert.equal(secondRows.map((r) => r.status), ['skipped', 'started']);
+  assert.equal([secondRows[0].renderId, secondRows[0].executionArn], [firstRows[0].renderId, firstRows[0].executionArn], 'the skipped row names the render that did it');
+  assert.match(second.stderr, /vidkit: warning: .*rerun\.manifest\.jsonl:3: skipped a torn row/);
 
   const text = fs.readFileSync(manifestFile, 'utf8');
   assert.ok(text.startsWith(`${beforeRerun}\n`), 'the first run and the torn row are kept; the re-run starts on a new line');
@@ -335,24 +337,51 @@ batch('--max-concurrent 3 on 40 lines: never more than 3 StartExecution calls in
   }
 });
 
-batch('a throttled StartExecution is retried with backoff; one throttled every time fails its row after 5 attempts; the others go on', async () => {
+batch('a throttled StartExecution is tried again until it starts; one failing with a 503 every time fails its row after 5 attempts; the others go on', async () => {
   const seen = new Set<string>();
   const proxy = await startCountingProxy(emu.endpoint, {
+    fail: (body) => body.includes('batch/always.mp4'),
     throttle: (body) => {
-      if (body.includes('batch/always.mp4')) return true;
-      if (body.includes('batch/once.mp4') && !seen.has('once')) return seen.add('once'), true;
+      // Throttled more often than the SDK's own 5 attempts: only dispatch's pacing gets it started.
+      if (body.includes('batch/often.mp4') && seen.size < 7) return seen.add(`often-${seen.size}`), true;
       return false;
     },
   });
   try {
-    const file = writeBatch('throttled.jsonl', [entry('batch/ok.mp4', {}), entry('batch/once.mp4', {}), entry('batch/always.mp4', {})]);
+    const file = writeBatch('throttled.jsonl', [entry('batch/ok.mp4', {}), entry('batch/often.mp4', {}), entry('batch/always.mp4', {})]);
     const run = await batchCli(['--batch', file, '--state-machine-arn', passMachine, '--json'], proxy.endpoint);
     assert.is(run.status, 1, run.stderr);
     const rows = JSON.parse(run.stdout) as BatchManifestRow[];
     assert.equal(rows.map((r) => r.status), ['started', 'started', 'failed-to-start']);
-    assert.is(rows[2].error, 'ThrottlingException: Rate exceeded');
-    assert.is(proxy.throttled, 1 + 5, 'once, then all 5 attempts of the always-throttled entry');
-    assert.is(proxy.startExecutions, 1 + 2 + 5);
+    assert.is(rows[2].error, 'ServiceUnavailable: Service is unavailable');
+    assert.is(proxy.throttled, 7, 'throttled 7 times, then started');
+    assert.is(proxy.failed, 5, 'all 5 attempts of the failing entry');
+    assert.is(proxy.startExecutions, 1 + 8 + 5);
+  } finally {
+    await proxy.close();
+  }
+});
+
+batch('200 lines through a proxy that throttles 30% of starts: all 200 start, none failed-to-start, never more than --max-concurrent 8 in flight', async () => {
+  // Seeded, so a run is repeatable: about 30% of StartExecution calls answered ThrottlingException.
+  let state = 7;
+  const proxy = await startCountingProxy(emu.endpoint, {
+    holdMs: 20,
+    throttle: () => {
+      state = (state * 1103515245 + 12345) % 2 ** 31;
+      return state / 2 ** 31 < 0.3;
+    },
+  });
+  try {
+    const lines = Array.from({ length: 200 }, (_, i) => entry(`batch/paced-${i}.mp4`, { title: `viewer ${i}` }));
+    const run = await batchCli(['--batch', writeBatch('paced.jsonl', lines), '--max-concurrent', '8', '--state-machine-arn', passMachine, '--json'], proxy.endpoint);
+    assert.is(run.status, 0, run.stderr);
+    const rows = JSON.parse(run.stdout) as BatchManifestRow[];
+    assert.equal(rows.map((r) => r.status), Array(200).fill('started'));
+    assert.ok(proxy.throttled >= 40, `${proxy.throttled} of ${proxy.startExecutions} starts throttled`);
+    assert.is(proxy.startExecutions, 200 + proxy.throttled, 'every throttled start tried again, each started once');
+    assert.ok(proxy.maxInFlight <= 8, `at most 8 in flight, saw ${proxy.maxInFlight}`);
+    assert.match(run.stderr, /200 renders x 1 chunk; /);
   } finally {
     await proxy.close();
   }

@@ -45,6 +45,40 @@ export async function putJson(bucket: string, key: string, value: unknown): Prom
   await awsClients().s3.send(new PutObjectCommand({ Bucket: bucket, Key: key, Body: JSON.stringify(value), ContentType: 'application/json' }));
 }
 
+/**
+ * A conditional PutObject: `ifMatch` writes only over the object with that ETag, `ifNoneMatch: '*'`
+ * only where none exists. False when the condition failed (412, or 409 for a concurrent write).
+ */
+export async function putJsonIf(bucket: string, key: string, value: unknown, condition: { ifMatch: string } | { ifNoneMatch: '*' }): Promise<boolean> {
+  try {
+    await awsClients().s3.send(
+      new PutObjectCommand({
+        Bucket: bucket,
+        Key: key,
+        Body: JSON.stringify(value),
+        ContentType: 'application/json',
+        ...('ifMatch' in condition ? { IfMatch: condition.ifMatch } : { IfNoneMatch: condition.ifNoneMatch }),
+      }),
+    );
+    return true;
+  } catch (err) {
+    const status = (err as { $metadata?: { httpStatusCode?: number } }).$metadata?.httpStatusCode;
+    if (status === 412 || status === 409) return false;
+    throw err;
+  }
+}
+
+/** A JSON object and its ETag (for {@link putJsonIf}), or undefined when there is none. */
+export async function getJsonTagged<T>(bucket: string, key: string): Promise<{ value: T; etag: string } | undefined> {
+  try {
+    const got = await awsClients().s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return { value: JSON.parse(await got.Body!.transformToString()) as T, etag: got.ETag! };
+  } catch (err) {
+    if ((err as { name?: string }).name === 'NoSuchKey') return undefined;
+    throw err;
+  }
+}
+
 export async function getJson(bucket: string, key: string): Promise<unknown> {
   const got = await awsClients().s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
   return JSON.parse(await got.Body!.transformToString());

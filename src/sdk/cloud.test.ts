@@ -99,7 +99,9 @@ cloud('deploy creates the stack and prints its outputs; again unchanged; --concu
   assert.is(definition.States.RenderChunks.Type, 'Map');
   assert.is(definition.States.RenderChunks.MaxConcurrencyPath, '$.render.config.maxParallelChunks');
   assert.is(definition.States.Plan.Parameters.FunctionName, fn.FunctionArn);
-  assert.ok(definition.States.RenderChunks.ItemProcessor.States.RenderChunk.Retry[0].ErrorEquals.includes('TransientChunkError'));
+  const chunkRetry = definition.States.RenderChunks.ItemProcessor.States.RenderChunk.Retry as { ErrorEquals: string[]; MaxAttempts: number }[];
+  assert.ok(chunkRetry.some((r) => r.ErrorEquals.includes('TransientChunkError')));
+  assert.equal(chunkRetry.find((r) => r.ErrorEquals.includes('Lambda.TooManyRequestsException'))?.MaxAttempts, 8, 'a throttled invocation waits longer');
 
   const again = vidkit(['cloudfn', 'deploy'], { env: emu.env });
   assert.is(again.status, 0, again.stderr);

@@ -87,8 +87,11 @@ export function estimateRenderCost(input: EstimateInput): RenderCostEstimate {
     chunks + // segments
     1 + // the media timeline
     1; // the output
+  // The cancel marker is looked for (HEAD) twice by the plan, and by each chunk at its start, at each progress report and at its end.
+  const cancelChecks = 2 + progressPuts;
   const getRequests =
     1 + // HEAD of the site's manifest before uploading
+    cancelChecks +
     siteFetches * input.siteFiles +
     chunks + // segments, in assemble
     1 + // the media timeline

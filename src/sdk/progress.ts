@@ -3,8 +3,8 @@ import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { badInput } from '../errors';
 import { MissingGlyphs, mergeMissingGlyphs } from '../render/missing-glyphs';
 import { awsClients } from './aws-clients';
-import { ChunkProgressRecord, ExecutionInput, PlanRecord, renderKeys } from './render-input';
-import { resolveStateMachine } from './stack';
+import { ChunkProgressRecord, DirectRecord, DirectResult, ExecutionInput, PlanRecord, RenderJob, renderKeys } from './render-input';
+import { resolveBucket, resolveStateMachine } from './stack';
 
 /**
  * Where a render stands. `planning` until the plan is written, `rendering` while chunks run,
@@ -14,7 +14,8 @@ export type RenderStatus = 'planning' | 'rendering' | 'assembling' | 'done' | 'f
 
 export interface RenderProgress {
   renderId: string;
-  executionArn: string;
+  /** Null for a direct render: it runs without an execution. */
+  executionArn: string | null;
   status: RenderStatus;
   chunks: { done: number; total: number };
   frames: { rendered: number; total: number };
@@ -41,41 +42,99 @@ export async function executionArnOf(id: string, stateMachineArn?: string, stack
   return `${machine.replace(':stateMachine:', ':execution:')}:${id}`;
 }
 
-/** Reads the execution (DescribeExecution) and the plan and chunk records the render writes to its bucket. */
-export async function getRenderProgress(opts: { renderId?: string; executionArn?: string; stateMachineArn?: string; stackName?: string }): Promise<RenderProgress> {
+/**
+ * Reads the execution (DescribeExecution) and the plan and chunk records the render writes to its
+ * bucket. A render id that names no execution may name a direct render: its records in the bucket
+ * (`bucketName`, else VIDKIT_BUCKET, else the stack's) tell the same.
+ */
+export async function getRenderProgress(opts: { renderId?: string; executionArn?: string; stateMachineArn?: string; stackName?: string; bucketName?: string }): Promise<RenderProgress> {
   const id = opts.executionArn ?? opts.renderId;
   if (!id) throw badInput('getRenderProgress needs a renderId or an executionArn');
   const executionArn = await executionArnOf(id, opts.stateMachineArn, opts.stackName);
-  const { sfn, s3 } = awsClients();
   let execution;
   try {
-    execution = await sfn.send(new DescribeExecutionCommand({ executionArn }));
+    execution = await awsClients().sfn.send(new DescribeExecutionCommand({ executionArn }));
   } catch (err) {
-    if ((err as { name?: string }).name === 'ExecutionDoesNotExist') throw badInput(`no render ${id}: the execution does not exist`);
-    throw err;
+    if ((err as { name?: string }).name !== 'ExecutionDoesNotExist') throw err;
+    const direct = id.startsWith('arn:') ? undefined : await directProgress(await resolveBucket(opts.bucketName, opts.stackName), id);
+    if (direct) return direct;
+    throw badInput(`no render ${id}: the execution does not exist`);
   }
   const { render } = JSON.parse(execution.input ?? '{}') as ExecutionInput;
-  const readJson = async <T>(key: string): Promise<T | undefined> => {
-    try {
-      const got = await s3.send(new GetObjectCommand({ Bucket: render.bucket, Key: key }));
-      return JSON.parse(await got.Body!.transformToString()) as T;
-    } catch (err) {
-      if ((err as { name?: string }).name === 'NoSuchKey') return undefined;
-      throw err;
-    }
-  };
-  const plan = await readJson<PlanRecord>(renderKeys.plan(render.renderId));
-  const listed = await s3.send(new ListObjectsV2Command({ Bucket: render.bucket, Prefix: renderKeys.progressPrefix(render.renderId) }));
-  const records = await Promise.all((listed.Contents ?? []).map((o) => readJson<ChunkProgressRecord>(o.Key!)));
+  const final = FINAL[execution.status ?? ''];
+  const progress = await bucketProgress(render, executionArn, final);
+  if (progress.status === 'done') {
+    const out = JSON.parse(execution.output ?? '{}') as { bucket: string; outputKey: string; frames: number; bytes: number };
+    progress.output = { bucket: out.bucket, key: out.outputKey, url: `s3://${out.bucket}/${out.outputKey}`, frames: out.frames, bytes: out.bytes };
+  } else if (final) {
+    progress.error = [execution.error, causeMessage(execution.cause)].filter(Boolean).join(': ') || `execution ${execution.status}`;
+  }
+  return progress;
+}
+
+/** Whether a render still runs, and if not how it ended: one request for an execution, a few reads for a direct render. */
+export type RenderState = 'running' | 'done' | 'failed' | 'aborted';
+
+export async function renderState(ref: { renderId: string; executionArn: string | null }, bucket: string): Promise<RenderState> {
+  if (ref.executionArn) {
+    const { status } = await awsClients().sfn.send(new DescribeExecutionCommand({ executionArn: ref.executionArn }));
+    return status === 'RUNNING' || status === 'PENDING_REDRIVE' ? 'running' : status === 'SUCCEEDED' ? 'done' : status === 'ABORTED' ? 'aborted' : 'failed';
+  }
+  const progress = await directProgress(bucket, ref.renderId);
+  if (!progress) return 'failed';
+  return progress.status === 'done' ? 'done' : progress.status === 'aborted' ? 'aborted' : ['failed', 'timed-out'].includes(progress.status) ? 'failed' : 'running';
+}
+
+/** A Lambda invocation lasts at most 15 minutes: a direct render with no outcome after this has died. */
+const DIRECT_DEADLINE_MS = 16 * 60 * 1000;
+
+/** A direct render's progress from its records, or undefined when the bucket has none of that id. */
+async function directProgress(bucket: string, renderId: string): Promise<RenderProgress | undefined> {
+  const record = await readJsonIn<DirectRecord>(bucket, renderKeys.direct(renderId));
+  if (!record) return undefined;
+  const { render } = record;
+  const [result, cancelled] = await Promise.all([readJsonIn<DirectResult>(bucket, renderKeys.result(renderId)), readJsonIn<unknown>(bucket, renderKeys.cancel(renderId))]);
+  const overdue = Date.now() - Date.parse(record.startedAt) > DIRECT_DEADLINE_MS;
+  const final: RenderStatus | undefined = result
+    ? ({ done: 'done', failed: 'failed', aborted: 'aborted' } as const)[result.status]
+    : cancelled
+      ? 'aborted'
+      : overdue
+        ? 'timed-out'
+        : undefined;
+  const progress = await bucketProgress(render, null, final);
+  if (result?.output) {
+    const out = result.output;
+    progress.output = { bucket: out.bucket, key: out.outputKey, url: `s3://${out.bucket}/${out.outputKey}`, frames: out.frames, bytes: out.bytes };
+  } else if (final) {
+    progress.error = result?.error ?? (final === 'aborted' ? `render ${renderId} was cancelled` : 'the render function ended without writing an outcome (it ran past 15 minutes, or crashed)');
+  }
+  return progress;
+}
+
+async function readJsonIn<T>(bucket: string, key: string): Promise<T | undefined> {
+  try {
+    const got = await awsClients().s3.send(new GetObjectCommand({ Bucket: bucket, Key: key }));
+    return JSON.parse(await got.Body!.transformToString()) as T;
+  } catch (err) {
+    if ((err as { name?: string }).name === 'NoSuchKey') return undefined;
+    throw err;
+  }
+}
+
+/** Status, chunks and frames from the records the render writes, given how the render ended (if it has). */
+async function bucketProgress(render: RenderJob, executionArn: string | null, final: RenderStatus | undefined): Promise<RenderProgress> {
+  const plan = await readJsonIn<PlanRecord>(render.bucket, renderKeys.plan(render.renderId));
+  const listed = await awsClients().s3.send(new ListObjectsV2Command({ Bucket: render.bucket, Prefix: renderKeys.progressPrefix(render.renderId) }));
+  const records = await Promise.all((listed.Contents ?? []).map((o) => readJsonIn<ChunkProgressRecord>(render.bucket, o.Key!)));
   const chunks = records.filter((r): r is ChunkProgressRecord => r !== undefined);
   const done = chunks.filter((c) => c.done).length;
   const rendered = chunks.reduce((n, c) => n + c.frames, 0);
   const total = plan?.totalFrames ?? 0;
   const chunkTotal = plan?.chunks ?? 0;
-
-  const final = FINAL[execution.status ?? ''];
   const status: RenderStatus = final ?? (!plan ? 'planning' : done === chunkTotal ? 'assembling' : 'rendering');
-  const progress: RenderProgress = {
+  const missingGlyphs = mergeMissingGlyphs(chunks.map((c) => c.missingGlyphs ?? []));
+  return {
     renderId: render.renderId,
     executionArn,
     status,
@@ -83,16 +142,8 @@ export async function getRenderProgress(opts: { renderId?: string; executionArn?
     frames: { rendered, total },
     // Assembly is the last step: the render reaches 100% only with its output.
     percent: status === 'done' ? 100 : total > 0 ? Math.min(99, Math.floor((rendered / total) * 99)) : 0,
+    ...(missingGlyphs.length > 0 ? { missingGlyphs } : {}),
   };
-  const missingGlyphs = mergeMissingGlyphs(chunks.map((c) => c.missingGlyphs ?? []));
-  if (missingGlyphs.length > 0) progress.missingGlyphs = missingGlyphs;
-  if (status === 'done') {
-    const out = JSON.parse(execution.output ?? '{}') as { bucket: string; outputKey: string; frames: number; bytes: number };
-    progress.output = { bucket: out.bucket, key: out.outputKey, url: `s3://${out.bucket}/${out.outputKey}`, frames: out.frames, bytes: out.bytes };
-  } else if (final) {
-    progress.error = [execution.error, causeMessage(execution.cause)].filter(Boolean).join(': ') || `execution ${execution.status}`;
-  }
-  return progress;
 }
 
 /** A failed Lambda task's cause is the function's JSON error payload; its message is what a user needs. */

@@ -1,11 +1,19 @@
+import { createHash } from 'node:crypto';
+import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { DeclarationSet, checkOverrides } from '../composition/variables';
 import { badInput } from '../errors';
-import { BatchItem, BatchManifestRow, dispatchBatch } from './batch-dispatch';
+import { Admission, AdmissionPlan, StartPacer, isThrottling, planAdmission } from './admission';
+import { awsClients } from './aws-clients';
+import { BatchItem, BatchManifestRow, StartedRender, dispatchBatch } from './batch-dispatch';
 import type { BatchFile } from './batch-file';
-import { RenderPlan, RenderToLambdaInput, preflightWarnings, startRender, validateBeforeRequests, validateConfig } from './render';
+import { RENDER_STATUSES } from './batch-manifest';
+import { RenderOutcome, endedRenders, newBatchId, openBatch, sealBatch } from './batch-tracking';
+import { RenderPlan, RenderToLambdaInput, preflightWarnings, renderFunctionOf, requireRenderFunction, startRender, validateBeforeRequests, validateConfig } from './render';
+import { renderState } from './progress';
 import { resolveTarget } from './stack';
 import type { RenderConfigInput } from './validate-config';
 import { DEFAULT_MAX_CONCURRENT } from './defaults';
+import type { WebhookOptions } from './webhook';
 
 export { DEFAULT_MAX_CONCURRENT };
 
@@ -28,16 +36,42 @@ export interface RenderBatchInput {
   maxConcurrent?: number;
   /** Validate every entry and start nothing: rows are `would-invoke`. */
   dryRun?: boolean;
+  /**
+   * The rows of earlier runs of this batch (its manifest file): a line whose latest row started a
+   * render with the same settings that is still running or succeeded is skipped, not started.
+   */
+  previous?: readonly BatchManifestRow[];
+  /** Start every line, whatever earlier runs did. */
+  force?: boolean;
+  /** Each render's event, and the batch's once its last render ends, sent by the render function. */
+  webhook?: WebhookOptions;
+  /** Host the variables of an entry whose execution input would exceed 256 KiB in the bucket. */
+  hostLargeVariables?: boolean;
+  /** Run each entry as one function invocation, without the state machine (each must plan to one chunk). */
+  direct?: boolean;
+  /** Give up on a start after this long throttled with no start succeeding (default 10 minutes). */
+  throttlePatienceMs?: number;
+  /** How often a start that waits for a place looks whether running renders have ended (default 2 s). */
+  pollMs?: number;
   onRow?: (row: BatchManifestRow) => void;
   onWarning?: (message: string) => void;
+  /** Each entry's validated plan, as it is made (the CLI estimates the cost of one from it). */
+  onPlan?: (plan: RenderPlan) => void;
+  /** The pace read from the account once, before the first start. */
+  onAdmission?: (plan: AdmissionPlan) => void;
   signal?: AbortSignal;
 }
+
+const THROTTLE_PATIENCE_MS = 10 * 60 * 1000;
+const POLL_MS = 2000;
 
 /**
  * One render per batch entry (SPEC.md 1.7, 4.1 rules 1–2). Every entry is validated without a
  * request (variables, the 256 KiB input); a bad entry becomes a failed-to-start row and the others
- * go on. A throttled or failing StartExecution is retried with backoff by the SFN client (see
- * aws-clients.ts) before its row is failed-to-start. Rows come back in line order.
+ * go on. A line an earlier run started with the same settings, still running or done, is skipped.
+ * Starts are paced by the account ({@link planAdmission}): at most the renders it can run at once,
+ * and throttled starts slow down rather than fail. The renders form one batch in the bucket
+ * (batch-tracking.ts), whose count the cloud keeps. Rows come back in line order.
  */
 export async function renderBatchToLambda(input: RenderBatchInput): Promise<BatchManifestRow[]> {
   const maxConcurrent = input.maxConcurrent ?? DEFAULT_MAX_CONCURRENT;
@@ -45,8 +79,14 @@ export async function renderBatchToLambda(input: RenderBatchInput): Promise<Batc
   // A dry run makes no request at all: entries are checked as they would be with the longest bucket name.
   const target = input.dryRun ? undefined : await resolveTarget(input);
   const stateMachineArn = target?.stateMachineArn ?? '';
+  const batchId = target ? newBatchId() : undefined;
   const check = (config: Parameters<typeof validateConfig>[0]) => (target ? validateConfig({ ...config, bucketName: target.bucketName }) : validateBeforeRequests(config));
+  const previous = input.force ? new Map<string, BatchManifestRow>() : latestByKey(input.previous ?? []);
+  const ended = target ? await endedEarlier(target.bucketName, previous) : new Map<string, RenderOutcome>();
+  const pacer = new StartPacer(input.throttlePatienceMs ?? THROTTLE_PATIENCE_MS);
+  let admission: Promise<Admission> | undefined;
   let preflight: Promise<void> | undefined;
+  let started = 0;
 
   const prepare = (entry: BatchItem): RenderPlan => {
     const variables = JSON.parse(entry.variablesJson) as Record<string, unknown>;
@@ -55,30 +95,137 @@ export async function renderBatchToLambda(input: RenderBatchInput): Promise<Batc
       throw badInput(`strict variables: ${issues.map((i) => i.message).join('; ')}`);
     }
     for (const issue of issues) input.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${issue.message}`);
-    return check({ siteHandle: input.siteHandle, bucketName: input.bucketName, outputKey: entry.outputKey, config: { ...input.config, variables } });
+    const plan = check({
+      siteHandle: input.siteHandle,
+      bucketName: input.bucketName,
+      outputKey: entry.outputKey,
+      config: { ...input.config, variables },
+      webhook: input.webhook,
+      hostLargeVariables: input.hostLargeVariables,
+      direct: input.direct,
+      ...(batchId ? { batch: { batchId } } : {}),
+    });
+    input.onPlan?.(plan);
+    return plan;
   };
 
-  const start = async (plan: RenderPlan) => {
-    // The SPEC.md 7 warnings depend on the chunk plan, the same for every entry: checked once.
+  const skip = async (plan: RenderPlan, entry: BatchItem): Promise<BatchManifestRow | undefined> => {
+    const earlier = previous.get(entry.outputKey);
+    const settings = settingsDigest(plan);
+    if (!earlier?.renderId || earlier.settings !== settings || !target) return undefined;
+    const state = ended.get(earlier.renderId) ?? (await renderState({ renderId: earlier.renderId, executionArn: earlier.executionArn }, target.bucketName).catch(() => 'failed' as const));
+    if (state !== 'running' && state !== 'done') return undefined;
+    return { line: entry.line, outputKey: entry.outputKey, status: 'skipped', executionArn: earlier.executionArn, renderId: earlier.renderId, settings, ...(earlier.batchId ? { batchId: earlier.batchId } : {}) };
+  };
+
+  const start = async (plan: RenderPlan): Promise<StartedRender> => {
+    // The SPEC.md 7 warnings and the pace depend on the chunk plan, the same for every entry: read once.
     preflight ??= preflightWarnings(plan, stateMachineArn, (message) => input.onWarning?.(message));
     await preflight;
+    admission ??= renderFunctionOf(stateMachineArn)
+      .then((fn) => planAdmission(fn, input.batch.entries.length, plan.chunks))
+      .then((p) => {
+        input.onAdmission?.(p);
+        return new Admission(p.atOnce, async (r) => (await renderState(r, plan.input.render.bucket)) !== 'running', input.pollMs ?? POLL_MS);
+      });
+    const gate = await admission;
+    await gate.enter(input.signal);
     try {
-      return await startRender(plan, stateMachineArn);
+      const handle = await startPaced(plan);
+      gate.started(handle);
+      started += 1;
+      return { renderId: handle.renderId, executionArn: handle.executionArn, settings: settingsDigest(plan), ...(batchId ? { batchId } : {}) };
     } catch (err) {
+      gate.release();
       // The row's reason: name the AWS error ("ThrottlingException: Rate exceeded"), as the CLI does.
       const e = err as Error & { $metadata?: unknown };
       throw e.$metadata ? new Error(`${e.name}: ${e.message}`) : err;
     }
   };
 
-  return dispatchBatch({
+  /** A start tried until it is not throttled, every start slowing down meanwhile. */
+  const startPaced = async (plan: RenderPlan) => {
+    for (;;) {
+      await pacer.ready();
+      try {
+        const handle = await startRender(plan, stateMachineArn);
+        pacer.succeeded();
+        return handle;
+      } catch (err) {
+        if (!isThrottling(err) || !pacer.throttled()) throw err;
+      }
+    }
+  };
+
+  if (target && batchId) await openBatch(target.bucketName, { batchId, createdAt: new Date().toISOString(), ...(input.webhook ? { webhook: input.webhook } : {}) });
+  const rows = await dispatchBatch({
     entries: input.batch.entries,
     problems: input.batch.problems,
     maxConcurrent,
     dryRun: input.dryRun ?? false,
     prepare,
+    skip,
     start,
     onRow: (row) => input.onRow?.(row),
     signal: input.signal,
   });
+  if (target && batchId) await sealAndNotify(target.bucketName, stateMachineArn, batchId, started);
+  return rows;
+}
+
+/**
+ * Fixes the batch's count once its last line has started. When every render had ended already,
+ * the seal completes the batch: the render function is asked to send its event, so that it comes
+ * from the cloud like every other. A run that started nothing has no event.
+ */
+async function sealAndNotify(bucket: string, stateMachineArn: string, batchId: string, started: number): Promise<void> {
+  const completed = await sealBatch(bucket, batchId, started);
+  if (!completed || started === 0) return;
+  await awsClients().lambda.send(
+    new InvokeCommand({ FunctionName: await requireRenderFunction(stateMachineArn), InvocationType: 'Event', Payload: JSON.stringify({ mode: 'batch-webhook', bucket, batchId }) }),
+  );
+}
+
+/**
+ * A digest of what decides a render's output: the site (its files, so its page and defaults), the
+ * variables, size, format, frame rate, seed and epoch. Chunking and the webhook do not change the
+ * output, so they are left out.
+ */
+export function settingsDigest(plan: RenderPlan): string {
+  const { render } = plan.input;
+  const { config } = render;
+  const decided = {
+    site: render.site.siteId,
+    // Hosted or inline, the same variables give the same text.
+    variables: plan.hostedVariables?.body ?? JSON.stringify(config.variables),
+    width: plan.width,
+    height: plan.height,
+    format: config.format,
+    fps: config.fps,
+    seed: config.seed,
+    epochMs: config.epochMs,
+  };
+  return createHash('sha256').update(JSON.stringify(decided)).digest('hex').slice(0, 32);
+}
+
+/**
+ * Each outputKey's latest row, when it names a render that was not cancelled. Rows are appended as
+ * decided, so file order is time order; keys, not lines, tie runs together, so lines may move.
+ */
+function latestByKey(rows: readonly BatchManifestRow[]): Map<string, BatchManifestRow> {
+  const byKey = new Map<string, BatchManifestRow>();
+  for (const row of rows) {
+    if (row.outputKey === null) continue;
+    if (RENDER_STATUSES.includes(row.status) && row.status !== 'cancelled') byKey.set(row.outputKey, row);
+    else byKey.delete(row.outputKey);
+  }
+  return byKey;
+}
+
+/** How the earlier runs' renders ended, from their batches' records: one listing per thousand, not a request per render. */
+async function endedEarlier(bucket: string, previous: Map<string, BatchManifestRow>): Promise<Map<string, RenderOutcome>> {
+  const batchIds = new Set([...previous.values()].flatMap((r) => (r.batchId ? [r.batchId] : [])));
+  const ended = new Map<string, RenderOutcome>();
+  for (const batchId of batchIds) for (const [renderId, outcome] of await endedRenders(bucket, batchId)) ended.set(renderId, outcome);
+  return ended;
 }

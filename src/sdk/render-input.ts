@@ -42,6 +42,13 @@ export interface RenderJob {
   encode: QualitySettings;
   /** Posted by the render function when the render succeeds or fails (README "Completion webhook"). */
   webhook?: WebhookOptions;
+  /** The batch run this render belongs to: its end is counted there (batch-tracking.ts). */
+  batch?: { batchId: string };
+  /**
+   * Where `config.variables` is when they did not fit the execution input (`hostLargeVariables`):
+   * a JSON object in the render bucket, read once by each invocation; `config.variables` is empty.
+   */
+  hostedVariables?: { key: string; bytes: number };
 }
 
 export interface ExecutionInput {
@@ -85,7 +92,28 @@ export const renderKeys = {
   /** The media elements the page played, written by the chunk that renders the last frame; the soundtrack is mixed from it. */
   mediaTimeline: (renderId: string) => `renders/${renderId}/media-timeline.json`,
   fault: (renderId: string, index: number) => `renders/${renderId}/faults/chunk-${pad(index)}`,
+  /** The variables of a render whose input would not fit 256 KiB (`hostLargeVariables`). */
+  variables: (renderId: string) => `renders/${renderId}/variables.json`,
+  /** Written by `cloudfn cancel`: a chunk that sees it stops and removes what it wrote. */
+  cancel: (renderId: string) => `renders/${renderId}/cancel.json`,
+  /** A direct render's input and start (it has no execution to hold them): {@link DirectRecord}. */
+  direct: (renderId: string) => `renders/${renderId}/direct.json`,
+  /** A direct render's outcome, written when it ends: {@link DirectResult}. */
+  result: (renderId: string) => `renders/${renderId}/result.json`,
 };
+
+/** What `direct` mode renders from, written by the client before it invokes the function. */
+export interface DirectRecord extends ExecutionInput {
+  /** When the client invoked the function (ISO 8601, UTC). */
+  startedAt: string;
+}
+
+/** How a direct render ended, as the execution's output and status would say for a state-machine render. */
+export interface DirectResult {
+  status: 'done' | 'failed' | 'aborted';
+  output?: { bucket: string; outputKey: string; frames: number; bytes: number };
+  error?: string;
+}
 
 export const siteKeys = {
   prefix: (siteId: string) => `sites/${siteId}/`,

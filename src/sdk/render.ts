@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import * as path from 'node:path';
-import { GetFunctionConcurrencyCommand } from '@aws-sdk/client-lambda';
+import { GetFunctionConcurrencyCommand, InvokeCommand } from '@aws-sdk/client-lambda';
 import { DescribeStateMachineCommand, StartExecutionCommand } from '@aws-sdk/client-sfn';
 import { totalFrames as framesOf } from '../composition/composition';
 import { badInput } from '../errors';
@@ -10,10 +10,11 @@ import { QUALITY_SETTINGS } from '../render/quality';
 import { awsClients } from './aws-clients';
 import { SECONDS_PER_MEGAPIXEL_FRAME } from './estimate';
 import { resolveOutputSize } from '../render/output-size';
-import type { ExecutionInput } from './render-input';
+import { putJson } from './bucket-files';
+import { DirectRecord, ExecutionInput, renderKeys } from './render-input';
 import { SiteHandle, requireBucket } from './site';
 import { resolveTarget } from './stack';
-import { RenderConfigInput, checkInputSize, resolveConfig } from './validate-config';
+import { RenderConfigInput, checkInputSize, fitsExecutionInput, resolveConfig } from './validate-config';
 import { WebhookOptions, checkWebhook } from './webhook';
 
 export interface RenderToLambdaInput {
@@ -30,12 +31,25 @@ export interface RenderToLambdaInput {
   webhook?: WebhookOptions;
   /** Warnings found before starting (reserved concurrency, the 15-minute chunk cap). */
   onWarning?: (message: string) => void;
+  /**
+   * When the execution input would exceed 256 KiB, put the variables in the render bucket and pass
+   * their key instead (README "Large variables"); without it such a render is refused.
+   */
+  hostLargeVariables?: boolean;
+  /**
+   * Run a render that plans to one chunk as one invocation of the render function, without the
+   * state machine (README "Direct renders"): no execution, so `executionArn` is null.
+   */
+  direct?: boolean;
+  /** The batch run the render belongs to (render-batch sets it): its end is counted there. */
+  batch?: { batchId: string };
 }
 
 /** What `renderToLambda` returns; `getRenderProgress` takes the renderId or the executionArn. */
 export interface RenderHandle {
   renderId: string;
-  executionArn: string;
+  /** Null for a direct render, which runs without an execution: its renderId names it. */
+  executionArn: string | null;
   bucketName: string;
   outputKey: string;
   /** Undefined when the composition declares no data-duration: the plan step measures its page. */
@@ -58,6 +72,10 @@ export interface RenderPlan {
   /** Output size. */
   width: number;
   height: number;
+  /** The variables object to put in the bucket before starting, when it is hosted there. */
+  hostedVariables?: { key: string; body: string };
+  /** Runs as one function invocation, without the state machine. */
+  direct: boolean;
 }
 
 const CHUNK_CAP_SECONDS = 15 * 60;
@@ -96,19 +114,36 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
             targetChunkFrames: config.targetChunkFrames,
           })
           .map((c) => c.endFrame - c.startFrame);
+  const renderId = randomBytes(8).toString('hex');
+  const chunks = chunkFrames?.length ?? config.maxParallelChunks;
+  if (input.direct && chunks !== 1) {
+    throw badInput(
+      chunkFrames === undefined
+        ? 'direct renders need a known length: the composition declares no data-duration, so its chunks are planned on the page; render it through the state machine (without direct)'
+        : `a direct render runs as one chunk, and this one plans to ${chunks} (${totalFrames} frames): raise the chunk size (cloudfn render --chunk-size, SDK config.chunkSize) to at least ${totalFrames}, or render it without direct`,
+    );
+  }
   const executionInput: ExecutionInput = {
     render: {
-      renderId: randomBytes(8).toString('hex'),
+      renderId,
       bucket,
       site: { siteId: input.siteHandle.siteId, prefix: input.siteHandle.prefix },
       outputKey: input.outputKey,
       config,
       encode: QUALITY_SETTINGS.standard,
       ...(input.webhook === undefined ? {} : { webhook: checkWebhook(input.webhook) }),
+      ...(input.batch === undefined ? {} : { batch: { batchId: input.batch.batchId } }),
     },
   };
+  let hostedVariables: RenderPlan['hostedVariables'];
+  if (input.hostLargeVariables && !fitsExecutionInput(executionInput)) {
+    const body = JSON.stringify(config.variables);
+    const key = renderKeys.variables(renderId);
+    hostedVariables = { key, body };
+    executionInput.render = { ...executionInput.render, config: { ...config, variables: {} }, hostedVariables: { key, bytes: Buffer.byteLength(body, 'utf8') } };
+  }
   const body = checkInputSize(executionInput);
-  return { input: executionInput, body, totalFrames, chunks: chunkFrames?.length ?? config.maxParallelChunks, chunkFrames, width: size.width, height: size.height };
+  return { input: executionInput, body, totalFrames, chunks, chunkFrames, width: size.width, height: size.height, hostedVariables, direct: input.direct ?? false };
 }
 
 /** SPEC.md 7: a chunk plan whose chunks would likely outrun the 15-minute function cap. */
@@ -124,11 +159,26 @@ export function chunkTimeWarning(plan: RenderPlan): string | undefined {
   );
 }
 
-/** The render function the state machine invokes, read from its definition. */
-async function renderFunctionOf(stateMachineArn: string): Promise<string | undefined> {
-  const sm = await awsClients().sfn.send(new DescribeStateMachineCommand({ stateMachineArn }));
-  const definition = JSON.parse(sm.definition ?? '{}');
-  return definition?.States?.Plan?.Parameters?.FunctionName;
+/** The render function the state machine invokes, read from its definition once per process. */
+const renderFunctions = new Map<string, Promise<string | undefined>>();
+
+export function renderFunctionOf(stateMachineArn: string): Promise<string | undefined> {
+  let name = renderFunctions.get(stateMachineArn);
+  if (!name) {
+    name = awsClients()
+      .sfn.send(new DescribeStateMachineCommand({ stateMachineArn }))
+      .then((sm) => JSON.parse(sm.definition ?? '{}')?.States?.Plan?.Parameters?.FunctionName as string | undefined);
+    renderFunctions.set(stateMachineArn, name);
+    name.catch(() => renderFunctions.delete(stateMachineArn));
+  }
+  return name;
+}
+
+/** The render function, or an error saying it cannot be found (a direct render, a batch's event). */
+export async function requireRenderFunction(stateMachineArn: string): Promise<string> {
+  const name = await renderFunctionOf(stateMachineArn);
+  if (!name) throw new Error(`the state machine ${stateMachineArn} names no render function in its Plan step: redeploy it with \`vidkit cloudfn deploy\``);
+  return name;
 }
 
 async function concurrencyWarning(stateMachineArn: string, fanOut: number): Promise<string | undefined> {
@@ -151,18 +201,23 @@ export async function preflightWarnings(plan: RenderPlan, stateMachineArn: strin
   if (throttled) onWarning(throttled);
 }
 
-/** Starts the Standard execution of a validated render and returns at once. */
+/**
+ * Starts a validated render and returns at once: one Standard execution, or for a direct render
+ * one asynchronous invocation of the render function (its input written first where `progress`
+ * reads it). Hosted variables are put in the bucket before either.
+ */
 export async function startRender(plan: RenderPlan, stateMachineArn: string): Promise<RenderHandle> {
-  const { renderId } = plan.input.render;
-  const started = await awsClients().sfn.send(new StartExecutionCommand({ stateMachineArn, name: renderId, input: plan.body }));
-  return {
-    renderId,
-    executionArn: started.executionArn!,
-    bucketName: plan.input.render.bucket,
-    outputKey: plan.input.render.outputKey,
-    totalFrames: plan.totalFrames,
-    chunks: plan.chunks,
-  };
+  const { render } = plan.input;
+  if (plan.hostedVariables) await putJson(render.bucket, plan.hostedVariables.key, JSON.parse(plan.hostedVariables.body));
+  const handle = { renderId: render.renderId, bucketName: render.bucket, outputKey: render.outputKey, totalFrames: plan.totalFrames, chunks: plan.chunks };
+  if (plan.direct) {
+    const functionName = await requireRenderFunction(stateMachineArn);
+    await putJson(render.bucket, renderKeys.direct(render.renderId), { ...plan.input, startedAt: new Date().toISOString() } satisfies DirectRecord);
+    await awsClients().lambda.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: JSON.stringify({ mode: 'direct', render }) }));
+    return { ...handle, executionArn: null };
+  }
+  const started = await awsClients().sfn.send(new StartExecutionCommand({ stateMachineArn, name: render.renderId, input: plan.body }));
+  return { ...handle, executionArn: started.executionArn! };
 }
 
 /**

@@ -78,6 +78,7 @@ checks('an execution input over 262144 bytes is refused with [validateConfig] co
   assert.ok(bytes > 300_000 && bytes < 301_000, `stated size ${bytes}`);
   assert.match(big.error!, /over the limit of 262144 bytes \(256 KiB\)/);
   assert.match(big.error!, /pass media as URL references/);
+  assert.match(big.error!, /or host the variables in the render bucket with --host-large-variables \(SDK hostLargeVariables: true\)$/);
 
   // The same render under the limit passes the check and does reach the endpoint: the counter works.
   const fits = await renderToLambda({ variables: { fill: 'x'.repeat(250_000) } });

@@ -102,8 +102,14 @@ export function checkInputSize(input: ExecutionInput): string {
     throw configError(
       '',
       `the serialised execution input is ${bytes} bytes, over the limit of ${EXECUTION_INPUT_LIMIT} bytes (256 KiB) of a workflow execution; ` +
-        'pass media as URL references (the chunk function fetches them while rendering) instead of inlining them, e.g. as base64, in variables',
+        'pass media as URL references (the chunk function fetches them while rendering) instead of inlining them, e.g. as base64, in variables; ' +
+        'or host the variables in the render bucket with --host-large-variables (SDK hostLargeVariables: true)',
     );
   }
   return body;
+}
+
+/** Whether the serialised input fits a Standard execution. */
+export function fitsExecutionInput(input: ExecutionInput): boolean {
+  return Buffer.byteLength(JSON.stringify(input), 'utf8') <= EXECUTION_INPUT_LIMIT;
 }

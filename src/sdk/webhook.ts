@@ -22,10 +22,14 @@ export interface WebhookOptions {
   allowPrivateNetwork?: boolean;
 }
 
-export interface WebhookPayload {
+/** One render's event; a batch's renders each send one, then the batch sends {@link BatchWebhookPayload}. */
+export type WebhookPayload = RenderWebhookPayload | BatchWebhookPayload;
+
+export interface RenderWebhookPayload {
   type: 'render.succeeded' | 'render.failed';
   renderId: string;
-  executionArn: string;
+  /** Null for a direct render (`direct: true`), which runs without an execution. */
+  executionArn: string | null;
   bucket: string;
   outputKey: string;
   /** When succeeded. */
@@ -33,6 +37,21 @@ export interface WebhookPayload {
   /** When failed: the execution's error and its message, as `cloudfn progress` shows it. */
   error?: string;
   /** When the body was made (ISO 8601, UTC): a receiver can refuse old ones. */
+  sentAt: string;
+  /** The batch run the render belongs to, when it has one. */
+  batchId?: string;
+}
+
+/** Sent once, when the last render a `render-batch` run started has ended. */
+export interface BatchWebhookPayload {
+  type: 'batch.completed';
+  batchId: string;
+  bucket: string;
+  /** Renders the run started, and how they ended. */
+  renders: number;
+  done: number;
+  failed: number;
+  aborted: number;
   sentAt: string;
 }
 

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
  * A real HTTP proxy in front of the AWS emulator that counts Step Functions StartExecution calls:
  * how many arrived and the most in flight at once. Each StartExecution is held `holdMs` before it
  * is forwarded, so overlapping calls overlap measurably. `throttle(body)` may answer a call with the
- * ThrottlingException a real account returns, instead of forwarding it.
+ * ThrottlingException a real account returns, and `fail(body)` with a 503, instead of forwarding it.
  */
 export interface CountingProxy {
   endpoint: string;
@@ -14,12 +14,14 @@ export interface CountingProxy {
   startExecutions: number;
   maxInFlight: number;
   throttled: number;
+  /** StartExecution calls answered with a 503. */
+  failed: number;
   close(): Promise<void>;
 }
 
 const START_EXECUTION = 'AWSStepFunctions.StartExecution';
 
-export async function startCountingProxy(target: string, opts: { holdMs?: number; throttle?: (body: string) => boolean } = {}): Promise<CountingProxy> {
+export async function startCountingProxy(target: string, opts: { holdMs?: number; throttle?: (body: string) => boolean; fail?: (body: string) => boolean } = {}): Promise<CountingProxy> {
   const upstream = new URL(target);
   let inFlight = 0;
   const server = http.createServer((req, res) => {
@@ -39,6 +41,13 @@ export async function startCountingProxy(target: string, opts: { holdMs?: number
           proxy.throttled++;
           res.writeHead(400, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': 'ThrottlingException' });
           res.end(JSON.stringify({ __type: 'ThrottlingException', message: 'Rate exceeded' }));
+          return;
+        }
+        if (opts.fail?.(body.toString('utf8'))) {
+          inFlight--;
+          proxy.failed++;
+          res.writeHead(503, { 'content-type': 'application/x-amz-json-1.0', 'x-amzn-errortype': 'ServiceUnavailable' });
+          res.end(JSON.stringify({ __type: 'ServiceUnavailable', message: 'Service is unavailable' }));
           return;
         }
       }
@@ -67,6 +76,7 @@ export async function startCountingProxy(target: string, opts: { holdMs?: number
     startExecutions: 0,
     maxInFlight: 0,
     throttled: 0,
+    failed: 0,
     close: () => new Promise((resolve) => server.close(() => resolve())),
   };
   return proxy;

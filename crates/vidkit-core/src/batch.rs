@@ -1,5 +1,6 @@
 //! Streaming parser for batch render files: one JSON object per line,
-//! `{"outputKey": "<non-empty string>", "variables": { ... }}`.
+//! `{"outputKey": "<non-empty string>", "variables": { ... }}`; also a JSON array of such objects,
+//! and CSV or TSV tables (see [`crate::batch_table`]), all into the same [`BatchParse`].
 //!
 //! The file is read one physical line at a time into a reused buffer, so working memory is bounded
 //! by the longest line, not the file. A line is parsed without building a JSON tree: `variables` is
@@ -12,12 +13,14 @@
 use std::collections::HashMap;
 use std::fmt;
 use std::fs::File;
-use std::io::{self, BufRead, BufReader};
+use std::io::{self, BufRead, BufReader, Read};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Deserializer};
 use serde_json::value::RawValue;
 use serde_json::Value;
+
+use crate::batch_table::{parse_table, TableKind};
 
 /// A line that can be rendered, borrowed from its [`BatchParse`].
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -95,16 +98,79 @@ impl std::error::Error for BatchReadError {
     }
 }
 
+/// How a batch file is laid out, from its name: `.csv`, `.tsv` (or `.tab`), `.json` (an array of
+/// entries); anything else is JSONL.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum BatchFormat {
+    Jsonl,
+    JsonArray,
+    Csv,
+    Tsv,
+}
+
+impl BatchFormat {
+    pub fn of_path(path: &Path) -> BatchFormat {
+        let extension = path.extension().and_then(|e| e.to_str()).map(str::to_ascii_lowercase);
+        match extension.as_deref() {
+            Some("csv") => BatchFormat::Csv,
+            Some("tsv" | "tab") => BatchFormat::Tsv,
+            Some("json") => BatchFormat::JsonArray,
+            _ => BatchFormat::Jsonl,
+        }
+    }
+}
+
+/// What a table needs to become entries: the composition's declarations (a cell is converted by
+/// its variable's type) and, when the table has no `outputKey` column, a pattern that names each
+/// row's output from its cells (`renders/{id}.mp4`). JSONL and JSON arrays use neither.
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct BatchOptions {
+    #[serde(default)]
+    pub declarations: Vec<VariableDecl>,
+    #[serde(default)]
+    pub output_key_pattern: Option<String>,
+}
+
+/// A variable declaration as the composition states it (README "A composition").
+#[derive(Debug, Clone, Deserialize)]
+pub struct VariableDecl {
+    pub id: String,
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// An enum's allowed values (strings, numbers or booleans).
+    #[serde(default)]
+    pub options: Vec<Value>,
+}
+
 /// Opens and parses a JSONL batch file.
 pub fn parse_batch_file(path: &Path) -> Result<BatchParse, BatchReadError> {
+    parse_batch_file_with(path, &BatchOptions::default())
+}
+
+/// Opens and parses a batch file of any [`BatchFormat`], told by its name.
+pub fn parse_batch_file_with(path: &Path, options: &BatchOptions) -> Result<BatchParse, BatchReadError> {
     let with_path = |source| BatchReadError {
         path: Some(path.to_path_buf()),
         source,
     };
+    let format = BatchFormat::of_path(path);
+    if format != BatchFormat::Csv && format != BatchFormat::Tsv && options.output_key_pattern.is_some() {
+        return Err(with_path(invalid(
+            "an output key pattern applies to CSV and TSV batches: each JSON entry names its own outputKey".into(),
+        )));
+    }
     let file = File::open(path).map_err(with_path)?;
     // The packed text is at most the file's size: sized once, it is never copied while growing.
     let size = file.metadata().map_or(0, |m| m.len() as usize);
-    parse_lines(BufReader::with_capacity(1 << 20, file), size).map_err(|e| with_path(e.source))
+    let reader = BufReader::with_capacity(1 << 20, file);
+    let parsed = match format {
+        BatchFormat::Jsonl => parse_lines(reader, size),
+        BatchFormat::JsonArray => parse_json_array(reader, size),
+        BatchFormat::Csv => parse_table(reader, TableKind::Csv, options, size),
+        BatchFormat::Tsv => parse_table(reader, TableKind::Tsv, options, size),
+    };
+    parsed.map_err(|e| with_path(e.source))
 }
 
 /// Parses JSONL from any buffered reader. Only I/O failures are errors; bad lines are collected.
@@ -112,13 +178,69 @@ pub fn parse_batch_reader<R: BufRead>(reader: R) -> Result<BatchParse, BatchRead
     parse_lines(reader, 0)
 }
 
+/// A file-level failure: the batch cannot be read as its format at all.
+pub(crate) fn invalid(message: String) -> io::Error {
+    io::Error::new(io::ErrorKind::InvalidData, message)
+}
+
+/// Collects entries into a [`BatchParse`], claiming each outputKey for the first line that names it.
+pub(crate) struct Entries {
+    parse: BatchParse,
+    /// outputKey -> line of its first occurrence, to name it in duplicate errors.
+    first_seen: HashMap<String, u32>,
+}
+
+impl Entries {
+    pub(crate) fn with_capacity(text_capacity: usize) -> Entries {
+        Entries {
+            parse: BatchParse {
+                text: String::with_capacity(text_capacity),
+                ..BatchParse::default()
+            },
+            first_seen: HashMap::new(),
+        }
+    }
+
+    /// A key is claimed by the first line that names it, even if that line is otherwise bad:
+    /// two lines with one outputKey would write the same output, whichever of them is valid.
+    pub(crate) fn claim(&mut self, line: u32, output_key: &str) -> Result<(), BatchLineError> {
+        if let Some(&first) = self.first_seen.get(output_key) {
+            return Err(BatchLineError {
+                line,
+                output_key: Some(output_key.to_owned()),
+                reason: format!("duplicate outputKey \"{output_key}\": already used on line {first}"),
+            });
+        }
+        self.first_seen.insert(output_key.to_owned(), line);
+        Ok(())
+    }
+
+    pub(crate) fn push(&mut self, line: u32, output_key: &str, variables_json: &str) -> Result<(), BatchReadError> {
+        let text = &mut self.parse.text;
+        let start = text.len();
+        text.push_str(output_key);
+        let mid = text.len();
+        text.push_str(variables_json);
+        self.parse.spans.push(EntrySpan {
+            line,
+            start: offset(start)?,
+            mid: offset(mid)?,
+            end: offset(text.len())?,
+        });
+        Ok(())
+    }
+
+    pub(crate) fn fail(&mut self, error: BatchLineError) {
+        self.parse.errors.push(error);
+    }
+
+    pub(crate) fn finish(self) -> BatchParse {
+        self.parse
+    }
+}
+
 fn parse_lines<R: BufRead>(mut reader: R, text_capacity: usize) -> Result<BatchParse, BatchReadError> {
-    let mut parse = BatchParse {
-        text: String::with_capacity(text_capacity),
-        ..BatchParse::default()
-    };
-    // outputKey -> line of its first occurrence, to name it in duplicate errors.
-    let mut first_seen: HashMap<String, u32> = HashMap::new();
+    let mut entries = Entries::with_capacity(text_capacity);
     let mut buf = Vec::new();
     let mut line: u32 = 0;
     loop {
@@ -137,23 +259,44 @@ fn parse_lines<R: BufRead>(mut reader: R, text_capacity: usize) -> Result<BatchP
         if bytes.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        match parse_line(bytes, line, &mut first_seen) {
-            Ok((output_key, variables_json)) => {
-                let start = parse.text.len();
-                parse.text.push_str(&output_key);
-                let mid = parse.text.len();
-                parse.text.push_str(variables_json);
-                parse.spans.push(EntrySpan {
-                    line,
-                    start: offset(start)?,
-                    mid: offset(mid)?,
-                    end: offset(parse.text.len())?,
-                });
-            }
-            Err(error) => parse.errors.push(error),
+        entry_of(bytes, line, &mut entries)?;
+    }
+    Ok(entries.finish())
+}
+
+/// One JSON entry (a JSONL line, an element of a JSON array) into `entries`, or its line's error.
+fn entry_of(bytes: &[u8], line: u32, entries: &mut Entries) -> Result<(), BatchReadError> {
+    match parse_line(bytes, line, entries) {
+        Ok((output_key, variables_json)) => entries.push(line, &output_key, variables_json),
+        Err(error) => {
+            entries.fail(error);
+            Ok(())
         }
     }
-    Ok(parse)
+}
+
+/// A JSON array of entries, read whole (an array has no line-sized pieces to stream). An entry's
+/// line is the physical line its object starts on. Text that is not one JSON array is a file error.
+fn parse_json_array<R: Read>(mut reader: R, size: usize) -> Result<BatchParse, BatchReadError> {
+    let read_error = |source| BatchReadError { path: None, source };
+    let mut text = String::with_capacity(size);
+    reader.read_to_string(&mut text).map_err(read_error)?;
+    let body = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let elements: Vec<&RawValue> = serde_json::from_str(body).map_err(|e| {
+        read_error(invalid(format!(
+            "not a JSON array of {{\"outputKey\", \"variables\"}} entries: {e}"
+        )))
+    })?;
+    let mut entries = Entries::with_capacity(size);
+    let (mut line, mut counted) = (1u32, 0usize);
+    for element in elements {
+        // The element is a slice of `body`: its offset tells the line it starts on.
+        let at = element.get().as_ptr() as usize - body.as_ptr() as usize;
+        line += body.as_bytes()[counted..at].iter().filter(|&&b| b == b'\n').count() as u32;
+        counted = at;
+        entry_of(element.get().as_bytes(), line, &mut entries)?;
+    }
+    Ok(entries.finish())
 }
 
 const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
@@ -162,7 +305,10 @@ const UTF8_BOM: &[u8] = b"\xEF\xBB\xBF";
 fn offset(n: usize) -> Result<u32, BatchReadError> {
     u32::try_from(n).map_err(|_| BatchReadError {
         path: None,
-        source: io::Error::new(io::ErrorKind::InvalidData, "batch file too large: over 4 GiB of entries"),
+        source: io::Error::new(
+            io::ErrorKind::InvalidData,
+            "batch file too large: over 4 GiB of entries",
+        ),
     })
 }
 
@@ -180,11 +326,7 @@ fn present<'de, D: Deserializer<'de>>(deserializer: D) -> Result<Option<&'de Raw
     <&RawValue>::deserialize(deserializer).map(Some)
 }
 
-fn parse_line<'a>(
-    bytes: &'a [u8],
-    line: u32,
-    first_seen: &mut HashMap<String, u32>,
-) -> Result<(String, &'a str), BatchLineError> {
+fn parse_line<'a>(bytes: &'a [u8], line: u32, entries: &mut Entries) -> Result<(String, &'a str), BatchLineError> {
     let fail = |output_key: Option<&str>, reason: String| BatchLineError {
         line,
         output_key: output_key.map(str::to_owned),
@@ -204,16 +346,7 @@ fn parse_line<'a>(
     }
     let raw: RawLine<'a> = serde_json::from_slice(bytes).map_err(|e| fail(None, format!("invalid JSON: {e}")))?;
     let output_key = output_key(raw.output_key).map_err(|reason| fail(None, reason))?;
-
-    // A key is claimed by the first line that names it, even if that line is otherwise bad:
-    // two lines with one outputKey would write the same output, whichever of them is valid.
-    if let Some(&first) = first_seen.get(&output_key) {
-        return Err(fail(
-            Some(&output_key),
-            format!("duplicate outputKey \"{output_key}\": already used on line {first}"),
-        ));
-    }
-    first_seen.insert(output_key.clone(), line);
+    entries.claim(line, &output_key)?;
 
     match raw.variables {
         None => Err(fail(
@@ -233,7 +366,10 @@ fn output_key(raw: Option<&RawValue>) -> Result<String, String> {
         return Err("missing \"outputKey\": add a non-empty string naming this render's output".into());
     };
     if !raw.get().starts_with('"') {
-        return Err(format!("\"outputKey\" must be a non-empty string, got {}", raw_kind(raw)));
+        return Err(format!(
+            "\"outputKey\" must be a non-empty string, got {}",
+            raw_kind(raw)
+        ));
     }
     // A RawValue is valid JSON, so a string in it always decodes.
     let key: String = serde_json::from_str(raw.get()).expect("a raw JSON string decodes");
@@ -250,7 +386,7 @@ const MAX_OUTPUT_KEY_BYTES: usize = 1024;
 /// An outputKey names an object inside the render bucket (or, rendered locally, a file under the
 /// output folder): one line, relative, no `..` segment and no URL scheme, so it can never name a
 /// place outside, and at most [`MAX_OUTPUT_KEY_BYTES`] bytes. The error says which rule it broke.
-fn check_output_key(key: &str) -> Result<(), String> {
+pub(crate) fn check_output_key(key: &str) -> Result<(), String> {
     match broken_key_rule(key) {
         Some(rule) => Err(format!("\"outputKey\" {} {rule}", shown_key(key))),
         None => Ok(()),
@@ -637,10 +773,70 @@ mod tests {
         assert_eq!(parsed.spans.len(), 100_000);
         let last = parsed.entry(&parsed.spans[99_999]);
         assert_eq!(last.line, 100_000);
+        assert_eq!(last.variables_json, r#"{"title":"Video 99999","n":99999}"#);
+    }
+
+    #[test]
+    fn a_json_array_gives_entries_named_by_the_line_each_starts_on() {
+        let text = "\u{feff}[\n  {\"outputKey\": \"a.mp4\", \"variables\": {\"n\": 1}},\n\n  {\"outputKey\": \"a.mp4\",\n   \"variables\": {}},\n  {\"outputKey\": \"b.mp4\", \"variables\": []}, {\"outputKey\": \"c.mp4\", \"variables\": {}}\n]\n";
+        let parsed = parse_json_array(Cursor::new(text.as_bytes()), 0).unwrap();
         assert_eq!(
-            last.variables_json,
-            r#"{"title":"Video 99999","n":99999}"#
+            parsed
+                .entries()
+                .map(|e| (e.line, e.output_key, e.variables_json))
+                .collect::<Vec<_>>(),
+            vec![(2, "a.mp4", "{\"n\": 1}"), (6, "c.mp4", "{}")]
         );
+        assert_eq!(
+            parsed
+                .errors
+                .iter()
+                .map(|e| (e.line, e.reason.as_str()))
+                .collect::<Vec<_>>(),
+            vec![
+                (4, "duplicate outputKey \"a.mp4\": already used on line 2"),
+                (6, "\"variables\" must be an object, got an array")
+            ]
+        );
+        let message = parse_json_array(Cursor::new(b"{\"outputKey\": \"a\"}".to_vec()), 0)
+            .unwrap_err()
+            .source
+            .to_string();
+        assert!(
+            message.starts_with("not a JSON array of {\"outputKey\", \"variables\"} entries: invalid type: map"),
+            "{message}"
+        );
+    }
+
+    #[test]
+    fn the_format_comes_from_the_name_and_a_pattern_only_fits_tables() {
+        let of = |name: &str| BatchFormat::of_path(Path::new(name));
+        assert_eq!(
+            [
+                of("a.CSV"),
+                of("a.tsv"),
+                of("a.tab"),
+                of("a.json"),
+                of("a.jsonl"),
+                of("a")
+            ],
+            [
+                BatchFormat::Csv,
+                BatchFormat::Tsv,
+                BatchFormat::Tsv,
+                BatchFormat::JsonArray,
+                BatchFormat::Jsonl,
+                BatchFormat::Jsonl
+            ]
+        );
+        let options = BatchOptions {
+            output_key_pattern: Some("r/{id}.mp4".into()),
+            ..BatchOptions::default()
+        };
+        let message = parse_batch_file_with(Path::new("rows.jsonl"), &options)
+            .unwrap_err()
+            .to_string();
+        assert_eq!(message, "cannot read batch file rows.jsonl: an output key pattern applies to CSV and TSV batches: each JSON entry names its own outputKey");
     }
 
     #[test]

@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use napi::bindgen_prelude::{AsyncTask, Buffer, Uint32Array};
 use napi::{Env, Task};
 use napi_derive::napi;
-use vidkit_core::{parse_batch_file as parse, BatchParse};
+use vidkit_core::{parse_batch_file_with as parse, BatchOptions, BatchParse};
 
-use crate::js::failure;
+use crate::js::{failure, invalid_arg};
 
 #[napi(object, js_name = "BatchLineError")]
 pub struct JsBatchLineError {
@@ -29,6 +29,7 @@ pub struct JsBatchParse {
 
 pub struct ParseBatch {
     path: PathBuf,
+    options: BatchOptions,
 }
 
 impl Task for ParseBatch {
@@ -36,7 +37,7 @@ impl Task for ParseBatch {
     type JsValue = JsBatchParse;
 
     fn compute(&mut self) -> napi::Result<BatchParse> {
-        parse(&self.path).map_err(failure)
+        parse(&self.path, &self.options).map_err(failure)
     }
 
     fn resolve(&mut self, _env: Env, parsed: BatchParse) -> napi::Result<JsBatchParse> {
@@ -61,8 +62,17 @@ impl Task for ParseBatch {
     }
 }
 
-/// Parses a JSONL batch file; bad lines are reported in `errors`, never thrown.
+/// Parses a batch file (JSONL, JSON array, CSV or TSV, by its name); bad lines are reported in
+/// `errors`, never thrown. `options_json` is `{declarations?, outputKeyPattern?}` as JSON (see
+/// `vidkit_core::BatchOptions`).
 #[napi(ts_return_type = "Promise<PackedBatchParse>")]
-pub fn parse_batch_file(path: String) -> AsyncTask<ParseBatch> {
-    AsyncTask::new(ParseBatch { path: path.into() })
+pub fn parse_batch_file(path: String, options_json: Option<String>) -> napi::Result<AsyncTask<ParseBatch>> {
+    let options = match options_json {
+        Some(json) => serde_json::from_str(&json).map_err(|e| invalid_arg(format!("batch options: {e}")))?,
+        None => BatchOptions::default(),
+    };
+    Ok(AsyncTask::new(ParseBatch {
+        path: path.into(),
+        options,
+    }))
 }

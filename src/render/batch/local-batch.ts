@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { loadComposition } from '../../composition/composition';
 import type { Overrides } from '../../composition/variables';
 import { ExitCode, VidkitError, badInput, errorMessage } from '../../errors';
 import type { BatchItem } from '../../sdk/batch-dispatch';
@@ -14,8 +15,10 @@ import { LocalBatchRow, completedOutputs, isComplete, localManifestPath, setting
 import { WarmPool, WarmPoolOptions } from './warm-pool';
 
 export interface LocalBatchOptions extends Omit<WarmPoolOptions, 'size'> {
-  /** The JSONL file: one `{"outputKey": …, "variables": {…}}` a line, as for `cloudfn render-batch`. */
+  /** The batch file, as for `cloudfn render-batch`: JSONL, a JSON array, CSV or TSV. */
   batchFile: string;
+  /** A table without an outputKey column names each row's output with its cells: `{id}.mp4`. */
+  outputKeyPattern?: string;
   /** Where the outputKeys point into; the manifest is written here too. */
   outputDir: string;
   concurrency: WorkersOption;
@@ -44,7 +47,8 @@ export interface LocalBatchResult {
  * with the same settings is skipped.
  */
 export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchResult> {
-  const batch = await readBatchFile(opts.batchFile);
+  const declarations = loadComposition(opts.projectDir, opts.composition).variables;
+  const batch = await readBatchFile(opts.batchFile, { declarations, outputKeyPattern: opts.outputKeyPattern });
   if (batch.entries.length + batch.problems.length === 0) throw badInput(`${opts.batchFile} has no entries: one {"outputKey", "variables"} object per line`);
   const concurrency = Math.min(resolveBatchConcurrency(opts.concurrency), Math.max(1, batch.entries.length));
   try {
