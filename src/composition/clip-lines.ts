@@ -29,7 +29,8 @@ export function clipLinesOfPage(page: string, read: ProjectReader): Record<strin
       const root = content.querySelectorAll('[data-composition-id]').find((el) => !inTemplateBelow(el, content));
       parts[file] = linesIn(html, content, root ?? null);
     }
-    for (const template of doc.querySelectorAll('template')) {
+    // Inline templates are the page's own: the transform looks them up in the page.
+    for (const template of asPage ? doc.querySelectorAll('template') : []) {
       const id = template.getAttribute('id');
       if (!id?.endsWith('-template')) continue;
       const root = template.querySelectorAll('[data-composition-id]').find((el) => !inTemplateBelow(el, template));
