@@ -444,6 +444,8 @@ studio('screenshots of a new project and a HyperFrames project, light and dark, 
   assert.is(init.status, 0, init.stderr);
   const fresh = await serve(path.join(parent, 'demo'));
   const page = await openStudio(fresh.url, { theme: 'dark' });
+  await clickRulerAt(page, 2, 0, 4);
+  await waitForFrame(page, 60);
   await saveShot(page, 'studio-new-project-dark.png');
   await checkFonts(page, 'new project, dark');
   await page.click('#theme');
@@ -473,7 +475,14 @@ studio('screenshots of a new project and a HyperFrames project, light and dark, 
   assert.equal(await hfPage.$$eval('button.composition', (els) => els.map((e) => e.getAttribute('data-file'))), ['index.html', 'compositions/card.html', 'compositions/scene.html']);
   await clickRulerAt(hfPage, 0.7, 0, 1);
   await waitForFrame(hfPage, 21);
+  // A clip picked: where it is written.
+  const names = await hfPage.$$eval('.tl-clip .name', (els) => els.map((e) => e.textContent));
+  await (await hfPage.$$('.tl-clip'))[names.indexOf('card-red')].click();
+  await hfPage.waitForFunction(() => document.getElementById('tl-details')!.textContent!.includes('index.html:21'), { timeout: 5000 });
   await saveShot(hfPage, 'studio-hyperframes-dark.png');
+  // Its enter button opens the scene: the breadcrumb leads back.
+  await (await (await hfPage.$$('.tl-clip'))[names.indexOf('#scene-host')].$('.enter'))!.click();
+  await hfPage.waitForFunction(() => [...document.querySelectorAll('.crumb')].map((c) => c.textContent).join(' / ') === 'hf-sub-scenes / scene', { timeout: 5000 });
   await checkFonts(hfPage, 'HyperFrames project, dark');
   await hfPage.close();
 });
