@@ -299,6 +299,18 @@ studio('a click at 2.0 s shows frame 60, the frame vidkit still draws; the keys 
     if (shift) await page.keyboard.up('Shift');
     await page.waitForFunction((f) => (document.getElementById('player') as unknown as { frame: number }).frame === f, { timeout: 30_000 }, frame);
   };
+  // A drag seeks all the way: pressed at 1 s, let go at 3 s.
+  const ruler = await page.$eval('#tl-ruler', (el) => {
+    const r = el.getBoundingClientRect();
+    return { x: r.x, y: r.y + r.height / 2, width: r.width };
+  });
+  await page.mouse.move(ruler.x + ruler.width / 4, ruler.y);
+  await page.mouse.down();
+  for (let t = 1.25; t <= 3; t += 0.25) await page.mouse.move(ruler.x + (ruler.width * t) / 4, ruler.y);
+  await page.mouse.up();
+  await waitForFrame(page, 90);
+  await clickRulerAt(page, 2.0, 0, 4);
+  await waitForFrame(page, 60);
   await press('ArrowRight', 61);
   await press('ArrowRight', 91, true);
   await press('ArrowLeft', 90);
@@ -354,7 +366,10 @@ studio('the render button renders with the format and quality picked; the video 
   await page.click('button.composition[data-file="long.html"]');
   await page.waitForFunction(() => (document.getElementById('player') as unknown as { duration: number }).duration === 20, { timeout: 60_000 });
   await page.click('#render');
-  await page.waitForFunction(() => /frame [1-9]\d* of 600/.test(document.querySelector('#jobs li.job[data-state="rendering"]')?.textContent ?? ''), { timeout: 120_000 });
+  // Its progress: frames, speed, time left.
+  await page.waitForFunction(() => /frame [1-9]\d* of 600 · \d+\.\d fps · \d+:\d\d left/.test(document.querySelector('#jobs li.job[data-state="rendering"]')?.textContent ?? ''), {
+    timeout: 120_000,
+  });
   await page.click('#jobs li.job[data-state="rendering"] [data-cancel]');
   await page.waitForSelector('#jobs li.job[data-state="cancelled"]', { timeout: 60_000 });
   assert.equal(
