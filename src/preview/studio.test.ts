@@ -416,6 +416,16 @@ studio('the rows table opens a rows file, previews a row, saves an edit to the f
   assert.equal(await centreColour(page, 'row-2.png', [0, 255, 0]), [0, 255, 0]);
   assert.match(await page.$eval('#bound-row', (e) => e.textContent ?? ''), /row 2: green\.mp4/);
 
+  // Rows added, duplicated and deleted.
+  const keys = () => page.$$eval('#rows-table tbody input[name="outputKey"]', (els) => els.map((e) => (e as HTMLInputElement).value));
+  await page.click('#rows-add');
+  assert.equal(await keys(), ['red.mp4', 'green.mp4', 'blue.mp4', 'row-4.mp4']);
+  await page.click('#rows-duplicate');
+  assert.equal(await keys(), ['red.mp4', 'green.mp4', 'blue.mp4', 'row-4.mp4', 'row-4-2.mp4']);
+  await page.click('#rows-delete');
+  await page.click('#rows-delete');
+  assert.equal(await keys(), ['red.mp4', 'green.mp4', 'blue.mp4']);
+
   // A cell edited and saved: the file holds it.
   const cell = await page.$('#rows-table tbody tr[data-row="2"] input[name="fill-text"]');
   await cell!.click({ count: 3 });
@@ -450,6 +460,14 @@ studio('the rows table opens a rows file, previews a row, saves an edit to the f
     const [r, g, b] = rgbAt(decodeRgbFrame(video, 0, 320, 180), 320, 160, 90);
     assert.ok(Math.abs(r - colour[0]) <= 16 && Math.abs(g - colour[1]) <= 16 && Math.abs(b - colour[2]) <= 16, `${key}: ${[r, g, b]}`);
   }
+
+  // A new rows file, empty, opened at once.
+  await page.type('#rows-new-name', 'more');
+  await page.click('#rows-new');
+  await page.waitForFunction(() => document.getElementById('rows-status')!.textContent === 'more.jsonl: 0 rows', { timeout: 10_000 });
+  assert.is(fs.readFileSync(path.join(project, 'more.jsonl'), 'utf8'), '');
+  await page.waitForFunction(() => document.querySelector<HTMLSelectElement>('#rows-file')!.value === 'more.jsonl', { timeout: 10_000 });
+  assert.equal(await page.$$eval('#rows-file option:not([disabled])', (os) => os.map((o) => (o as HTMLOptionElement).value)), ['more.jsonl', 'viewers.jsonl']);
   await page.close();
 });
 
