@@ -1,15 +1,18 @@
+import { OUTPUT_FORMATS, OutputFormat, formatExtension, isDirectoryFormat } from '../render/formats';
 import { FONTS_PREFIX } from '../runtime/boot';
 import { STUDIO_STYLE } from './studio-style';
 
-/** The studio's formats: those that write one file (png-sequence and hls write folders). */
-const FORMATS: Array<[string, string]> = [
-  ['mp4', 'MP4 (H.264)'],
-  ['webm', 'WebM (VP9, alpha)'],
-  ['mov', 'MOV (ProRes 4444)'],
-  ['gif', 'GIF'],
-  ['hdr-pq', 'HDR PQ (HEVC)'],
-  ['hdr-hlg', 'HDR HLG (HEVC)'],
-];
+/** What the format menu calls each format. */
+const FORMAT_NAMES: Record<OutputFormat, string> = {
+  mp4: 'MP4 (H.264)',
+  webm: 'WebM (VP9, alpha)',
+  mov: 'MOV (ProRes 4444)',
+  'hdr-pq': 'HDR PQ (HEVC)',
+  'hdr-hlg': 'HDR HLG (HEVC)',
+  gif: 'GIF',
+  'png-sequence': 'PNG sequence',
+  hls: 'HLS',
+};
 
 /**
  * The preview page, a studio: the compositions and lint findings on the left, the player in the
@@ -19,7 +22,10 @@ const FORMATS: Array<[string, string]> = [
  */
 export function previewPageHtml(title: string): string {
   const t = escapeHtml(title);
-  const options = FORMATS.map(([value, label]) => `<option value="${value}">${label}</option>`).join('');
+  // The formats that write one file (png-sequence and hls write folders), each with its extension for new rows' outputKeys.
+  const options = OUTPUT_FORMATS.filter((f) => !isDirectoryFormat(f))
+    .map((f) => `<option value="${f}" data-extension="${formatExtension(f)}">${FORMAT_NAMES[f]}</option>`)
+    .join('');
   return `<!DOCTYPE html>
 <html lang="en" data-theme="dark">
 <head>

@@ -4,7 +4,7 @@ import { loadComposition } from '../composition/composition';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
 import { render } from '../index';
-import { OutputFormat, formatExtension, isDirectoryFormat, parseOutputFormat } from '../render/formats';
+import { OUTPUT_FORMATS, OutputFormat, formatExtension, isDirectoryFormat, parseOutputFormat } from '../render/formats';
 import { QUALITIES, Quality } from '../render/quality';
 import type { JobRun } from './studio-jobs';
 
@@ -27,7 +27,9 @@ export interface VideoRequest extends OutputRequest {
 export function parseOutputRequest(body: Record<string, unknown>): OutputRequest {
   if (typeof body.composition !== 'string' || body.composition === '') throw badInput('"composition" must name the page to render, e.g. index.html');
   const format = parseOutputFormat(typeof body.format === 'string' ? body.format : undefined, '"format"');
-  if (isDirectoryFormat(format)) throw badInput(`"format" ${format} writes a folder: the preview renders one file a video (mp4, webm, mov, gif, hdr-pq, hdr-hlg)`);
+  if (isDirectoryFormat(format)) {
+    throw badInput(`"format" ${format} writes a folder: the preview renders one file a video (${OUTPUT_FORMATS.filter((f) => !isDirectoryFormat(f)).join(', ')})`);
+  }
   const quality = body.quality ?? 'standard';
   if (!(QUALITIES as readonly unknown[]).includes(quality)) throw badInput(`"quality" must be one of ${QUALITIES.join(', ')}`);
   return { composition: body.composition, format, quality: quality as Quality };

@@ -7,8 +7,6 @@ import { icon } from './icons';
 import type { Studio } from './studio-state';
 import { variableControl } from './variable-controls';
 
-const EXTENSIONS: Record<string, string> = { mp4: '.mp4', webm: '.webm', mov: '.mov', gif: '.gif', 'hdr-pq': '.mp4', 'hdr-hlg': '.mp4' };
-
 /**
  * The rows table: a rows file of the project (JSONL, one `{"outputKey", "variables"}` a line, as
  * `vidkit render --batch` reads it) as a table whose columns are the declared variables, each cell
@@ -193,7 +191,10 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
       say((err as Error).message, true);
     }
   });
-  editButtons[0].addEventListener('click', () => insert(rows.length, { outputKey: freshKey(`row-${rows.length + 1}${EXTENSIONS[format.value] ?? '.mp4'}`), variables: {} }));
+  // A new row's video is named for the format picked (the option carries its extension).
+  editButtons[0].addEventListener('click', () =>
+    insert(rows.length, { outputKey: freshKey(`row-${rows.length + 1}${format.selectedOptions[0]?.dataset.extension ?? '.mp4'}`), variables: {} }),
+  );
   editButtons[1].addEventListener('click', () => {
     if (selected === null) return;
     const source = rows[selected];
