@@ -1,6 +1,6 @@
 // Bundles the browser modules, each into one self-contained ES module: <vidkit-player>
 // (dist/player/vidkit-player.js, with the page runtime embedded so the player drives the very
-// clock the renderer injects) and the preview page's variables panel. Runs after tsc: the
+// clock the renderer injects) and the preview page's studio (src/preview/studio/). Runs after tsc: the
 // runtime's text comes from dist/runtime/runtime.js, the function the renderer uses.
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
@@ -25,5 +25,5 @@ const bundle = (entry, outfile) =>
 
 await Promise.all([
   bundle('player/vidkit-player.ts', 'player/vidkit-player.js'),
-  bundle('preview/panel/variables-panel.ts', 'preview/variables-panel.js'),
+  bundle('preview/studio/main.ts', 'preview/studio.js'),
 ]);

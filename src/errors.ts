@@ -31,6 +31,15 @@ export function badInput(message: string): VidkitError {
   return new VidkitError(message, { exitCode: ExitCode.BadInput });
 }
 
+/**
+ * What the CLI prints for an error that ends a command: `vidkit: error: …` for one the user can
+ * act on, `vidkit: internal error:` and the stack for our own bugs.
+ */
+export function cliErrorText(err: unknown): string {
+  if (err instanceof VidkitError) return `vidkit: error: ${err.message}`;
+  return `vidkit: internal error: ${err instanceof Error ? err.stack : String(err)}`;
+}
+
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }

@@ -18,6 +18,8 @@ export type { CaptureMode, OutputFormat, Overrides, PageTimeouts, Quality };
 export interface RenderOptions {
   /** The project directory, holding `index.html`. */
   projectDir: string;
+  /** The page to render, a path in the project (`vidkit render --composition`); default `index.html`. */
+  composition?: string;
   /** Defaults to `out/<composition id>.<format's extension>` under the working directory. */
   output?: string;
   /** Default `mp4`. */
@@ -91,6 +93,7 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
   );
   return renderLocal({
     projectDir: options.projectDir,
+    composition: options.composition,
     output: options.output,
     format,
     ...delivery,

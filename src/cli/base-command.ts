@@ -1,5 +1,5 @@
 import { Command } from 'clipanion';
-import { ExitCode, VidkitError } from '../errors';
+import { ExitCode, VidkitError, cliErrorText } from '../errors';
 
 /** A command's exit codes and what each means, listed at the end of its help (README, Exit codes). */
 export type ExitCodes = Readonly<Record<number, string>>;
@@ -22,12 +22,8 @@ export abstract class VidkitCommand extends Command {
     try {
       return (await this.run()) ?? ExitCode.Ok;
     } catch (err) {
-      if (err instanceof VidkitError) {
-        this.context.stderr.write(`vidkit: error: ${err.message}\n`);
-        return err.exitCode;
-      }
-      this.context.stderr.write(`vidkit: internal error: ${err instanceof Error ? err.stack : String(err)}\n`);
-      return ExitCode.RenderFailed;
+      this.context.stderr.write(`${cliErrorText(err)}\n`);
+      return err instanceof VidkitError ? err.exitCode : ExitCode.RenderFailed;
     }
   }
 

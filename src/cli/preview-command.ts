@@ -9,12 +9,16 @@ export class PreviewCommand extends VidkitCommand {
   static paths = [['preview']];
 
   static usage = Command.Usage({
-    description: 'Preview a composition in the browser with its variables panel',
+    description: 'Open a composition in the browser studio: player, timeline, variables, renders and rows',
     details: `
-      Serves the project with \`<vidkit-player>\` (play, pause, scrub, frame step, time readout) and
-      a panel generated from the declared variables: text, number, colour picker, checkbox and
-      select. An edit shows at once; saving any project file reloads the preview. The player uses
-      the renderer's runtime and virtual clock, so a frame here is the frame \`vidkit render\` makes.
+      Serves the project with a studio page: \`<vidkit-player>\` over a timeline of the clips by
+      track (click or drag to seek, sub-compositions to enter), the project's compositions and lint
+      findings, a panel generated from the declared variables, a render queue (format, quality,
+      progress, cancel, the finished video in the page) and a table of rows from a JSONL batch
+      file, rendered on warm browsers. An edit shows at once; saving any project file reloads the
+      preview at the frame shown. The player uses the renderer's runtime and virtual clock, so a
+      frame here is the frame \`vidkit render\` makes, and renders run \`vidkit render\`'s own code
+      in this process, into the project's \`out/\`.
 
       Prints the URL on stdout and runs until Ctrl-C (exit 0). Bound to 127.0.0.1 unless
       \`--host\` says otherwise, and answers only requests addressed to localhost, 127.0.0.1 or
@@ -47,6 +51,7 @@ export class PreviewCommand extends VidkitCommand {
       port,
       host: this.host,
       onChange: (file) => this.log(`changed ${file}: reloading the preview`),
+      onWarning: (m) => this.warn(m),
     });
     this.context.stdout.write(`${server.url}\n`);
     this.log('previewing; Ctrl-C stops');

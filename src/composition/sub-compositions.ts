@@ -111,6 +111,8 @@ class Mounter {
     const sized = !hostId || hostId === compositionId;
     const id = this.uniqueId(hostId || compositionId || 'composition');
     host.setAttribute('data-composition-id', id);
+    // Where the content came from, for the preview's timeline to place each clip at its line.
+    host.setAttribute('data-vidkit-source', source.file ?? `${this.where}#${hostId}-template`);
     // A host that named no composition has no timeline length in HyperFrames: without a
     // data-duration it stays shown to the end of the composition around it (the runtime's timing).
     if (!hostId) host.setAttribute('data-vidkit-unnamed-host', '');
@@ -147,7 +149,7 @@ class Mounter {
       if (template) this.usedTemplates.add(template);
       return { markup: template?.innerHTML ?? '', where: this.where, headStyles: [], headScripts: [] };
     }
-    const file = resolveIn('', src);
+    const file = compositionSrcFile(src);
     const text = this.read(file);
     if (text === undefined) {
       throw badInput(`${this.where}: data-composition-src="${src}" names no file in the project (paths are from the project root, e.g. compositions/scene.html)`);
@@ -236,6 +238,11 @@ interface Source {
 }
 
 const BASE = 'http://project/';
+
+/** The project file a host's `data-composition-src` names: a path from the project root. */
+export function compositionSrcFile(src: string): string {
+  return resolveIn('', src);
+}
 
 /** The project path that `ref` names from the folder `dir` (both project paths, '' the root). */
 function resolveIn(dir: string, ref: string): string {

@@ -10,7 +10,9 @@ export const PLAYER_STYLE = `
 .message:empty { display: none; }
 .bar { display: flex; align-items: center; gap: 6px; padding: 4px 6px; background: #16161a; }
 .bar[hidden] { display: none; }
-.bar button { background: none; border: 0; color: inherit; font-size: 14px; cursor: pointer; padding: 2px 4px; }
+.bar button { display: inline-flex; align-items: center; background: none; border: 0; color: inherit; font-size: 14px;
+  cursor: pointer; padding: 2px 4px; }
+.bar button svg { display: block; }
 .scrub { flex: 1; min-width: 40px; }
 .readout { font-variant-numeric: tabular-nums; white-space: nowrap; }
 `;

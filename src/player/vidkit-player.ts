@@ -1,15 +1,43 @@
 import type { Overrides } from '../composition/variables';
 import { Determinism, EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import { CompositionDocument, fetchComposition, playableHtml, withDuration } from './composition-document';
+import { PLAYER_ICONS } from './player-icons';
 import { PLAYER_STYLE, formatTime } from './player-view';
 
 /** The parts of the page runtime (src/runtime/page/) the player drives. */
 interface RuntimeWindow extends Window {
-  __vidkit: { __ready(): Promise<void>; __seekFrame(frame: number): boolean | Promise<unknown>; __duration(): number };
+  __vidkit: { __ready(): Promise<void>; __seekFrame(frame: number): boolean | Promise<unknown>; __duration(): number; __clips(): PlayerClip[] };
   __vidkitErrors: string[];
   /** Set up by playableHtml (composition-document.ts). */
   __vidkitMuted: boolean;
   __vidkitApplyMuted(): void;
+}
+
+/**
+ * A clip or nested composition of the page, as the runtime times it for a frame (README,
+ * `<vidkit-player>`, clips()): seconds on the root timeline.
+ */
+export interface PlayerClip {
+  tag: string;
+  id: string | null;
+  /** Index in the list of the nested composition it plays in; null for the root composition. */
+  composition: number | null;
+  /** Its data-composition-id when it is a nested composition. */
+  compositionId: string | null;
+  /** The composition file it was mounted from; null for the page itself. */
+  source: string | null;
+  start: number;
+  /** Null when it stays until the composition around it ends. */
+  end: number | null;
+  /** data-track-index, when given. */
+  track: number | null;
+  /** A medium's or image's URL. */
+  src: string | null;
+  /** Seconds of the source (medium or nested timeline) skipped at its start: data-playback-start. */
+  playbackStart: number;
+  playbackRate: number;
+  /** A medium's own length in seconds, once known. */
+  sourceDuration: number | null;
 }
 
 /** One loaded copy of the composition. The runtime only moves forward, so going back means a new one. */
@@ -54,6 +82,7 @@ export class VidkitPlayer extends HTMLElement {
   private playback = 0;
   private anchor = { wallMs: 0, frame: 0 };
   private wantsPlay = false;
+  private rate = 1;
 
   constructor() {
     super();
@@ -61,9 +90,9 @@ export class VidkitPlayer extends HTMLElement {
     this.root.innerHTML = `<style>${PLAYER_STYLE}</style>
       <div class="screen" part="screen"><div class="message" part="message"></div></div>
       <div class="bar" part="controls">
-        <button class="play" title="Play (space)">▶</button>
-        <button class="back" title="Previous frame">⏮</button>
-        <button class="fwd" title="Next frame">⏭</button>
+        <button class="play" title="Play (space)" aria-label="Play">${PLAYER_ICONS.play}</button>
+        <button class="back" title="Previous frame" aria-label="Previous frame">${PLAYER_ICONS.stepBack}</button>
+        <button class="fwd" title="Next frame" aria-label="Next frame">${PLAYER_ICONS.stepForward}</button>
         <input class="scrub" type="range" min="0" max="0" step="1" value="0" aria-label="Time">
         <span class="readout"></span>
       </div>`;
@@ -116,6 +145,30 @@ export class VidkitPlayer extends HTMLElement {
     return !this.playing;
   }
 
+  /** Frames per second of the composition; NaN until it is loaded. */
+  get fps(): number {
+    return this.comp?.fps ?? NaN;
+  }
+
+  /** Speed of play(): 1 is real time; from 0.25 to 8. */
+  get playbackRate(): number {
+    return this.rate;
+  }
+
+  set playbackRate(value: number) {
+    const rate = Math.min(8, Math.max(0.25, Number(value) || 1));
+    if (this.playing) this.anchor = { wallMs: performance.now(), frame: this.shownFrame };
+    this.rate = rate;
+  }
+
+  /**
+   * The clips and nested compositions of the composition, with their windows as the renderer
+   * times them at the frame shown (media lengths and timelines included); empty before it loads.
+   */
+  clips(): PlayerClip[] {
+    return this.stage ? this.stage.win.__vidkit.__clips() : [];
+  }
+
   play(): void {
     if (!this.comp) {
       this.wantsPlay = true;
@@ -124,7 +177,7 @@ export class VidkitPlayer extends HTMLElement {
     if (this.playing) return;
     this.playing = true;
     const playback = ++this.playback;
-    this.playButton.textContent = '❚❚';
+    this.setPlayIcon('pause');
     const restart = this.shownFrame >= this.comp.totalFrames - 1 ? this.goto(0) : Promise.resolve();
     void restart.then(() => {
       this.anchor = { wallMs: performance.now(), frame: this.shownFrame };
@@ -136,7 +189,7 @@ export class VidkitPlayer extends HTMLElement {
     this.wantsPlay = false;
     this.playing = false;
     this.playback++;
-    this.playButton.textContent = '▶';
+    this.setPlayIcon('play');
   }
 
   /** Shows the frame at `seconds` (rounded to the nearest frame); resolves once it is on screen. */
@@ -163,7 +216,7 @@ export class VidkitPlayer extends HTMLElement {
   private tick(playback: number, now: number): void {
     const comp = this.comp;
     if (playback !== this.playback || !comp) return;
-    const target = this.anchor.frame + Math.floor(((now - this.anchor.wallMs) * comp.fps) / 1000);
+    const target = this.anchor.frame + Math.floor(((now - this.anchor.wallMs) * comp.fps * this.rate) / 1000);
     if (target >= comp.totalFrames) {
       if (this.hasAttribute('loop')) {
         void this.goto(0).then(() => {
@@ -379,6 +432,12 @@ export class VidkitPlayer extends HTMLElement {
     this.screen.querySelectorAll('iframe').forEach((f) => {
       f.style.transform = `translate(${left}px, ${top}px) scale(${scale})`;
     });
+  }
+
+  private setPlayIcon(icon: 'play' | 'pause'): void {
+    this.playButton.innerHTML = PLAYER_ICONS[icon];
+    this.playButton.title = icon === 'play' ? 'Play (space)' : 'Pause (space)';
+    this.playButton.setAttribute('aria-label', icon === 'play' ? 'Play' : 'Pause');
   }
 
   private fail(err: unknown): void {

@@ -1,17 +1,20 @@
 import * as fs from 'node:fs';
 import type * as http from 'node:http';
 import * as path from 'node:path';
-import { loadComposition } from '../composition/composition';
+import { ENTRY_FILE, loadComposition } from '../composition/composition';
 import { ExitCode, VidkitError, errorMessage } from '../errors';
 import { PACKAGE_ROOT } from '../package-info';
 import { ProjectServer, serveProject } from '../render/project-server';
+import { EventStream } from './event-stream';
 import { previewPageHtml } from './preview-page';
 import { watchProject } from './project-watcher';
+import { StudioJobs } from './studio-jobs';
+import { compositionInfo, studioRoutes } from './studio-routes';
 
 /** Browser modules built by `npm run build:ts` (scripts/build-browser.mjs). */
 const ASSETS: Record<string, string> = {
   '/__vidkit/player.js': path.join(PACKAGE_ROOT, 'dist', 'player', 'vidkit-player.js'),
-  '/__vidkit/panel.js': path.join(PACKAGE_ROOT, 'dist', 'preview', 'variables-panel.js'),
+  '/__vidkit/studio.js': path.join(PACKAGE_ROOT, 'dist', 'preview', 'studio.js'),
 };
 
 export interface PreviewOptions {
@@ -19,12 +22,15 @@ export interface PreviewOptions {
   port: number;
   host: string;
   onChange?: (file: string) => void;
+  /** A render of the page's queue warns (a variable of the wrong type, a missing medium allowed). */
+  onWarning?: (message: string) => void;
 }
 
 /**
  * The project served as it is rendered, plus the preview page at `/`, the composition's
- * declarations at `/__vidkit/composition`, and a server-sent event on `/__vidkit/events` each
- * time a project file is saved.
+ * declarations at `/__vidkit/composition`, the studio's routes under `/__vidkit/studio/`
+ * (studio-routes.ts), and server-sent events on `/__vidkit/events`: `change` each time a project
+ * file is saved, `job` each time a render of the queue moves on.
  */
 export async function startPreview(opts: PreviewOptions): Promise<ProjectServer> {
   const projectDir = path.resolve(opts.projectDir);
@@ -32,20 +38,16 @@ export async function startPreview(opts: PreviewOptions): Promise<ProjectServer>
   for (const file of Object.values(ASSETS)) {
     if (!fs.existsSync(file)) throw new VidkitError(`${file} is missing: run npm run build:ts`);
   }
-  const listeners = new Set<http.ServerResponse>();
+  const events = new EventStream();
+  const jobs = new StudioJobs((job) => events.send('job', job));
+  const studio = studioRoutes(projectDir, jobs, (m) => opts.onWarning?.(m));
   const handle = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
     const route = new URL(req.url ?? '/', 'http://preview').pathname;
     if (route === '/') return send(res, 200, 'text/html', previewPageHtml(first.id));
     if (route in ASSETS) return send(res, 200, 'text/javascript', fs.readFileSync(ASSETS[route]));
     if (route === '/__vidkit/composition') return sendComposition(res, projectDir);
-    if (route === '/__vidkit/events') {
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
-      res.write(': connected\n\n');
-      listeners.add(res);
-      req.on('close', () => listeners.delete(res));
-      return true;
-    }
-    return false;
+    if (route === '/__vidkit/events') return events.open(req, res);
+    return studio(req, res);
   };
   let server: ProjectServer;
   try {
@@ -57,28 +59,23 @@ export async function startPreview(opts: PreviewOptions): Promise<ProjectServer>
   }
   const stopWatching = watchProject(projectDir, (file) => {
     opts.onChange?.(file);
-    const data = JSON.stringify({ file: path.relative(projectDir, file) });
-    for (const res of listeners) res.write(`event: change\ndata: ${data}\n\n`);
+    events.send('change', { file: path.relative(projectDir, file).split(path.sep).join('/') });
   });
   return {
     url: server.url,
     close: async () => {
       stopWatching();
-      for (const res of listeners) res.end();
+      await jobs.close();
+      events.close();
       await server.close();
     },
   };
 }
 
+/** The entry page's declarations; 422 with why while it does not parse (the page waits for the next save). */
 function sendComposition(res: http.ServerResponse, projectDir: string): boolean {
-  try {
-    const c = loadComposition(projectDir);
-    const body = { id: c.id, width: c.width, height: c.height, durationSeconds: c.durationSeconds, fps: c.fps, declarations: c.variables.declarations };
-    return send(res, 200, 'application/json', JSON.stringify(body));
-  } catch (err) {
-    // A half-edited file is normal while authoring: the page shows why and waits for the next save.
-    return send(res, 422, 'application/json', JSON.stringify({ error: errorMessage(err) }));
-  }
+  const info = compositionInfo(projectDir, ENTRY_FILE) as { error?: string };
+  return send(res, info.error === undefined ? 200 : 422, 'application/json', JSON.stringify(info));
 }
 
 function send(res: http.ServerResponse, status: number, type: string, body: string | Buffer): true {

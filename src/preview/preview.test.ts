@@ -36,12 +36,16 @@ async function screenShot(page: Page, name: string): Promise<{ file: string; rgb
   return { file, rgb: decodeImageRgb(file), width: box.width };
 }
 
-/** Gives the player a box of `width` × `height` CSS pixels, as a page embedding it would. */
+/**
+ * Gives the player a box of `width` × `height` CSS pixels, as a page embedding it would, at the
+ * window's top left above the studio's panels, so that the whole box is on screen.
+ */
 async function sizePlayer(page: Page, width: number, height: number): Promise<void> {
   await page.evaluate(
     (w, h) => {
       const p = document.getElementById('player')!;
-      p.style.width = `${w}px`;
+      Object.assign(p.style, { width: `${w}px`, position: 'fixed', left: '0', top: '0', zIndex: '10' });
+      p.setAttribute('width', String(w));
       p.setAttribute('height', String(h));
     },
     width,

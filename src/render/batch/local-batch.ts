@@ -30,7 +30,10 @@ export interface LocalBatchOptions extends Omit<WarmPoolOptions, 'size'> {
   signal?: AbortSignal;
   onInfo?: (message: string) => void;
   onStart?: (plan: { renders: number; concurrency: number; manifest: string; run: string }) => void;
-  onFrame?: () => void;
+  /** A line's render began: its frames are known. */
+  onRowStart?: (line: number, totalFrames: number) => void;
+  /** One frame of the line's video was captured. */
+  onFrame?: (line: number) => void;
   onRow?: (row: LocalBatchRow) => void;
 }
 
@@ -121,7 +124,11 @@ async function renderRow(
     const previous = completed.get(entry.outputKey);
     if (isComplete(previous, output, settings)) return { ...row, status: 'skipped', seconds: seconds(), settings, bytes: previous!.bytes };
     prepareOutput(output);
-    const done = await pool.render(planned, path.resolve(output), { onFrame: opts.onFrame, signal });
+    const done = await pool.render(planned, path.resolve(output), {
+      onFrames: (frames) => opts.onRowStart?.(entry.line, frames),
+      onFrame: () => opts.onFrame?.(entry.line),
+      signal,
+    });
     for (const m of done.missingGlyphs) opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${describeMissingGlyphs(m)}`);
     const flagged = done.missingGlyphs.length > 0 ? { missingGlyphs: done.missingGlyphs } : {};
     return { ...row, status: 'rendered', seconds: seconds(), settings, bytes: done.bytes, ...flagged };

@@ -132,4 +132,6 @@ window.__vidkit = Object.freeze({
   __mediaTimeline: mediaTimeline,
   /** The composition's length in seconds (declared, or inferred as timing.js says); 0 when unknown. */
   __duration: function () { forgetTiming(); return compositionDuration(); },
+  /** The clips and nested compositions with their windows (timing.js, clipList). */
+  __clips: clipList,
 });

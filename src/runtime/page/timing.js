@@ -222,3 +222,42 @@ function compositionDuration() {
   if (floor > 0) return floor;
   return clipEnd;
 }
+
+// --- the clips as a timeline shows them ------------------------------------------------------------
+// Every clip and nested composition of the page with its window on the root timeline, read with
+// the same timing as the frames (media lengths and timelines included), for the preview's timeline
+// (README, `vidkit preview`). `composition` is the index in the list of the nested composition the
+// element plays in (null: the root); `source` is the composition file it was mounted from
+// (data-vidkit-source of the host around it, set by the sub-composition transform; null: the page).
+// A clip that lasts to the end of the composition around it has end null.
+var NOT_A_CLIP = { SCRIPT: 1, STYLE: 1, LINK: 1, META: 1, TEMPLATE: 1 };
+function clipList() {
+  forgetTiming();
+  var t = timing();
+  var root = compositionRoot();
+  var els = Array.prototype.filter.call(document.querySelectorAll('[data-start], [data-composition-id]'), function (el) {
+    return el !== root && !NOT_A_CLIP[el.tagName];
+  });
+  var index = new Map();
+  els.forEach(function (el, i) { index.set(el, i); });
+  return els.map(function (el) {
+    var around = el.parentElement ? el.parentElement.closest('[data-composition-id]') : null;
+    var from = el.parentElement ? el.parentElement.closest('[data-vidkit-source]') : null;
+    var end = t.endOf(el);
+    var media = isMediaElement(el);
+    return {
+      tag: el.tagName.toLowerCase(),
+      id: el.id || null,
+      composition: around && around !== root && index.has(around) ? index.get(around) : null,
+      compositionId: el.getAttribute('data-composition-id'),
+      source: from ? from.getAttribute('data-vidkit-source') : null,
+      start: t.startOf(el),
+      end: isFinite(end) ? end : null,
+      track: finiteNumber(el.getAttribute('data-track-index')),
+      src: media || el.tagName === 'IMG' ? mediaSource(el) : null,
+      playbackStart: media || el.hasAttribute('data-composition-id') ? playbackStartOf(el) : 0,
+      playbackRate: media || el.hasAttribute('data-composition-id') ? playbackRateOf(el) : 1,
+      sourceDuration: media && isFinite(el.duration) ? el.duration : null,
+    };
+  });
+}

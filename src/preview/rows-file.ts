@@ -1,0 +1,124 @@
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import writeFileAtomic from 'write-file-atomic';
+import type { Overrides } from '../composition/variables';
+import { badInput } from '../errors';
+import { projectFile } from '../render/project-files';
+import { readBatchFile } from '../sdk/batch-file';
+
+/** One render of a rows file: its output and its variables (a batch entry, README "Local batch rendering"). */
+export interface Row {
+  outputKey: string;
+  variables: Overrides;
+}
+
+/** A line the batch parser refuses, with its reason. */
+export interface RowProblem {
+  line: number;
+  reason: string;
+}
+
+/** A row as read from the file: with the line it is on, which a batch's manifest names it by. */
+export interface FileRow extends Row {
+  line: number;
+}
+
+export interface RowsFile {
+  /** A path in the project. */
+  file: string;
+  rows: FileRow[];
+  /** Lines that cannot render. While there are any, saving would lose them, so the file is not saved. */
+  problems: RowProblem[];
+}
+
+/** The batch files the preview opens and writes: the batch parser's formats, told by the name. */
+export const ROWS_EXTENSIONS = ['.jsonl'];
+
+/** Folders never searched for rows files: dependencies and renders. */
+const SKIPPED = new Set(['node_modules', 'out']);
+
+/** The project's rows files, by path, dotfiles and dot-folders left out. */
+export function listRowsFiles(projectDir: string, under = ''): string[] {
+  const found: string[] = [];
+  for (const entry of fs.readdirSync(path.join(projectDir, under), { withFileTypes: true })) {
+    if (entry.name.startsWith('.') || SKIPPED.has(entry.name)) continue;
+    const rel = under === '' ? entry.name : `${under}/${entry.name}`;
+    if (entry.isDirectory()) found.push(...listRowsFiles(projectDir, rel));
+    else if (entry.isFile() && ROWS_EXTENSIONS.includes(path.extname(entry.name).toLowerCase())) found.push(rel);
+  }
+  return found.sort();
+}
+
+/**
+ * Reads a rows file of the project with the batch parser that `vidkit render --batch` and
+ * `vidkit cloudfn render-batch` use (the native one), so the table shows what a batch renders.
+ */
+export async function readRowsFile(projectDir: string, file: string): Promise<RowsFile> {
+  const batch = await readBatchFile(existingRowsFile(projectDir, file));
+  const rows: FileRow[] = [];
+  for (let i = 0; i < batch.entries.length; i++) {
+    const entry = batch.entries.at(i)!;
+    rows.push({ line: entry.line, outputKey: entry.outputKey, variables: JSON.parse(entry.variablesJson) as Overrides });
+  }
+  return { file, rows, problems: batch.problems.map((p) => ({ line: p.line, reason: p.reason })) };
+}
+
+/** Writes the rows over the file (under a temporary name, then renamed), then reads it back as a batch would. */
+export async function writeRowsFile(projectDir: string, file: string, rows: Row[]): Promise<RowsFile> {
+  const target = projectFile(projectDir, file) ?? newRowsFile(projectDir, file);
+  const previous = fs.existsSync(target) ? await readRowsFile(projectDir, file) : undefined;
+  if (previous && previous.problems.length > 0) {
+    throw badInput(`${file} has lines the batch parser refuses (line ${previous.problems[0].line}: ${previous.problems[0].reason}): fix them in an editor first, saving here would drop them`);
+  }
+  await writeFileAtomic(target, rows.map((r) => `${JSON.stringify({ outputKey: r.outputKey, variables: r.variables })}\n`).join(''));
+  return readRowsFile(projectDir, file);
+}
+
+/** Starts an empty rows file; bad input when it exists or is not a rows file in the project. */
+export async function createRowsFile(projectDir: string, file: string): Promise<RowsFile> {
+  const target = newRowsFile(projectDir, file);
+  if (fs.existsSync(target)) throw badInput(`${file} exists already: open it instead`);
+  await writeFileAtomic(target, '');
+  return { file, rows: [], problems: [] };
+}
+
+/** Checks a rows row sent by the page: an outputKey and an object of variables. */
+export function parseRows(value: unknown): Row[] {
+  if (!Array.isArray(value)) throw badInput('"rows" must be a list of {"outputKey", "variables"}');
+  return value.map((r, i) => {
+    const row = r as Partial<Row> | null;
+    if (typeof row?.outputKey !== 'string') throw badInput(`row ${i + 1}: "outputKey" must be a string`);
+    if (typeof row.variables !== 'object' || row.variables === null || Array.isArray(row.variables)) throw badInput(`row ${i + 1}: "variables" must be an object`);
+    return { outputKey: row.outputKey, variables: row.variables };
+  });
+}
+
+function existingRowsFile(projectDir: string, file: string): string {
+  checkRowsName(file);
+  const found = projectFile(projectDir, file);
+  if (found === undefined) throw badInput(`${file}: no such file in the project`);
+  return found;
+}
+
+/** Where a rows file that may not exist yet goes: in the project, its folder already there. */
+function newRowsFile(projectDir: string, file: string): string {
+  checkRowsName(file);
+  const folder = path.join(projectDir, path.posix.dirname(file));
+  let real: string;
+  try {
+    real = fs.realpathSync(folder);
+  } catch {
+    throw badInput(`${file}: its folder is not in the project`);
+  }
+  const root = fs.realpathSync(projectDir);
+  if ((real !== root && !real.startsWith(root + path.sep)) || !fs.statSync(real).isDirectory()) throw badInput(`${file}: its folder is not in the project`);
+  const target = path.join(real, path.posix.basename(file));
+  // A symlink in the project's place may lead anywhere: it is not written through.
+  if (fs.lstatSync(target, { throwIfNoEntry: false })?.isSymbolicLink()) throw badInput(`${file} is a symlink: the preview writes files of the project only`);
+  return target;
+}
+
+function checkRowsName(file: string): void {
+  if (!ROWS_EXTENSIONS.includes(path.extname(file).toLowerCase())) throw badInput(`${file}: a rows file is ${ROWS_EXTENSIONS.join(', ')}`);
+  if (file.split('/').some((s) => s === '' || s.startsWith('.'))) throw badInput(`${file}: give a path in the project, without dotfiles or ..`);
+}

@@ -1,0 +1,127 @@
+import * as fs from 'node:fs';
+import type * as http from 'node:http';
+import * as path from 'node:path';
+import { clipLinesOfPage } from '../composition/clip-lines';
+import { ENTRY_FILE, loadComposition } from '../composition/composition';
+import { lintHtml } from '../composition/lint';
+import { listCompositions } from '../composition/list-compositions';
+import { VidkitError, cliErrorText, errorMessage } from '../errors';
+import { projectReader } from '../render/project-page';
+import { projectFile } from '../render/project-files';
+import { readJsonBody, sendJson } from './http-json';
+import { createRowsFile, listRowsFiles, parseRows, readRowsFile, writeRowsFile } from './rows-file';
+import { fromOwnPage } from './same-origin';
+import { StudioJobs } from './studio-jobs';
+import { parseOutputRequest, parseVideoRequest, renderVideo } from './studio-render';
+import { queuedRows, renderRows } from './studio-rows-render';
+
+/** Where the preview's own routes live; everything else is the project. */
+export const STUDIO_PREFIX = '/__vidkit/studio/';
+
+/** The largest project file the source view opens. */
+const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
+
+type Query = URLSearchParams;
+type Reader = (query: Query) => unknown;
+type Writer = (body: unknown, query: Query) => Promise<unknown>;
+
+/**
+ * The preview's routes under {@link STUDIO_PREFIX} (README, `vidkit preview`): the project's
+ * compositions, a page's lint findings and clip lines, a file's text, the render queue and rows
+ * files. Reads answer GET; what renders or writes answers POST from the preview's own page only
+ * ({@link fromOwnPage}). Every file is a project file as the project server allows it.
+ */
+export function studioRoutes(projectDir: string, jobs: StudioJobs, onWarning: (message: string) => void) {
+  const reads: Record<string, Reader> = {
+    compositions: () => listCompositions(projectDir),
+    composition: (q) => compositionInfo(projectDir, pageOf(q)),
+    lint: (q) => ({ findings: lintHtml(readText(projectDir, pageOf(q)), projectDir, pageOf(q)) }),
+    'clip-lines': (q) => clipLinesOfPage(pageOf(q), projectReader(projectDir)),
+    source: (q) => ({ file: required(q, 'file'), text: readText(projectDir, required(q, 'file')) }),
+    jobs: () => jobs.list(),
+    'rows-files': () => listRowsFiles(projectDir),
+    rows: (q) => readRowsFile(projectDir, required(q, 'file')),
+  };
+  const writes: Record<string, Writer> = {
+    jobs: async (body) => {
+      const b = (body ?? {}) as Record<string, unknown>;
+      if (b.kind === 'rows') {
+        const request = { ...parseOutputRequest(b), rowsFile: String(b.rowsFile ?? '') };
+        const rows = await queuedRows(projectDir, request.rowsFile);
+        return jobs.add({ kind: 'rows', ...request, rows }, (run) => renderRows(projectDir, request, run, onWarning));
+      }
+      const request = parseVideoRequest(b);
+      return jobs.add({ kind: 'video', composition: request.composition, format: request.format, quality: request.quality }, (run) => renderVideo(projectDir, request, run, onWarning));
+    },
+    'rows/save': async (body) => {
+      const b = (body ?? {}) as Record<string, unknown>;
+      return writeRowsFile(projectDir, String(b.file ?? ''), parseRows(b.rows));
+    },
+    'rows/new': async (body) => createRowsFile(projectDir, String(((body ?? {}) as Record<string, unknown>).file ?? '')),
+  };
+
+  return (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
+    const url = new URL(req.url ?? '/', 'http://preview');
+    if (!url.pathname.startsWith(STUDIO_PREFIX)) return false;
+    const route = url.pathname.slice(STUDIO_PREFIX.length);
+    const cancel = /^jobs\/(\d+)\/cancel$/.exec(route);
+    if (req.method === 'GET' && route in reads) {
+      void answer(res, async () => reads[route](url.searchParams));
+    } else if (req.method === 'POST' && (route in writes || cancel)) {
+      if (!fromOwnPage(req)) {
+        return sendJson(res, 403, { error: 'refused: this route answers the preview page only (its own Origin, a JSON body)' });
+      }
+      void answer(res, async () => {
+        const body = await readJsonBody(req);
+        if (!cancel) return writes[route](body, url.searchParams);
+        if (!jobs.cancel(Number(cancel[1]))) throw new VidkitError(`no render ${cancel[1]} waiting or running`);
+        return { cancelled: Number(cancel[1]) };
+      });
+    } else if (route in reads || route in writes || cancel) {
+      sendJson(res, 405, { error: `${req.method} is not accepted here` });
+    } else {
+      sendJson(res, 404, { error: `no route ${url.pathname}` });
+    }
+    return true;
+  };
+}
+
+/** The declarations and root of a page, or why it does not parse (normal while an author edits). */
+export function compositionInfo(projectDir: string, file: string): unknown {
+  try {
+    const c = loadComposition(projectDir, file);
+    return { file, id: c.id, width: c.width, height: c.height, durationSeconds: c.durationSeconds, fps: c.fps, declarations: c.variables.declarations };
+  } catch (err) {
+    return { file, error: errorMessage(err) };
+  }
+}
+
+async function answer(res: http.ServerResponse, work: () => Promise<unknown>): Promise<void> {
+  try {
+    sendJson(res, 200, await work());
+  } catch (err) {
+    // Bad input names what is wrong; anything else is ours, and the page shows it as the CLI would.
+    if (err instanceof VidkitError) sendJson(res, err.exitCode === 2 ? 400 : 422, { error: err.message });
+    else sendJson(res, 500, { error: cliErrorText(err) });
+  }
+}
+
+function pageOf(query: Query): string {
+  return query.get('file') || ENTRY_FILE;
+}
+
+function required(query: Query, name: string): string {
+  const value = query.get(name);
+  if (!value) throw new VidkitError(`the "${name}" parameter is missing`, { exitCode: 2 });
+  return value;
+}
+
+/** A project file's text, as the project server would serve it (no dotfiles, nothing outside). */
+function readText(projectDir: string, file: string): string {
+  const found = projectFile(projectDir, file);
+  if (found === undefined || path.relative(projectDir, found).split(path.sep).join('/') !== file.replace(/^\/+/, '')) {
+    throw new VidkitError(`${file}: no such file in the project`, { exitCode: 2 });
+  }
+  if (fs.statSync(found).size > MAX_SOURCE_BYTES) throw new VidkitError(`${file} is over ${MAX_SOURCE_BYTES} bytes: open it in an editor`, { exitCode: 2 });
+  return fs.readFileSync(found, 'utf8');
+}
