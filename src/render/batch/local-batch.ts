@@ -116,7 +116,11 @@ async function renderRow(
     const previous = completed.get(entry.outputKey);
     if (isComplete(previous, output, settings)) return { ...row, status: 'skipped', seconds: seconds(), settings, bytes: previous!.bytes };
     prepareOutput(output);
-    const done = await pool.render(planned, path.resolve(output), { onFrame: opts.onFrame, signal });
+    const done = await pool.render(planned, path.resolve(output), {
+      onFrame: opts.onFrame,
+      signal,
+      onWarning: (message) => opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${message}`),
+    });
     return { ...row, status: 'rendered', seconds: seconds(), settings, bytes: done.bytes };
   } catch (err) {
     if (signal.aborted) return undefined;
