@@ -186,16 +186,20 @@ build_ffmpeg() {
   local components=(
     # The formats' video and audio encoders; mjpeg and png make the Rust tests' stills.
     --enable-encoder=libx264,libx265,libvpx_vp9,prores_ks,aac,libopus,mjpeg,png,gif
+    # Audio proxies: FLAC, for sources in a codec the browser does not play (media-proxies.ts).
+    --enable-encoder=flac
     # The browser's screenshots, and the users' videos and soundtrack sources.
     --enable-decoder=mjpeg,png,h264,hevc,vp8,vp9,libdav1d,prores,aac,mp3float,opus,vorbis,flac
     --enable-decoder=pcm_s16le,pcm_s16be,pcm_s24le,pcm_s24be,pcm_s32le,pcm_f32le,pcm_f64le,pcm_u8
+    # Soundtrack sources the browser may not play (the page gets a FLAC proxy): WMA, AC-3, E-AC-3, ALAC.
+    --enable-decoder=wmav1,wmav2,wmapro,ac3,eac3,alac
     # hls writes MPEG-TS segments; mpegts writes AAC as ADTS and H.264 as Annex B.
-    --enable-muxer=mp4,mov,webm,gif,hls,mpegts,adts
+    --enable-muxer=mp4,mov,webm,gif,hls,mpegts,adts,flac
     --enable-bsf=h264_mp4toannexb
     # The gif format's one palette a render (palettegen) and its dithered use (paletteuse).
     --enable-filter=buffer,buffersink,format,scale,palettegen,paletteuse
-    --enable-demuxer=mov,matroska,ogg,mp3,wav,flac,aac,mpegts
-    --enable-parser=h264,hevc,vp8,vp9,av1,aac,mpegaudio,opus,vorbis,flac,mjpeg,png
+    --enable-demuxer=mov,matroska,ogg,mp3,wav,flac,aac,mpegts,asf,ac3,eac3
+    --enable-parser=h264,hevc,vp8,vp9,av1,aac,mpegaudio,opus,vorbis,flac,mjpeg,png,ac3
     --enable-protocol=file
   )
   ./configure --prefix="$prefix" --pkg-config-flags=--static \

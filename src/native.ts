@@ -201,8 +201,14 @@ export interface NativeBinding {
   /** Joins encoder segments in order by stream copy; refuses segments with other codec parameters. */
   concatSegments(inputs: string[], output: string, options?: ConcatOptions): Promise<ConcatResult>;
   probe(path: string): Promise<ProbeResult>;
-  /** An all-intra H.264 copy of a file's video with its timestamps; null (nothing written) when it has no video or has alpha. */
-  makeIntraProxy(input: string, output: string): Promise<{ frames: number } | null>;
+  /**
+   * What the page plays for a media file: the proxy it needs, written at `proxyStem` plus `.mp4`
+   * (an all-intra H.264 copy of a video, with its timestamps) or `.flac` (audio in a codec the
+   * browser does not play), and resolved to its path; null when the page plays the file itself,
+   * which has been checked to decode (audio the browser plays, video with alpha). Rejects with
+   * libav's reason when the file cannot be decoded.
+   */
+  mediaForPage(input: string, proxyStem: string): Promise<string | null>;
   /** PNG frame files, in order, into one animated GIF with one palette for all of them (palettegen, paletteuse). */
   encodeGif(frames: string[], output: string, options: EncodeGifOptions): Promise<{ frames: number; bytes: number }>;
   /** Remuxes a joined H.264 MP4 into the empty directory `dir`: master.m3u8, stream.m3u8, stream_NNNNN.ts. */

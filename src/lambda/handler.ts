@@ -170,7 +170,10 @@ async function pageFrames(render: RenderJob, siteDir: string): Promise<number> {
   let session: CaptureSession | undefined;
   try {
     const url = new URL('index.html', server.url).href;
-    session = await CaptureSession.open(context.sessionOptions(url, siteAssets(siteDir, path.join(workDir, 'assets'), server.url), path.join(workDir, 'profile')));
+    session = await CaptureSession.open({
+      ...context.sessionOptions(url, siteAssets(siteDir, path.join(workDir, 'assets'), server.url), path.join(workDir, 'profile')),
+      onWarning: (message) => console.warn(`vidkit: warning: ${message}`),
+    });
     return await framesOfPage(context, session);
   } finally {
     await session?.close();
@@ -207,7 +210,10 @@ async function chunk(job: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
   const url = new URL('index.html', server.url).href;
   let profiles = 0;
   const slot = new SessionSlot(() =>
-    CaptureSession.open(context.sessionOptions(url, siteAssets(siteDir, assetDir, server.url), path.join(workDir, `profile-${profiles++}`))),
+    CaptureSession.open({
+      ...context.sessionOptions(url, siteAssets(siteDir, assetDir, server.url), path.join(workDir, `profile-${profiles++}`)),
+      onWarning: (message) => console.warn(`vidkit: warning: chunk ${range.index}: ${message}`),
+    }),
   );
   // The renderer reads the range's end before every frame: a cancel cuts it short.
   const live = { ...range };

@@ -1,18 +1,25 @@
+import * as path from 'node:path';
+import type { MediaProxies } from './media-proxies';
 import { projectFile } from './project-files';
 import { REMOTE_PREFIX } from './project-server';
 import type { RemoteAssets } from './remote-assets';
-import type { VideoProxies } from './video-proxies';
+
+/**
+ * Files that may hold audio in a codec the browser does not play (WMA, AC-3, E-AC-3, ALAC): a page
+ * that fetches one to decode it with WebAudio gets what an `<audio>` of it gets.
+ */
+const UNPLAYABLE_AUDIO = /\.(wma|asf|ac3|eac3|ec3|m4a|mka)$/i;
 
 /**
  * Where the page's requests for assets are answered from: remote URLs from the render's fetched
- * copy, and media (video) from its all-intra proxy. Both live in the directory the project
- * server serves under {@link REMOTE_PREFIX}.
+ * copy, and media from what media-proxies.ts gives the page for them. Both live in the directory
+ * the project server serves under {@link REMOTE_PREFIX}.
  */
 export class AssetRouter {
   private readonly origin: string;
 
   constructor(
-    private readonly opts: { projectDir: string; serverUrl: string; remote: RemoteAssets; proxies: VideoProxies },
+    private readonly opts: { projectDir: string; serverUrl: string; remote: RemoteAssets; proxies: MediaProxies },
   ) {
     this.origin = new URL(opts.serverUrl).origin;
   }
@@ -34,9 +41,12 @@ export class AssetRouter {
   async route(url: string, resourceType: string): Promise<string | undefined> {
     const parsed = new URL(url);
     const remote = /^https?:$/.test(parsed.protocol) && parsed.origin !== this.origin;
-    if (resourceType === 'media') {
+    if (resourceType === 'media' || (/^(fetch|xhr)$/.test(resourceType) && UNPLAYABLE_AUDIO.test(parsed.pathname))) {
       const file = await this.localFile(url);
-      const proxy = file === undefined ? null : await this.opts.proxies.of(file, url);
+      if (file === undefined && remote && this.opts.remote.isMissing(url)) return `${this.origin}${REMOTE_PREFIX}${this.opts.remote.silentMedia()}`;
+      // A project file is named by its path in the project, a remote one by its URL.
+      const name = remote || file === undefined ? url : path.relative(this.opts.projectDir, file).split(path.sep).join('/');
+      const proxy = file === undefined ? null : await this.opts.proxies.of(file, name);
       if (proxy) {
         if (remote) this.opts.remote.shareCors(url, proxy);
         return `${this.origin}${REMOTE_PREFIX}${proxy}`;

@@ -6,6 +6,7 @@ import { RuntimeBoot, bootScript } from '../runtime/runtime';
 import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from './browser';
 import type { AssetRouter } from './asset-router';
 import { DeadlineError, withDeadline } from './deadline';
+import { PageDialog, answerDialogs } from './page-dialogs';
 import type { PageTimeouts } from './render-context';
 
 const DRAW_ATTEMPTS = 3;
@@ -50,7 +51,12 @@ export interface SessionOptions {
   timeouts: PageTimeouts;
   /** The browser's profile directory, removed on close; by default puppeteer's own. */
   profileDir?: string;
+  /** Told what the page did that the render went past: a dialog it dismissed. */
+  onWarning?: (message: string) => void;
 }
+
+/** Where a page is while it loads, for the warnings about it (at a frame: "at frame N"). */
+const AT_LOAD = 'at load';
 
 /** Milliseconds a setup step on an open page (metrics, background, scripts) may take. */
 const STEP_TIMEOUT_MS = 15_000;
@@ -82,9 +88,15 @@ export class CaptureSession {
   /** The last image drawn: what an unchanged page still shows. */
   private lastImage?: Buffer;
   private readonly pageErrors: string[] = [];
-  private readonly assetErrors: string[] = [];
-  /** Where the page went when it navigated away from the composition. */
+  private readonly assetErrors: Error[] = [];
+  /** Where the page asked to go when it navigated away from the composition. */
   private navigatedTo?: string;
+  /** The page's own frame (iframes have frames of their own). */
+  private mainFrameId?: string;
+  /** Where the page is: "at load" or "at frame N", for the warnings about it. */
+  private phase = AT_LOAD;
+  /** The waits on the page under way (see {@link orTrouble}): each ends at once when the page fails the render. */
+  private readonly waits = new Set<() => void>();
   private disconnected = false;
   private closing?: Promise<void>;
 
@@ -127,6 +139,7 @@ export class CaptureSession {
     await step('add the glyph check', this.page.evaluateOnNewDocument(glyphCheckScript()));
     this.bootScript = (await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.opts.boot)))).identifier;
     await step('watch navigation', this.watchNavigation(client));
+    await step('answer dialogs', answerDialogs(this.page, (dialog) => this.warnDialog(dialog)));
     await this.load();
   }
 
@@ -135,31 +148,37 @@ export class CaptureSession {
     const { profile, timeouts } = this.opts;
     const loadBy = Date.now() + timeouts.loadMs;
     const loadLimit = `within the load timeout of ${timeouts.loadMs / 1000} s (a script may loop forever at load, or an asset never arrives; --load-timeout sets it)`;
+    this.phase = AT_LOAD;
     let response;
     try {
-      response = await this.guard(this.page!.goto(this.opts.url, { waitUntil: 'load', timeout: timeouts.loadMs }), 'while the page loaded');
+      response = await this.guard(this.orTrouble(this.page!.goto(this.opts.url, { waitUntil: 'load', timeout: timeouts.loadMs })), 'while the page loaded');
     } catch (err) {
       if (err instanceof BrowserFailure) throw err;
+      this.throwIfTroubled(AT_LOAD);
       if ((err as Error).name === 'TimeoutError') throw new DeadlineError(`the composition page did not load ${loadLimit}`);
       throw new VidkitError(`the composition page did not load: ${firstLine(errorMessage(err))}`);
     }
+    this.throwIfTroubled(AT_LOAD);
     if (response && !response.ok()) {
       throw new VidkitError(`the composition page did not load: HTTP ${response.status()} for ${this.opts.url}`);
     }
-    // Navigations before the composition's own (a reset leaving the previous row's page) are not its doing.
-    this.navigatedTo = undefined;
     try {
       await this.guard(
-        withDeadline(this.page!.evaluate('window.__vidkit.__ready()'), Math.max(1, loadBy - Date.now()), () => `the composition did not become ready ${loadLimit}`),
+        withDeadline(
+          this.orTrouble(this.page!.evaluate('window.__vidkit.__ready()')),
+          Math.max(1, loadBy - Date.now()),
+          () => `the composition did not become ready ${loadLimit}`,
+        ),
         'while the page got ready',
       );
     } catch (err) {
-      if (err instanceof BrowserFailure || err instanceof DeadlineError) throw err;
-      this.throwIfAssetFailed();
+      if (err instanceof BrowserFailure) throw err;
+      this.throwIfTroubled(AT_LOAD);
+      if (err instanceof DeadlineError) throw err;
       this.throwIfPageFailed();
       throw new VidkitError(`the composition did not become ready: ${firstLine(errorMessage(err))}`);
     }
-    this.throwIfAssetFailed();
+    this.throwIfTroubled(AT_LOAD);
     this.throwIfPageFailed();
     await this.guard(
       withDeadline(this.page!.evaluate('window.__vidkitGlyphs && window.__vidkitGlyphs.start()'), STEP_TIMEOUT_MS, () => `the glyph check did not start within ${STEP_TIMEOUT_MS / 1000} s`),
@@ -185,6 +204,8 @@ export class CaptureSession {
     const client = this.client!;
     const step = <T>(name: string, work: Promise<T>) =>
       this.guard(withDeadline(work, STEP_TIMEOUT_MS, () => `the browser did not ${name} within ${STEP_TIMEOUT_MS / 1000} s`), `while it was resetting the page (${name})`);
+    // A beforeunload prompt as the previous page is left is that page's.
+    this.phase = 'as the previous page was left';
     await step('clear the tab', page.evaluate('try { sessionStorage.clear(); } catch {} window.name = ""'));
     await step('leave the page', page.goto('about:blank', { waitUntil: 'load', timeout: STEP_TIMEOUT_MS }));
     await step('clear storage', client.send('Storage.clearDataForOrigin', { origin: new URL(this.opts.url).origin, storageTypes: 'all' }));
@@ -201,20 +222,75 @@ export class CaptureSession {
     await this.load();
   }
 
-  /** A page that leaves the composition would render another document's frames: that fails the render. */
+  /**
+   * A page that leaves the composition would render another document's frames: asking to, at
+   * load or at any frame, fails the render at once. The event comes for each navigation the page
+   * itself starts in its own frame (a script setting `location`, a reload, a link, a form, a meta
+   * refresh), before the other document replaces it, and never for the session's own
+   * navigations, same-document ones (a fragment, history.pushState), iframes' or new windows'.
+   */
   private async watchNavigation(client: CDPSession): Promise<void> {
-    // Only cross-document navigations arrive here (history.pushState does not); frames of
-    // other origins live in targets of their own, so no parent means the page itself.
-    client.on('Page.frameNavigated', ({ frame }) => {
-      if (!frame.parentId) this.navigatedTo = frame.url;
+    client.on('Page.frameRequestedNavigation', ({ frameId, url, disposition }) => {
+      if (frameId !== this.mainFrameId || disposition !== 'currentTab') return;
+      this.navigatedTo ??= url;
+      this.troubleSeen();
     });
     await client.send('Page.enable');
+    this.mainFrameId = (await client.send('Page.getFrameTree')).frameTree.frame.id;
   }
 
-  private throwIfNavigated(frame: number): void {
+  /** Whether {@link reset} can show another render in this browser: not once the page has navigated away, which may leave its tab anywhere. */
+  get reusable(): boolean {
+    return this.navigatedTo === undefined;
+  }
+
+  /** Whether the page has done what fails the render whatever it waits for: navigated away, or asked for an asset that cannot be served. */
+  private get troubled(): boolean {
+    return this.navigatedTo !== undefined || this.assetErrors.length > 0;
+  }
+
+  /**
+   * `work`, unless the page fails the render first ({@link troubled}): no wait outlasts that, and
+   * {@link throwIfTroubled} then says what it did.
+   */
+  private orTrouble<T>(work: Promise<T>): Promise<T> {
+    const troubled = () => new VidkitError('the page failed the render');
+    if (this.troubled) return Promise.reject(troubled());
+    return new Promise<T>((resolve, reject) => {
+      const stop = () => reject(troubled());
+      this.waits.add(stop);
+      work.then(
+        (value) => {
+          this.waits.delete(stop);
+          resolve(value);
+        },
+        (err) => {
+          this.waits.delete(stop);
+          reject(err);
+        },
+      );
+    });
+  }
+
+  /** Ends every wait under way: the page has just failed the render. */
+  private troubleSeen(): void {
+    for (const stop of this.waits) stop();
+    this.waits.clear();
+  }
+
+  /** Throws what failed the render, if the page has: `where` is "at load" or "at frame N". */
+  private throwIfTroubled(where: string): void {
     if (this.navigatedTo !== undefined) {
-      throw new VidkitError(`the composition navigated away to ${this.navigatedTo} at frame ${frame}: a composition must stay on its page`);
+      throw new VidkitError(`the composition navigated away to ${this.navigatedTo} ${where}: a composition must stay on its page`);
     }
+    if (this.assetErrors.length > 0) throw this.assetErrors[0];
+  }
+
+  /** A dialog the page opened, dismissed (page-dialogs.ts), as a warning naming it and where it came. */
+  private warnDialog({ kind, text, answer, frame }: PageDialog): void {
+    const where = this.phase === AT_LOAD || frame === undefined ? this.phase : `at frame ${frame}`;
+    const quoted = text === '' ? '' : ` ${JSON.stringify(text)}`;
+    this.opts.onWarning?.(`the composition opened a dialog ${where}: ${kind}${quoted}; ${answer}, as a render has no one to answer it`);
   }
 
   /**
@@ -247,15 +323,12 @@ export class CaptureSession {
       assets.route(request.url(), request.resourceType()).then(
         (url) => request.continue(url === undefined ? undefined : { url }),
         (err) => {
-          this.assetErrors.push(errorMessage(err));
+          this.assetErrors.push(err instanceof VidkitError ? err : new VidkitError(errorMessage(err)));
+          this.troubleSeen();
           return request.abort('failed');
         },
       );
     });
-  }
-
-  private throwIfAssetFailed(): void {
-    if (this.assetErrors.length > 0) throw new VidkitError(this.assetErrors[0]);
   }
 
   private async createPage(browser: Browser): Promise<Page> {
@@ -288,12 +361,16 @@ export class CaptureSession {
    */
   async capture(frame: number, whole = false): Promise<Buffer | null> {
     const { frameMs } = this.opts.timeouts;
+    const where = `at frame ${frame}`;
+    this.phase = where;
     try {
       return await this.guard(
-        withDeadline(this.captureFrame(frame, whole), frameMs, () => `frame ${frame} did not seek and draw within ${frameMs / 1000} s`),
-        `at frame ${frame}`,
+        withDeadline(this.orTrouble(this.captureFrame(frame, whole)), frameMs, () => `frame ${frame} did not seek and draw within ${frameMs / 1000} s`),
+        where,
       );
     } catch (err) {
+      if (err instanceof BrowserFailure) throw err;
+      this.throwIfTroubled(where);
       if (!(err instanceof DeadlineError)) throw err;
       // A browser that still answers has a page stuck in a script: the same frame would hang again.
       if (!(await this.answers())) throw new BrowserFailure(`the browser stopped answering at frame ${frame}`);
@@ -334,12 +411,12 @@ export class CaptureSession {
       awaitPromise: true,
     });
     if (seek.exceptionDetails) {
+      this.throwIfTroubled(`at frame ${frame}`);
       const detail = seek.exceptionDetails.exception?.description ?? seek.exceptionDetails.text;
       throw new VidkitError(`a script in the composition threw at frame ${frame}: ${firstLine(detail)}`);
     }
-    this.throwIfAssetFailed();
+    this.throwIfTroubled(`at frame ${frame}`);
     this.throwIfPageFailed();
-    this.throwIfNavigated(frame);
     return seek.result.value;
   }
 
@@ -347,7 +424,7 @@ export class CaptureSession {
     const seeked = await this.seek(frame);
     if (seeked === false && this.lastImage) return whole ? this.lastImage : null;
     const image = await this.draw(frame, seeked === 'video');
-    this.throwIfNavigated(frame);
+    this.throwIfTroubled(`at frame ${frame}`);
     this.lastImage = image;
     return image;
   }

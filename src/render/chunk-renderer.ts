@@ -93,14 +93,17 @@ export class SessionSlot {
 
   /**
    * Points the slot at another render of the same page (a warm pool's next row): an open session
-   * is reset to `boot` in its browser, and `open` opens any later one. A session whose browser died
-   * is closed, and the next {@link current} opens a new one; one whose page hangs is closed and the
-   * error thrown (the row's page loops); any other error is the row's and leaves the browser open.
+   * is reset to `boot` in its browser (unless its page navigated away: then it is closed), and
+   * `open` opens any later one. A session whose browser died is closed, and the next
+   * {@link current} opens a new one; one whose page hangs is closed and the error thrown (the row's
+   * page loops); any other error is the row's and leaves the browser open.
    */
   async reset(open: () => Promise<CaptureSession>, boot: RuntimeBoot): Promise<void> {
     this.open = open;
     this.pageFrame = -1;
     if (!this.session) return;
+    // A page that navigated away may have left its tab anywhere: the next render gets a new browser.
+    if (!this.session.reusable) return this.close();
     try {
       await this.session.reset(boot);
     } catch (err) {

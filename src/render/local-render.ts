@@ -97,8 +97,16 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const server = await serveComposition(composition, tmpDir, opts);
   const { url, assets } = server;
   let profiles = 0;
+  // Every worker's page loads and steps through the same times: each warning about the page once.
+  const pageWarnings = new Set<string>();
+  const onPageWarning = (message: string) => {
+    if (pageWarnings.has(message)) return;
+    pageWarnings.add(message);
+    opts.onWarning?.(message);
+  };
   // Profiles live in the render's temporary directory, so an interrupted render leaves none.
-  const openSession = () => CaptureSession.open(context.sessionOptions(url, assets, path.join(tmpDir, `profile-${profiles++}`)));
+  const openSession = () =>
+    CaptureSession.open({ ...context.sessionOptions(url, assets, path.join(tmpDir, `profile-${profiles++}`)), onWarning: onPageWarning });
   const slots = new Set<SessionSlot>();
   // Set once every worker has settled; a pending decision to add a worker then does nothing.
   let finished = false;

@@ -10,6 +10,31 @@ export const TRANSPARENT_PNG = Buffer.from(
   'base64',
 );
 
+/**
+ * A tenth of a second of silence, 8 kHz mono 16-bit WAV: what a media element gets for a failed
+ * URL with `--allow-missing-media`, which it loads and plays as nothing (an image would be an error).
+ */
+export const SILENT_WAV = silentWav(800);
+/** {@link SILENT_WAV}'s name among the copies, which cannot be a copy's (a hash and an extension). */
+const SILENT_MEDIA = 'missing-media.wav';
+
+function silentWav(samples: number): Buffer {
+  const wav = Buffer.alloc(44 + 2 * samples);
+  wav.write('RIFF', 0);
+  wav.writeUInt32LE(36 + 2 * samples, 4);
+  wav.write('WAVEfmt ', 8);
+  wav.writeUInt32LE(16, 16);
+  wav.writeUInt16LE(1, 20); // PCM
+  wav.writeUInt16LE(1, 22); // mono
+  wav.writeUInt32LE(8000, 24);
+  wav.writeUInt32LE(16_000, 28); // bytes a second
+  wav.writeUInt16LE(2, 32); // bytes a sample
+  wav.writeUInt16LE(16, 34);
+  wav.write('data', 36);
+  wav.writeUInt32LE(2 * samples, 40);
+  return wav;
+}
+
 /** Bytes one remote asset may have unless the render says otherwise (`--max-asset-bytes`). */
 export const DEFAULT_MAX_ASSET_BYTES = 512 * 1024 * 1024;
 
@@ -63,6 +88,16 @@ export class RemoteAssets {
   /** Whether `url` failed and was replaced by the placeholder. */
   isMissing(url: string): boolean {
     return this.missing.has(url);
+  }
+
+  /** The name under `dir` of {@link SILENT_WAV}, the placeholder of a failed media URL (written on first use). */
+  silentMedia(): string {
+    const file = path.join(this.opts.dir, SILENT_MEDIA);
+    if (!fs.existsSync(file)) {
+      fs.writeFileSync(file, SILENT_WAV);
+      fs.writeFileSync(corsFile(file), JSON.stringify({ 'access-control-allow-origin': '*' }));
+    }
+    return SILENT_MEDIA;
   }
 
   /** The file name under `dir` that `file(url)` resolves to (once it has). */

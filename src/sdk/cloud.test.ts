@@ -271,6 +271,23 @@ cloud('a chunk that always fails ends the execution: the error shows in progress
   assert.equal(errorLines(unknown.stderr), ['vidkit: error: no render 0123456789abcdef: the execution does not exist']);
 });
 
+cloud('a page that plays a file that cannot be decoded fails its chunk as BadInput, naming the file in the site', async () => {
+  await useZipFunction({});
+  const project = path.join(out, 'bad-media');
+  fs.mkdirSync(project, { recursive: true });
+  fs.writeFileSync(
+    path.join(project, 'index.html'),
+    '<!doctype html><html><body style="margin:0"><div data-composition-id="bad" data-width="160" data-height="90" data-duration="0.5"><video src="clip.mp4" muted></video></div></body></html>',
+  );
+  fs.writeFileSync(path.join(project, 'clip.mp4'), 'this is a text file, not a video\n');
+  const run = cli(['cloudfn', 'render', project, '--output-key', 'renders/bad-media.mp4', '--wait']);
+  assert.is(run.status, 1, run.stderr);
+  const renderId = /render ([0-9a-f]{16}) started/.exec(run.stderr)![1];
+  assert.equal(errorLines(run.stderr), [
+    `vidkit: error: render ${renderId} failed: BadInput: media clip.mp4 cannot be played: cannot open it as a media file: Invalid data found when processing input`,
+  ]);
+});
+
 cloud('--format webm: 2 chunks join by stream copy into VP9 whose decoded alpha is 0 where the page is transparent', async () => {
   await useZipFunction({});
   const key = 'renders/square.webm';

@@ -50,7 +50,8 @@ export class WarmTemplateRenderer {
     const key = JSON.stringify([path.resolve(opts.projectDir), size]);
     const rendering = (async () => {
       const pool = await this.pool(key, opts.projectDir, size);
-      await pool.render(pool.plan(opts.variables, true), output);
+      // The server's log gets what `vidkit render` would have warned about the page (a dismissed dialog).
+      await pool.render(pool.plan(opts.variables, true), output, { onWarning: (message) => console.warn(`vidkit: warning: ${message}`) });
     })();
     // Told apart from a deadline inside the render (a frame's), which is a failed render.
     let expired = false;

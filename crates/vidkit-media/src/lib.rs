@@ -1,6 +1,7 @@
 //! libav-backed media work for vidkit: the frame [`Encoder`] (browser screenshots to an H.264 MP4
 //! segment), [`concat_segments`] (join segments by stream copy), the delivery formats made from a
-//! render's frames or joined file ([`encode_gif`], [`package_hls`]) and [`probe`].
+//! render's frames or joined file ([`encode_gif`], [`package_hls`]), [`probe`], and what the page
+//! plays for a media file ([`page_media`]: proxies, or the file checked to decode).
 //!
 //! Everything goes through `ffmpeg-next` against the static libav of scripts/build-libav.sh, linked
 //! into the addon; the few calls it does not wrap go through `ffmpeg_sys_next` in the module that
@@ -16,10 +17,11 @@ mod gif;
 mod hls;
 mod libav;
 mod packets;
+mod page_media;
 mod probe;
 mod proxy;
 
-pub use audio::{AudioMix, AudioTrack, SAMPLE_RATE};
+pub use audio::{flac_proxy, AudioMix, AudioProxyStats, AudioTrack, SAMPLE_RATE};
 pub use concat::{concat_segments, ConcatOptions, ConcatStats};
 pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
 pub use error::MediaError;
@@ -27,5 +29,6 @@ pub use format::OutputFormat;
 pub use gif::{encode_gif, GifOptions, GifStats};
 pub use hls::{package_hls, HlsStats, HLS_MASTER_PLAYLIST, HLS_MEDIA_PLAYLIST};
 pub use libav::{libav_versions, LibavVersions};
+pub use page_media::{page_media, PageMedia};
 pub use probe::{probe, ProbeResult, StreamInfo};
 pub use proxy::{intra_proxy, ProxyStats};

@@ -1,4 +1,4 @@
-//! `concatSegments`, `probe` and `makeIntraProxy`: file work on the libuv pool.
+//! `concatSegments`, `probe` and `pageMedia`: file work on the libuv pool.
 
 use std::path::PathBuf;
 
@@ -6,8 +6,8 @@ use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Task};
 use napi_derive::napi;
 use vidkit_media::{
-    concat_segments as concat, intra_proxy, probe as probe_file, AudioMix, AudioTrack, ConcatOptions as Joining,
-    ConcatStats, ProbeResult, ProxyStats,
+    concat_segments as concat, page_media, probe as probe_file, AudioMix, AudioTrack, ConcatOptions as Joining,
+    ConcatStats, PageMedia, ProbeResult,
 };
 
 use crate::encoder::output_format;
@@ -197,37 +197,35 @@ pub fn probe(path: String) -> AsyncTask<Probe> {
     AsyncTask::new(Probe { path: path.into() })
 }
 
-#[napi(object)]
-pub struct ProxyResult {
-    pub frames: i64,
-}
-
-pub struct IntraProxy {
+pub struct PageMediaTask {
     input: PathBuf,
-    output: PathBuf,
+    proxy_stem: PathBuf,
 }
 
-impl Task for IntraProxy {
-    type Output = Option<ProxyStats>;
-    type JsValue = Option<ProxyResult>;
+impl Task for PageMediaTask {
+    type Output = PageMedia;
+    type JsValue = Option<String>;
 
-    fn compute(&mut self) -> napi::Result<Option<ProxyStats>> {
-        intra_proxy(&self.input, &self.output).map_err(failure)
+    fn compute(&mut self) -> napi::Result<PageMedia> {
+        page_media(&self.input, &self.proxy_stem).map_err(failure)
     }
 
-    fn resolve(&mut self, _env: Env, stats: Option<ProxyStats>) -> napi::Result<Option<ProxyResult>> {
-        Ok(stats.map(|s| ProxyResult {
-            frames: s.frames as i64,
-        }))
+    fn resolve(&mut self, _env: Env, media: PageMedia) -> napi::Result<Option<String>> {
+        Ok(match media {
+            PageMedia::Source => None,
+            PageMedia::VideoProxy(path) | PageMedia::AudioProxy(path) => Some(path.to_string_lossy().into_owned()),
+        })
     }
 }
 
-/// Writes an all-intra H.264 copy of a video (same timestamps) that a browser seeks to any frame
-/// cheaply; null, writing nothing, when the file has no video or its video has alpha.
-#[napi(ts_return_type = "Promise<ProxyResult | null>")]
-pub fn make_intra_proxy(input: String, output: String) -> AsyncTask<IntraProxy> {
-    AsyncTask::new(IntraProxy {
+/// What the page plays for a media file: writes the proxy it needs (an all-intra H.264 copy of a
+/// video, `<proxyStem>.mp4`; a FLAC copy of audio the browser does not play, `<proxyStem>.flac`)
+/// and resolves to its path, or to null when the page plays the file itself, which then decodes.
+/// Rejects naming libav's reason when the file cannot be decoded.
+#[napi(ts_return_type = "Promise<string | null>")]
+pub fn media_for_page(input: String, proxy_stem: String) -> AsyncTask<PageMediaTask> {
+    AsyncTask::new(PageMediaTask {
         input: input.into(),
-        output: output.into(),
+        proxy_stem: proxy_stem.into(),
     })
 }

@@ -128,6 +128,7 @@ async function renderRow(
       onFrames: (frames) => opts.onRowStart?.(entry.line, frames),
       onFrame: () => opts.onFrame?.(entry.line),
       signal,
+      onWarning: (message) => opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${message}`),
     });
     for (const m of done.missingGlyphs) opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${describeMissingGlyphs(m)}`);
     const flagged = done.missingGlyphs.length > 0 ? { missingGlyphs: done.missingGlyphs } : {};

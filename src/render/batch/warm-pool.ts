@@ -41,20 +41,24 @@ export interface PooledRenderHooks {
   onFrame?(): void;
   /** Stops this render at its next frame, its browser kept for the next. */
   signal?: AbortSignal;
+  /** Told what this render's page did that the render went past (a dialog it dismissed). */
+  onWarning?(message: string): void;
 }
 
 interface Worker {
   id: number;
   slot: SessionSlot;
   profiles: number;
+  /** Where its page's warnings go: the render it is doing now (its session outlives each). */
+  onWarning?(message: string): void;
 }
 
 /**
  * Renders one video after another with browsers kept open between them (README, "Local batch
  * rendering"): each render sets its variables by resetting a warm page ({@link CaptureSession.reset})
- * instead of launching a browser, and remote assets and video proxies are fetched once for the
- * pool's lifetime. A render is one whole-video range through the chunk renderer and output writer
- * of `vidkit render`, so its frames and file are those of a cold render. Used by
+ * instead of launching a browser, and remote assets are fetched and media proxies made once for
+ * the pool's lifetime. A render is one whole-video range through the chunk renderer and output
+ * writer of `vidkit render`, so its frames and file are those of a cold render. Used by
  * `vidkit render --batch` and by the web templates.
  */
 export class WarmPool {
@@ -112,7 +116,8 @@ export class WarmPool {
     this.profile ??= profileFor(this.base, this.opts);
     const context = withProfile(planned, await this.profile);
     const { url, assets } = this.served;
-    const options = context.sessionOptions(url, assets);
+    const options = { ...context.sessionOptions(url, assets), onWarning: (message: string) => worker.onWarning?.(message) };
+    worker.onWarning = hooks.onWarning;
     // Profiles live in the pool's temporary directory, so an interrupted batch leaves none.
     const open = () => CaptureSession.open({ ...options, profileDir: path.join(this.tmpDir, `profile-${worker.id}-${worker.profiles++}`) });
     await worker.slot.reset(open, options.boot);

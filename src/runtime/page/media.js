@@ -38,15 +38,35 @@ function mediaSource(el) { return el.currentSrc || el.src || (el.querySelector('
 // An element with nothing to play (no src, no <source>, no stream yet) shows no picture and makes
 // no sound: there is nothing to wait for, seek or mix until a script gives it a source.
 function hasSource(el) { return el.hasAttribute('src') || el.querySelector('source') !== null || el.srcObject != null; }
-// Resolves once `el` has reached `state` (1: metadata, 2: a picture), rejects if it cannot load.
+// Resolves once `el` has reached `state` (1: metadata, 2: a picture), rejects if it cannot load,
+// also when it failed before this was asked.
 function loaded(el, state) {
   if (el.readyState >= state) return Promise.resolve();
+  if (el.error) return Promise.reject(mediaFailure(el));
   return new Promise(function (resolve, reject) {
-    el.addEventListener(state >= 2 ? 'loadeddata' : 'loadedmetadata', function () { resolve(); }, { once: true });
-    el.addEventListener('error', function () { reject(new Error('media failed to load: ' + mediaSource(el))); }, { once: true });
+    var ready = state >= 2 ? 'loadeddata' : 'loadedmetadata';
+    function settle(ok) {
+      el.removeEventListener(ready, onReady);
+      el.removeEventListener('error', onError, true);
+      if (ok) resolve(); else reject(mediaFailure(el));
+    }
+    function onReady() { settle(true); }
+    // A failed <source> reports on itself (seen here while capturing); after the last one the
+    // element has nothing left to try.
+    function onError(event) { if (event.target === el || !laterSource(event.target)) settle(false); }
+    el.addEventListener(ready, onReady);
+    el.addEventListener('error', onError, true);
     // Elements the page set to preload nothing have not started loading.
     if (el.networkState === el.NETWORK_EMPTY || el.networkState === el.NETWORK_IDLE) el.load();
   });
+}
+function laterSource(source) {
+  for (var next = source.nextElementSibling; next; next = next.nextElementSibling) if (next.tagName === 'SOURCE') return next;
+  return null;
+}
+function mediaFailure(el) {
+  var reason = el.error && el.error.message ? ' (' + el.error.message + ')' : '';
+  return new Error('media failed to load: ' + mediaSource(el) + reason);
 }
 // Where an element plays on the composition's timeline, in seconds: from `start` (its own time
 // `offset` there) at `rate`, until `end` (Infinity: until its source ends).

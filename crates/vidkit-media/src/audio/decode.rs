@@ -14,11 +14,26 @@ use crate::{libav, MediaError};
 
 /// The audio of `path` at output speed, or `None` when it has no audio stream.
 pub(super) fn decode(path: &Path, playback_rate: f64) -> Result<Option<Vec<f32>>, MediaError> {
+    let mut out = Vec::new();
+    let found = decode_each(path, playback_rate, |samples| {
+        out.extend_from_slice(samples);
+        Ok(())
+    })?;
+    Ok(found.then_some(out))
+}
+
+/// Streams the audio of `path` at output speed to `sink`, a run of interleaved samples at a
+/// time. Returns false, calling nothing, when it has no audio stream.
+pub(super) fn decode_each(
+    path: &Path,
+    playback_rate: f64,
+    mut sink: impl FnMut(&[f32]) -> Result<(), MediaError>,
+) -> Result<bool, MediaError> {
     libav::init();
     let fail = |what: &str, e: &dyn std::fmt::Display| MediaError::io(path, format!("cannot {what}: {e}"));
     let mut input = ffmpeg::format::input(path).map_err(|e| fail("open it as a media file", &e))?;
     let Some(stream) = input.streams().best(media::Type::Audio) else {
-        return Ok(None);
+        return Ok(false);
     };
     let index = stream.index();
     let mut decoder = codec::Context::from_parameters(stream.parameters())
@@ -40,23 +55,37 @@ pub(super) fn decode(path: &Path, playback_rate: f64) -> Result<Option<Vec<f32>>
         }
         Ok(())
     };
+    let mut rejected = None;
     for (packet_stream, packet) in input.packets() {
         if packet_stream.index() != index {
             continue;
         }
         // A damaged packet loses its few milliseconds, not the whole track.
-        if decoder.send_packet(&packet).is_ok() {
-            drain(&mut decoder, &mut out)?;
+        match decoder.send_packet(&packet) {
+            Ok(()) => {
+                drain(&mut decoder, &mut out)?;
+                sink(&out)?;
+                out.clear();
+            }
+            Err(e) => {
+                rejected.get_or_insert(e);
+            }
         }
     }
     let _ = decoder.send_eof();
     drain(&mut decoder, &mut out)?;
-    if let Some(mut resampler) = resampler {
-        resampler
-            .push(None, &mut out)
-            .map_err(|e| fail("resample its audio", &e))?;
-    }
-    Ok(Some(out))
+    let Some(mut resampler) = resampler else {
+        // Not one packet decoded: the stream is not what its header says.
+        return match rejected {
+            Some(e) => Err(fail("decode its audio", &e)),
+            None => Ok(true),
+        };
+    };
+    resampler
+        .push(None, &mut out)
+        .map_err(|e| fail("resample its audio", &e))?;
+    sink(&out)?;
+    Ok(true)
 }
 
 /// libswresample to packed stereo f32 at the output rate.

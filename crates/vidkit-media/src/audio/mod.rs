@@ -1,15 +1,18 @@
 //! The soundtrack of a render: every audible `<audio>`/`<video>` element of the composition,
 //! decoded, resampled to 48 kHz stereo and mixed at its timeline position in one pass over the
 //! whole timeline, then encoded once. It is not chunked, so chunk seams cannot click or drift; the
-//! concat step muxes it beside the joined video.
+//! concat step muxes it beside the joined video. The page's own copy of audio it cannot play is
+//! made here too (proxy.rs), from the same decode.
 
 mod decode;
 mod encode;
+mod proxy;
 
 use std::path::PathBuf;
 
 use crate::MediaError;
 pub(crate) use encode::encode;
+pub use proxy::{flac_proxy, AudioProxyStats};
 
 /// The output sample rate.
 pub const SAMPLE_RATE: u32 = 48_000;
