@@ -27,14 +27,21 @@ const assets = rest[0] === '--assets' ? rest.slice(1) : undefined;
 if (!dir || (rest.length > 0 && assets?.length !== 2)) fail('usage: node vidkit-pack.mjs <dir> [--assets <playerFile> <compositionsDir>]');
 const out = path.resolve(dir);
 const version = process.env.VIDKIT_VERSION;
-const run = (cmd, args, cwd) => execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+// The command's own error output is shown as it runs; a failure ends here, naming the command.
+function run(cmd, args, cwd) {
+  try {
+    return execFileSync(cmd, args, { cwd, encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] });
+  } catch (err) {
+    fail(`${[cmd, ...args].join(' ')} failed (${err.status ?? err.code})${version ? `: is vidkit ${version} on the npm registry?` : ''}`);
+  }
+}
 const npmQuiet = ['--no-audit', '--no-fund', '--silent'];
 
 fs.rmSync(out, { recursive: true, force: true });
 fs.mkdirSync(out, { recursive: true });
 if (version) {
   // npm pack of a registry spec fetches the published tarball.
-  for (const spec of [`vidkit@${version}`, `@vidkit/native-linux-x64-gnu@${version}`]) run('npm', ['pack', spec, '--pack-destination', out, '--silent'], out);
+  for (const spec of [`vidkit@${version}`, `@vidkit/native-linux-x64-gnu@${version}`]) run('npm', ['pack', spec, '--pack-destination', out], out);
 } else {
   if (!fs.existsSync(path.join(checkout, 'scripts', 'pack.mjs'))) {
     fail(`${checkout} is not a vidkit checkout: set VIDKIT_VERSION=<version> to deploy vidkit from the npm registry`);
