@@ -63,16 +63,20 @@ log "building the TypeScript"
 npm run --silent build:ts >&2
 
 # The web templates (templates/*): each app's own dependencies, and what each serves from vidkit
-# (the player and the bundled composition) installed.
+# (the player, the bundled composition, the request contracts) installed.
 npm_install_in() {
   if [ ! -d "$1/node_modules" ] || [ "$1/package-lock.json" -nt "$1/node_modules/.package-lock.json" ]; then
     log "installing npm dependencies of $1"
     (cd "$1" && npm install --no-audit --no-fund >&2)
   fi
 }
-for app in templates/sandbox-platform templates/edge-container templates/edge-container/container; do
+for app in templates/edge-container templates/edge-container/container; do
   npm_install_in "$app"
 done
+# sandbox-platform installs vidkit from the tarballs in its vidkit-pack/, as its deploy does: this
+# checkout's, packed anew (it is built above).
+log "packing vidkit into templates/sandbox-platform/vidkit-pack and installing the app's dependencies"
+(cd templates/sandbox-platform && VIDKIT_BUILT=1 node ../vidkit-pack.mjs vidkit-pack >/dev/null && npm install --no-audit --no-fund --prefer-offline >&2)
 (cd templates/sandbox-platform && npm run --silent assets)
 (cd templates/edge-container && npm run --silent assets)
 venv=templates/serverless-container/.venv

@@ -2,7 +2,9 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { REPO_ROOT, tempDir } from './test-support/cli';
+import { loadComposition } from './composition/composition';
+import { renderRequestSchema } from './composition/render-request';
+import { FIXTURES, REPO_ROOT, tempDir } from './test-support/cli';
 import { fontsStylesheet } from './fonts/bundled-fonts';
 import { installTemplateAssets } from './template-assets';
 
@@ -16,7 +18,8 @@ test('installTemplateAssets copies the built player, the bundled fonts and examp
     fs.writeFileSync(path.join(stale, 'old.html'), 'stale');
     const other = path.join(app, 'public', 'compositions', 'mine');
     fs.mkdirSync(other);
-    fs.writeFileSync(path.join(other, 'index.html'), 'a user composition');
+    const userComposition = fs.readFileSync(path.join(FIXTURES, 'color-var', 'index.html'), 'utf8');
+    fs.writeFileSync(path.join(other, 'index.html'), userComposition);
 
     installTemplateAssets({ playerFile: path.join(app, 'public', 'vidkit-player.js'), compositionsDir: path.join(app, 'public', 'compositions') });
 
@@ -29,7 +32,12 @@ test('installTemplateAssets copies the built player, the bundled fonts and examp
     const example = path.join(REPO_ROOT, 'examples', 'ui-3d-reveal');
     assert.equal(files(stale), files(example));
     for (const f of files(example)) assert.ok(fs.readFileSync(path.join(stale, f)).equals(fs.readFileSync(path.join(example, f))), f);
-    assert.is(fs.readFileSync(path.join(other, 'index.html'), 'utf8'), 'a user composition', 'other compositions are left alone');
+    assert.is(fs.readFileSync(path.join(other, 'index.html'), 'utf8'), userComposition, 'other compositions are left alone');
+    // Each composition's request contract, beside it: what the Python template validates requests with.
+    const compositions = path.join(app, 'public', 'compositions');
+    assert.equal(fs.readdirSync(compositions).filter((f) => f.endsWith('.json')).sort(), ['mine.request.schema.json', 'ui-3d-reveal.request.schema.json']);
+    const mine = JSON.parse(fs.readFileSync(path.join(compositions, 'mine.request.schema.json'), 'utf8'));
+    assert.equal(mine, renderRequestSchema(loadComposition(other)));
   } finally {
     fs.rmSync(app, { recursive: true, force: true });
   }

@@ -13,24 +13,20 @@
 # is compiled here once (cmake, autoconf, automake, libtool, make, g++).
 #
 # Cache: ${VIDKIT_IMAGE_CACHE:-/var/tmp/vidkit-image-cache}, outside the repository so that it
-# survives clean checkouts and tests run with an empty HOME. The Debian base is keyed by suite,
-# mirrors and package list, the npm trees by their manifests, lockfiles and npm options; delete the
-# directory to take in Debian's latest updates.
+# survives clean checkouts and tests run with an empty HOME. The Debian base (cloud/image/debian-base.sh)
+# is keyed by suite, mirrors and package list, the npm trees by their manifests, lockfiles and npm
+# options; delete the directory to take in Debian's latest updates.
 set -euo pipefail
 
 REPO=$(cd "$(dirname "$0")/../.." && pwd)
-CACHE=${VIDKIT_IMAGE_CACHE:-/var/tmp/vidkit-image-cache}
+# The Debian base (mirrors, cache, mmdebstrap): shared with the web templates' image tests.
+source "$REPO/cloud/image/debian-base.sh"
 SUITE=trixie
 PACKAGES=(
   nodejs                               # Node 20.19 (vidkit needs 20.17 or newer)
   chromium-headless-shell              # the browser, with HeadlessExperimental.beginFrame
   fonts-dejavu-core fonts-liberation   # default fonts, as scripts/setup.sh installs them
   ca-certificates                      # TLS to S3 and to remote media
-)
-# Manuals, docs (copyright files kept) and translations: nothing in the image reads them.
-DPKG_OPTS=(
-  'path-exclude=/usr/share/man/*' 'path-exclude=/usr/share/info/*' 'path-exclude=/usr/share/locale/*'
-  'path-exclude=/usr/share/doc/*' 'path-include=/usr/share/doc/*/copyright'
 )
 
 log() { printf 'build-rootfs: %s\n' "$*" >&2; }
@@ -49,37 +45,11 @@ done
 [ -f "$addon" ] || fail "no native addon at $addon: build it (npm run build:native) or pass --addon <file.node>"
 [ -f "$REPO/package-lock.json" ] || fail "$REPO has no package-lock.json: run this script from a vidkit checkout"
 [ -f "$REPO/dist/lambda/handler.js" ] || fail "no $REPO/dist/lambda/handler.js: run npm run build:ts first"
-command -v mmdebstrap >/dev/null || fail "mmdebstrap is not installed: apt-get install mmdebstrap"
 # The render function runs on x86_64, and mmdebstrap builds for this machine's architecture.
 [ "$(dpkg --print-architecture)" = amd64 ] || fail "the render image is x86_64 (amd64): build it on an amd64 machine"
-mkdir -p "$CACHE"
-hash_of() { sha256sum | cut -c1-16; }
-# Once a new cache entry is in place, the entries it replaces (other keys, same name) go.
-drop_others() { find "$CACHE" -maxdepth 1 -name "$1-*" ! -name "$(basename "$2")*" -exec rm -rf {} +; }
-
-# The mirror apt uses on this machine (Debian's archive is the registry we reach), else deb.debian.org.
-mirror_of() {
-  apt-get indextargets --format '$(REPO_URI)' 2>/dev/null | grep -m1 "/$1/\$" || echo "http://deb.debian.org/$1/"
-}
-SOURCES=(
-  "deb $(mirror_of debian) $SUITE main"
-  "deb $(mirror_of debian) $SUITE-updates main"
-  "deb $(mirror_of debian-security) $SUITE-security main"
-)
 
 # 1. The Debian base, cached as the tarball mmdebstrap writes, with its file list beside it.
-base_key=$(printf '%s\n' "$SUITE" "${SOURCES[@]}" "${PACKAGES[@]}" "${DPKG_OPTS[@]}" | hash_of)
-base=$CACHE/base-$base_key.tar
-if [ ! -f "$base" ]; then
-  log "building the Debian $SUITE base with mmdebstrap (${PACKAGES[*]})"
-  started=$SECONDS
-  mmdebstrap --variant=essential --format=tar --include="$(IFS=,; echo "${PACKAGES[*]}")" \
-    "${DPKG_OPTS[@]/#/--dpkgopt=}" "$SUITE" "$base.partial" "${SOURCES[@]}"
-  tar -tf "$base.partial" >"$base.files"
-  mv "$base.partial" "$base"
-  drop_others base "$base"
-  log "base built in $((SECONDS - started)) s: $base"
-fi
+base=$(debian_base render-image "$SUITE" essential "${PACKAGES[@]}")
 
 # The addon is loaded by the image's Node: every library it links must be in the base.
 missing=()

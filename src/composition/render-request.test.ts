@@ -1,9 +1,10 @@
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { REPO_ROOT } from '../test-support/cli';
+import Ajv2020 from 'ajv/dist/2020';
+import { FIXTURES, REPO_ROOT } from '../test-support/cli';
 import { loadComposition } from './composition';
-import { MAX_RENDER_REQUEST_BYTES, RenderRequestError, parseRenderRequest, renderCliArgs } from './render-request';
+import { MAX_RENDER_REQUEST_BYTES, REQUEST_MESSAGES, RenderRequestError, parseRenderRequest, renderCliArgs, renderRequestSchema } from './render-request';
 
 const reveal = loadComposition(path.join(REPO_ROOT, 'examples', 'ui-3d-reveal'));
 const body = (s: string): Uint8Array => new TextEncoder().encode(s);
@@ -41,6 +42,40 @@ test('the variables go in a file; RENDER_WIDTH/HEIGHT/FPS become --width/--heigh
   assert.equal(args, ['render', '/p', '--output', '/o.mp4', '--variables-file', '/w/variables.json', '--strict-variables', '--width', '320', '--height', '180', '--fps', '5']);
   assert.equal(renderCliArgs('/p', '/o.mp4', '/w/v.json', {}).slice(-1), ['--strict-variables']);
   assert.throws(() => renderCliArgs('/p', '/o.mp4', '/w/v.json', { RENDER_FPS: '0' }), /RENDER_FPS must be a positive whole number/);
+});
+
+test('the request schema is a JSON Schema of the body that accepts what the contract accepts, and carries its limit, messages and expected types', () => {
+  const typed = loadComposition(path.join(FIXTURES, 'all-variable-types'));
+  const schema = renderRequestSchema(typed);
+  assert.is(schema['x-vidkit-max-bytes'], MAX_RENDER_REQUEST_BYTES);
+  assert.equal(schema['x-vidkit-messages'], REQUEST_MESSAGES);
+  const properties = (schema.properties as { variables: { properties: Record<string, Record<string, unknown>> } }).variables.properties;
+  // The seven types; `clip` (type "video") is not one, so it is not declared.
+  assert.equal(Object.fromEntries(Object.entries(properties).map(([id, p]) => [id, p['x-vidkit-expected']])), {
+    title: 'string', count: 'number', fill: 'color', outlined: 'boolean', mood: 'one of "calm", "loud"', face: 'font', logo: 'image',
+  });
+  const ajv = new Ajv2020({ strict: true, keywords: ['x-vidkit-max-bytes', 'x-vidkit-messages', 'x-vidkit-expected'] });
+  const validate = ajv.compile(schema);
+  const bodies = [
+    {},
+    { variables: { face: 'Inter', logo: 'a.png', fill: 'rgb(1, 2, 3)', mood: 'loud', count: 2, outlined: true, title: 'x' } },
+    { variables: { face: 3 } },
+    { variables: { clip: 'x.mp4' } },
+    { variables: { fill: 'not a colour!' } },
+    { variables: { mood: 'quiet' } },
+    { other: 1 },
+  ];
+  for (const value of bodies) {
+    const accepted = (() => {
+      try {
+        parseRenderRequest(body(JSON.stringify(value)), typed);
+        return true;
+      } catch {
+        return false;
+      }
+    })();
+    assert.is(validate(value), accepted, JSON.stringify(value));
+  }
 });
 
 test.run();

@@ -1,12 +1,26 @@
 import type { Composition } from './composition';
-import { Overrides, checkOverrides } from './variables';
+import { JSON_SCHEMA_DIALECT, JsonSchema, variablesJsonSchema } from './json-schema';
+import { OVERRIDE_MESSAGES, Overrides, checkOverrides, expectedOf, fillMessage } from './variables';
 
 /**
  * The request contract of the web templates' `POST /api/render` (templates/README.md): the body
  * is empty or `{"variables": {...}}`, at most 64 KiB, and every variable must be declared by the
- * composition with a matching type. The Python template implements the same contract.
+ * composition with a matching type. Defined here once: the JavaScript templates call
+ * {@link parseRenderRequest}, the Python template reads {@link renderRequestSchema}'s document.
  */
 export const MAX_RENDER_REQUEST_BYTES = 64 * 1024;
+
+/** The 400 answers' messages, as templates with `{placeholders}` ({@link fillMessage}). */
+export const REQUEST_MESSAGES = {
+  tooLarge: `request body is too large: the limit is ${MAX_RENDER_REQUEST_BYTES} bytes`,
+  notJson: 'request body is not JSON: {reason}',
+  notObject: 'request body must be a JSON object: {"variables": {...}}',
+  unknownField: 'unknown field {fields}; the body is {"variables": {...}}',
+  variablesNotObject: '"variables" must be a JSON object of variable values',
+  ...OVERRIDE_MESSAGES,
+  /** Between the problems of one request, all named in one message. */
+  separator: '; ',
+} as const;
 
 /** A request the caller must fix: the templates answer it with a 400 and `{"error": message}`. */
 export class RenderRequestError extends Error {
@@ -23,27 +37,48 @@ const isRecord = (v: unknown): v is Record<string, unknown> =>
 
 /** Validates a request body against the composition's declarations; returns the overrides. */
 export function parseRenderRequest(body: Uint8Array, composition: Composition): Overrides {
-  if (body.byteLength > MAX_RENDER_REQUEST_BYTES) {
-    throw new RenderRequestError(`request body is too large: the limit is ${MAX_RENDER_REQUEST_BYTES} bytes`);
-  }
+  if (body.byteLength > MAX_RENDER_REQUEST_BYTES) throw new RenderRequestError(REQUEST_MESSAGES.tooLarge);
   const text = new TextDecoder().decode(body);
   if (text.trim() === '') return {};
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (err) {
-    throw new RenderRequestError(`request body is not JSON: ${(err as Error).message}`);
+    throw new RenderRequestError(fillMessage(REQUEST_MESSAGES.notJson, { reason: (err as Error).message }));
   }
-  if (!isRecord(parsed)) throw new RenderRequestError('request body must be a JSON object: {"variables": {...}}');
+  if (!isRecord(parsed)) throw new RenderRequestError(REQUEST_MESSAGES.notObject);
   const unknownFields = Object.keys(parsed).filter((k) => k !== 'variables');
   if (unknownFields.length > 0) {
-    throw new RenderRequestError(`unknown field ${unknownFields.map((k) => JSON.stringify(k)).join(', ')}; the body is {"variables": {...}}`);
+    throw new RenderRequestError(fillMessage(REQUEST_MESSAGES.unknownField, { fields: unknownFields.map((k) => JSON.stringify(k)).join(', ') }));
   }
   if (parsed.variables === undefined) return {};
-  if (!isRecord(parsed.variables)) throw new RenderRequestError('"variables" must be a JSON object of variable values');
+  if (!isRecord(parsed.variables)) throw new RenderRequestError(REQUEST_MESSAGES.variablesNotObject);
   const issues = checkOverrides(composition.variables, parsed.variables);
-  if (issues.length > 0) throw new RenderRequestError(issues.map((i) => i.message).join('; '));
+  if (issues.length > 0) throw new RenderRequestError(issues.map((i) => i.message).join(REQUEST_MESSAGES.separator));
   return parsed.variables;
+}
+
+/**
+ * The request contract for one composition as a document a template in another language reads
+ * (the Python template; `node dist/template-assets.js` writes it beside each composition): the JSON
+ * Schema (draft 2020-12) of the body, whose `variables` is the composition's
+ * {@link variablesJsonSchema}, plus what JSON Schema cannot say, under `x-vidkit-` keywords: the
+ * size limit, the messages, and the type each variable's mismatch message names. A validator that
+ * honours them answers exactly as {@link parseRenderRequest}.
+ */
+export function renderRequestSchema(composition: Pick<Composition, 'id' | 'variables'>): JsonSchema {
+  const { $schema: _dialect, ...variables } = variablesJsonSchema(composition);
+  const properties = variables.properties as Record<string, JsonSchema>;
+  for (const decl of composition.variables.declarations) properties[decl.id]['x-vidkit-expected'] = expectedOf(decl);
+  return {
+    $schema: JSON_SCHEMA_DIALECT,
+    title: `POST /api/render body for the composition "${composition.id}"`,
+    type: 'object',
+    properties: { variables },
+    additionalProperties: false,
+    'x-vidkit-max-bytes': MAX_RENDER_REQUEST_BYTES,
+    'x-vidkit-messages': REQUEST_MESSAGES,
+  };
 }
 
 /** The output size and frame rate a template render asks for; unset means the composition's own. */

@@ -136,12 +136,28 @@ function describe(v: unknown): string {
   return shown !== undefined && shown.length <= 40 ? `${t} ${shown}` : t;
 }
 
+/**
+ * The messages of an override that does not fit, as templates with `{placeholders}`: one wording
+ * for `--strict-variables` and the web templates' request contract, which carries these templates
+ * to the Python template (render-request.ts, `renderRequestSchema`).
+ */
+export const OVERRIDE_MESSAGES = {
+  undeclared: 'variable "{id}" is not declared by the composition',
+  mismatch: 'variable "{id}": expected {expected}, got {got}',
+} as const;
+
+/** A message template with its `{placeholders}` filled in. */
+export function fillMessage(template: string, values: Record<string, string>): string {
+  return template.replace(/\{(\w+)\}/g, (whole, name: string) => values[name] ?? whole);
+}
+
+/** What a declaration expects, as its mismatch message names it: its type, or an enum's options. */
+export function expectedOf(decl: VariableDeclaration): string {
+  return decl.type === 'enum' ? `one of ${decl.options!.map((o) => JSON.stringify(o.value)).join(', ')}` : decl.type;
+}
+
 /** Why `value` does not fit `decl`, or undefined when it does. */
 export function typeMismatch(decl: VariableDeclaration, value: unknown): string | undefined {
-  const expected = (): string => {
-    if (decl.type !== 'enum') return decl.type;
-    return `one of ${decl.options!.map((o) => JSON.stringify(o.value)).join(', ')}`;
-  };
   let ok: boolean;
   switch (decl.type) {
     case 'string':
@@ -162,7 +178,7 @@ export function typeMismatch(decl: VariableDeclaration, value: unknown): string 
       ok = decl.options!.some((o) => o.value === value);
       break;
   }
-  return ok ? undefined : `variable "${decl.id}": expected ${expected()}, got ${describe(value)}`;
+  return ok ? undefined : fillMessage(OVERRIDE_MESSAGES.mismatch, { id: decl.id, expected: expectedOf(decl), got: describe(value) });
 }
 
 /** Every override that is undeclared or of the wrong type, in the order given. */
@@ -172,7 +188,7 @@ export function checkOverrides(set: DeclarationSet, overrides: Overrides): Varia
   for (const [key, value] of Object.entries(overrides)) {
     const decl = byId.get(key);
     if (!decl) {
-      issues.push({ variable: key, message: `variable "${key}" is not declared by the composition` });
+      issues.push({ variable: key, message: fillMessage(OVERRIDE_MESSAGES.undeclared, { id: key }) });
       continue;
     }
     const mismatch = typeMismatch(decl, value);

@@ -5,6 +5,7 @@ import { renderSize } from '../composition/render-request';
 import type { Overrides } from '../composition/variables';
 import { VidkitError, errorMessage } from '../errors';
 import { WarmPool } from '../render/batch/warm-pool';
+import { removeLeftovers } from '../render/leftovers';
 import { withDeadline } from '../render/deadline';
 import { QUALITY_SETTINGS } from '../render/quality';
 import { RenderTimeoutError } from './render-errors';
@@ -28,6 +29,13 @@ export interface TemplateRenderOptions {
  */
 export class WarmTemplateRenderer {
   private readonly pools = new Map<string, Promise<WarmPool>>();
+
+  constructor() {
+    // The host process may end without closing this (a server stopped with process.exit): its
+    // browsers lead process groups of their own and would outlive it, with their profiles.
+    if (process.listeners('exit').includes(removeLeftovers)) return;
+    process.once('exit', removeLeftovers);
+  }
 
   /** Renders and returns the MP4's bytes; the output lives in a temporary directory removed afterwards. */
   async render(opts: TemplateRenderOptions): Promise<Buffer> {

@@ -6,6 +6,14 @@ import * as assert from 'uvu/assert';
 import { FIXTURES, tempDir } from '../test-support/cli';
 import {
   ACCENT_VARIABLES,
+  ALL_TYPES_VARIABLES,
+  BURST_MAX_WAITING,
+  assertAllTypesRender,
+  assertBurst,
+  assertNothingLeft,
+  assertSameContract,
+  renderBurst,
+  rendersInFlight,
   LOCAL_VIDKIT_CLI,
   LONG_TITLE_BODY,
   RunningServer,
@@ -20,7 +28,8 @@ import {
   installFixtureComposition,
   post,
   postJson,
-  previewFrameSpread,
+  assertPreviewSession,
+  previewSession,
   processMarker,
   renderLeftovers,
   renderPastTimeout,
@@ -44,6 +53,8 @@ let limited: RunningServer;
 let worker: RunningServer;
 let endlessDir: string;
 let longTitleDir: string;
+let typedDir: string;
+let publicRoot: string;
 // The render servers' TMPDIR: what a render writes there (variables file, output, browser profile)
 // must be gone after it.
 const containerTmp = tempDir('vidkit-template-tmp-');
@@ -67,9 +78,11 @@ test.before(async () => {
   assert.is(copy.status, 0, copy.stderr);
   // The render servers' public/: the template's compositions and the fixtures.
   const root = tempDir('vidkit-edge-public-');
+  publicRoot = root;
   fs.cpSync(path.join(APP, 'public', 'compositions'), path.join(root, 'compositions'), { recursive: true });
   endlessDir = `compositions/${installFixtureComposition('endless-frame', path.join(root, 'compositions'))}`;
   longTitleDir = `compositions/${installFixtureComposition('long-variable', path.join(root, 'compositions'))}`;
+  typedDir = `compositions/${installFixtureComposition('all-variable-types', path.join(root, 'compositions'))}`;
   container = await startRenderServer(root, { RENDER_MAX_WAITING: '0', TMPDIR: containerTmp });
   limited = await startRenderServer(root, { ...TIGHT_LIMITS, ...marker.env, TMPDIR: limitedTmp });
   const port = await freePort();
@@ -86,11 +99,11 @@ test.after(async () => {
   await Promise.all([container?.stop(), limited?.stop()]);
 });
 
-test('GET / serves <vidkit-player> with the composition, and it draws a non-blank frame', async () => {
+test('GET / serves <vidkit-player> with the composition; in a browser it draws and plays, and its form renders a video that the page then plays', async () => {
   const html = await (await fetch(worker.url + '/')).text();
   assert.match(html, /<vidkit-player src="compositions\/ui-3d-reveal\/index.html" width="960" height="540"/);
-  const spread = await previewFrameSpread(worker.url + '/');
-  assert.ok(spread > 10, `screenshot luma spread ${spread.toFixed(1)}`);
+  // A screenshot of the page with the rendered video: test-artifacts/edge-container-preview.png.
+  assertPreviewSession(await previewSession(worker.url + '/', 'edge-container-preview', ACCENT_VARIABLES.variables));
 });
 
 test('POST /api/render stores an H.264 MP4 in the vidkit-renders bucket and returns its URL', async () => {
@@ -142,6 +155,30 @@ test('a 60 KiB variable that serialises past the argument-list limit renders, an
   assertLongTitleRender(new Uint8Array(await res.arrayBuffer()));
   // The warm browser's directory stays for the next request; nothing of this render does.
   assert.equal(renderLeftovers(containerTmp), [], 'the render left temporary files behind');
+});
+
+test('the contract is vidkit\'s: a font variable renders; an unsupported type and every mistyped value are refused with vidkit\'s message', async () => {
+  await assertSameContract((body) => renderDirectly(container, typedDir, body));
+  const res = await renderDirectly(container, typedDir, JSON.stringify(ALL_TYPES_VARIABLES));
+  assert.is(res.status, 200, container.output());
+  assertAllTypesRender(new Uint8Array(await res.arrayBuffer()));
+});
+
+test('under 20 renders at once: one at a time, RENDER_MAX_WAITING waiting, the rest 429 with Retry-After; each accepted one ends with its MP4, and nothing is left running or in TMPDIR', async () => {
+  const burstMarker = processMarker();
+  const tmp = tempDir('vidkit-template-tmp-');
+  const server = await startRenderServer(publicRoot, { RENDER_MAX_WAITING: String(BURST_MAX_WAITING), TMPDIR: tmp, ...burstMarker.env });
+  try {
+    const result = await renderBurst(
+      () => renderDirectly(server, typedDir, JSON.stringify(ALL_TYPES_VARIABLES)),
+      async (accepted) => accepted,
+      () => rendersInFlight(tmp),
+    );
+    await assertBurst(result);
+  } finally {
+    await server.stop();
+  }
+  await assertNothingLeft(burstMarker.entry, tmp);
 });
 
 test('wrangler deploy --dry-run accepts the config and builds the RenderContainer image from container/Dockerfile', () => {

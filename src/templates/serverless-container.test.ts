@@ -6,6 +6,14 @@ import * as assert from 'uvu/assert';
 import { REPO_ROOT, tempDir } from '../test-support/cli';
 import {
   ACCENT_VARIABLES,
+  ALL_TYPES_VARIABLES,
+  BURST_MAX_WAITING,
+  assertAllTypesRender,
+  assertBurst,
+  assertNothingLeft,
+  assertSameContract,
+  renderBurst,
+  rendersInFlight,
   LOCAL_VIDKIT_CLI,
   LONG_TITLE_BODY,
   RunningServer,
@@ -21,7 +29,8 @@ import {
   markedProcesses,
   post,
   postJson,
-  previewFrameSpread,
+  assertPreviewSession,
+  previewSession,
   processMarker,
   renderLeftovers,
   renderPastTimeout,
@@ -80,9 +89,10 @@ async function renderToEnd(url: string, body: string | Uint8Array<ArrayBuffer>):
 }
 
 test.before(async () => {
+  fixtures = ['endless-frame', 'long-variable', 'all-variable-types'].map((f) => installFixtureComposition(f, compositions));
+  // The player, ui-3d-reveal and every composition's request contract, as setup and deploy.sh install them.
   const copy = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'template-assets.js'), 'static/vidkit-player.js', 'compositions'], { cwd: APP, encoding: 'utf8' });
   assert.is(copy.status, 0, copy.stderr);
-  fixtures = ['endless-frame', 'long-variable'].map((f) => installFixtureComposition(f, compositions));
   const base = { VIDKIT_CLI: LOCAL_VIDKIT_CLI, ...SMALL_RENDER };
   server = await startApp({ VIDKIT_LOCAL_STORE_DIR: volume, ...base, VIDKIT_CLI: recordingCli, ...warmMarker.env });
   limited = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), PREVIEW_COMPOSITION: fixtures[0], ...TIGHT_LIMITS, ...marker.env, TMPDIR: limitedTmp, ...base });
@@ -91,14 +101,17 @@ test.before(async () => {
 
 test.after(async () => {
   await Promise.all([server?.stop(), limited?.stop(), longTitle?.stop()]);
-  for (const name of fixtures) fs.rmSync(path.join(compositions, name), { recursive: true, force: true });
+  for (const name of fixtures) {
+    fs.rmSync(path.join(compositions, name), { recursive: true, force: true });
+    fs.rmSync(path.join(compositions, `${name}.request.schema.json`), { force: true });
+  }
 });
 
-test('GET / serves <vidkit-player> with the composition, and it draws a non-blank frame', async () => {
+test('GET / serves <vidkit-player> with the composition; in a browser it draws and plays, and its form renders a video that the page then plays', async () => {
   const html = await (await fetch(server.url + '/')).text();
   assert.match(html, /<vidkit-player src="compositions\/ui-3d-reveal\/index.html" width="960" height="540"/);
-  const spread = await previewFrameSpread(server.url + '/');
-  assert.ok(spread > 10, `screenshot luma spread ${spread.toFixed(1)}`);
+  // A screenshot of the page with the rendered video: test-artifacts/serverless-container-preview.png.
+  assertPreviewSession(await previewSession(server.url + '/', 'serverless-container-preview', ACCENT_VARIABLES.variables));
 });
 
 test('POST /api/render answers {call_id} at once; the poll route is 202 while it runs, then the MP4 from the volume', async () => {
@@ -202,6 +215,43 @@ test('a render that fails is a 500 with the error on the poll route', async () =
   } finally {
     await failing.stop();
   }
+});
+
+test('the contract is vidkit\'s, read from the schema it generates: a font variable renders; an unsupported type and every mistyped value are refused with vidkit\'s message', async () => {
+  const app = await startApp({ VIDKIT_LOCAL_STORE_DIR: tempDir('vidkit-volume-'), PREVIEW_COMPOSITION: fixtures[2], ...SMALL_RENDER, VIDKIT_CLI: LOCAL_VIDKIT_CLI });
+  try {
+    await assertSameContract((body) => post(app.url + '/api/render', body));
+    const res = await renderToEnd(app.url, JSON.stringify(ALL_TYPES_VARIABLES));
+    assert.is(res.status, 200, app.output());
+    assertAllTypesRender(new Uint8Array(await res.arrayBuffer()));
+  } finally {
+    await app.stop();
+  }
+});
+
+test('a composition without its request contract: the app does not start, naming the command that writes it', async () => {
+  const run = spawnSync(PYTHON, ['-m', 'vidkit_web.local', '--port', String(await freePort())], { cwd: APP, env: { ...process.env, PREVIEW_COMPOSITION: 'no-such-composition' }, encoding: 'utf8', timeout: 30_000 });
+  assert.is.not(run.status, 0);
+  assert.match(run.stderr, /no-such-composition\.request\.schema\.json is missing: write it with `node <vidkit>\/dist\/template-assets\.js/);
+});
+
+test('under 20 renders at once: one at a time, RENDER_MAX_WAITING waiting, the rest 429 with Retry-After; each accepted one ends with its MP4, and nothing is left running or in TMPDIR', async () => {
+  const burstMarker = processMarker();
+  const tmp = tempDir('vidkit-template-tmp-');
+  const renders = tempDir('vidkit-volume-');
+  const app = await startApp({ VIDKIT_LOCAL_STORE_DIR: renders, PREVIEW_COMPOSITION: fixtures[2], RENDER_MAX_WAITING: String(BURST_MAX_WAITING), TMPDIR: tmp, ...burstMarker.env, ...SMALL_RENDER, VIDKIT_CLI: LOCAL_VIDKIT_CLI });
+  try {
+    const result = await renderBurst(
+      () => post(app.url + '/api/render', JSON.stringify(ALL_TYPES_VARIABLES)),
+      async (accepted) => finished(((await accepted.json()) as { url: string }).url),
+      () => rendersInFlight(tmp),
+    );
+    await assertBurst(result);
+    assert.is(fs.readdirSync(renders).filter((f) => f.endsWith('.mp4') && !f.startsWith('.')).length, 1 + BURST_MAX_WAITING);
+  } finally {
+    await app.stop();
+  }
+  await assertNothingLeft(burstMarker.entry, tmp);
 });
 
 test('the Modal app module imports: a spawned render function and an ASGI web endpoint', () => {

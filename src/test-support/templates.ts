@@ -3,6 +3,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { freePort } from './ports';
 import * as assert from 'uvu/assert';
+import { loadComposition } from '../composition/composition';
+import { parseRenderRequest } from '../composition/render-request';
 import { findBrowser, launchBrowser } from '../render/browser';
 import { FIXTURES, REPO_ROOT, tempDir } from './cli';
 import { decodeRgbFrame, ffprobe, rgbAt } from './media';
@@ -84,14 +86,33 @@ export async function startServer(
 }
 
 /**
- * Opens the preview page in headless Chromium, waits until `<vidkit-player>` shows its composition
- * and returns the standard deviation of the screenshot's luma over the player: 0 for a blank frame.
+ * Where the template tests keep what a person would look at (screenshots of the preview pages):
+ * test-artifacts/ in the checkout (ignored by git), or VIDKIT_TEST_ARTIFACTS.
  */
-export async function previewFrameSpread(pageUrl: string): Promise<number> {
+export const ARTIFACTS = process.env.VIDKIT_TEST_ARTIFACTS ?? path.join(REPO_ROOT, 'test-artifacts');
+
+export interface PreviewSession {
+  /** The standard deviation of the screenshot's luma over the player: 0 for a blank frame. */
+  spread: number;
+  /** How far the player's clock moved in a second of wall time. */
+  played: number;
+  /** The rendered video the page showed, as the browser decoded it. */
+  video: { src: string; width: number; height: number; duration: number; played: number };
+  /** The screenshot of the page, showing the player and the rendered video. */
+  screenshot: string;
+}
+
+/**
+ * The preview page as a person uses it, in headless Chromium: the page loads, `<vidkit-player>`
+ * shows the composition and plays it, the form posts `variables` (typed into its textarea) and
+ * the page then plays the rendered video. A screenshot of the page at that point is kept as
+ * {@link ARTIFACTS}/<name>.png.
+ */
+export async function previewSession(pageUrl: string, name: string, variables: Record<string, unknown>): Promise<PreviewSession> {
   const browser = await launchBrowser({ executablePath: findBrowser(), capture: 'screenshot', gl: 'software' });
   try {
     const page = await browser.newPage();
-    await page.setViewport({ width: 1100, height: 700 });
+    await page.setViewport({ width: 1100, height: 1000 });
     const errors: string[] = [];
     page.on('pageerror', (err) => errors.push(String(err)));
     await page.goto(pageUrl, { waitUntil: 'load' });
@@ -106,25 +127,68 @@ export async function previewFrameSpread(pageUrl: string): Promise<number> {
     } catch (err) {
       throw new Error(`the player never showed the composition (${(err as Error).message}); page errors: ${errors.join('; ')}`);
     }
+    const clock = () => page.$eval('vidkit-player', (p) => (p as unknown as { currentTime: number }).currentTime);
+    const before = await clock();
     // Let the composition play into its first animations.
     await new Promise((r) => setTimeout(r, 1500));
+    const played = (await clock()) - before;
     const player = await page.$('vidkit-player');
-    const png = (await player!.screenshot({ type: 'png' })) as Uint8Array;
-    const gray = execFileSync('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], {
-      input: png,
-      maxBuffer: 64 * 1024 * 1024,
-    });
-    let sum = 0;
-    let sq = 0;
-    for (const v of gray) {
-      sum += v;
-      sq += v * v;
+    const spread = lumaSpread((await player!.screenshot({ type: 'png' })) as Uint8Array);
+
+    // The form, as typed by a person.
+    await page.click('textarea', { clickCount: 3 });
+    await page.keyboard.press('Backspace');
+    await page.type('textarea', JSON.stringify(variables));
+    await page.click('button');
+    try {
+      await page.waitForFunction(
+        () => {
+          const video = document.querySelector('video');
+          return !!video && video.readyState >= 2 && video.videoWidth > 0;
+        },
+        { timeout: 180_000, polling: 250 },
+      );
+    } catch (err) {
+      const shown = await page.$eval('body', (b) => b.innerText.slice(-300));
+      throw new Error(`the page never showed the rendered video (${(err as Error).message}); it shows: ${shown}; page errors: ${errors.join('; ')}`);
     }
-    const mean = sum / gray.length;
-    return Math.sqrt(sq / gray.length - mean * mean);
+    const start = await page.$eval('video', (v) => v.currentTime);
+    await new Promise((r) => setTimeout(r, 1000));
+    const video = await page.$eval('video', (v, t0) => ({ src: v.currentSrc, width: v.videoWidth, height: v.videoHeight, duration: v.duration, played: v.currentTime - t0 }), start);
+    fs.mkdirSync(ARTIFACTS, { recursive: true });
+    const screenshot = path.join(ARTIFACTS, `${name}.png`);
+    await page.screenshot({ path: screenshot as `${string}.png`, fullPage: true });
+    return { spread, played, video, screenshot };
   } finally {
     await browser.close();
   }
+}
+
+/** The standard deviation of a PNG's luma. */
+function lumaSpread(png: Uint8Array): number {
+  const gray = execFileSync('ffmpeg', ['-v', 'error', '-i', 'pipe:0', '-f', 'rawvideo', '-pix_fmt', 'gray', 'pipe:1'], {
+    input: png,
+    maxBuffer: 64 * 1024 * 1024,
+  });
+  let sum = 0;
+  let sq = 0;
+  for (const v of gray) {
+    sum += v;
+    sq += v * v;
+  }
+  const mean = sum / gray.length;
+  return Math.sqrt(sq / gray.length - mean * mean);
+}
+
+/** Asserts a preview session went as a person expects: a drawn, playing player, then the rendered video playing at 320x180. */
+export function assertPreviewSession(session: PreviewSession): void {
+  assert.ok(session.spread > 10, `screenshot luma spread ${session.spread.toFixed(1)}`);
+  assert.ok(session.played > 0.5, `the player's clock moved ${session.played.toFixed(2)} s in 1.5 s`);
+  const { video } = session;
+  assert.equal([video.width, video.height], [320, 180], `the video shown: ${JSON.stringify(video)}`);
+  assert.ok(Math.abs(video.duration - SMALL_FRAMES / 5) < 0.3, `video duration ${video.duration}`);
+  assert.ok(video.played > 0.3, `the rendered video played ${video.played.toFixed(2)} s in 1 s`);
+  assert.ok(fs.statSync(session.screenshot).size > 10_000, session.screenshot);
 }
 
 /** Asserts an MP4 is ui-3d-reveal at {@link SMALL_RENDER} and shows {@link ACCENT_VARIABLES}' accent. */
@@ -159,6 +223,41 @@ export async function assertRejectsMalformedBodies(renderUrl: string): Promise<v
     const { status, json } = await postJson(renderUrl, body);
     assert.is(status, 400, `${what}: status ${status} ${JSON.stringify(json)}`);
     assert.match(String(json.error), message, `${what}: ${JSON.stringify(json)}`);
+  }
+}
+
+/** The all-variable-types fixture: one value of each of the seven types, `face` a font. */
+export const ALL_TYPES_VARIABLES = { variables: { title: 'typed', count: 2, fill: '#ff0000', outlined: true, mood: 'loud', face: 'Inter', logo: 'logo.png' } };
+
+/**
+ * Bodies the all-variable-types fixture refuses, each answered 400 with exactly the message
+ * vidkit's own contract (parseRenderRequest) gives: the same in the three templates. `clip` is
+ * declared with a type vidkit does not support, so it counts as undeclared.
+ */
+const REFUSED_BODIES = [
+  { variables: { clip: 'other.mp4' } },
+  { variables: { face: 3, logo: false, fill: 'not a colour!', count: '2', outlined: 'yes', mood: 'quiet', title: null } },
+  { variables: { title: 12.5, mood: true, count: 'é', unknown: 1 } },
+  { other: 1 },
+  { variables: [] },
+  'x'.repeat(65 * 1024),
+];
+
+export async function assertSameContract(send: (body: string) => Promise<Response>): Promise<void> {
+  const composition = loadComposition(path.join(FIXTURES, 'all-variable-types'));
+  for (const value of REFUSED_BODIES) {
+    const body = typeof value === 'string' ? value : JSON.stringify(value);
+    let expected = '';
+    try {
+      parseRenderRequest(new TextEncoder().encode(body), composition);
+    } catch (err) {
+      expected = (err as Error).message;
+    }
+    assert.ok(expected, `the contract accepts ${body.slice(0, 80)}`);
+    const res = await send(body);
+    const json = (await res.json()) as { error?: string };
+    assert.is(res.status, 400, `${body.slice(0, 80)}: status ${res.status} ${JSON.stringify(json)}`);
+    assert.is(json.error, expected, body.slice(0, 80));
   }
 }
 
@@ -292,4 +391,99 @@ export function renderLeftovers(tmp: string): string[] {
       .filter((inside) => inside !== 'assets' && !/^profile-\d+-\d+$/.test(inside))
       .map((inside) => `${entry}/${inside}`);
   });
+}
+
+/** The load test: this many renders at once, with this many allowed to wait behind the running one. */
+export const BURST = 20;
+export const BURST_MAX_WAITING = 3;
+
+export interface BurstResult {
+  /** The 429s, as answered. */
+  refused: Response[];
+  /** Each accepted render's final answer (the MP4, or its error). */
+  finished: Response[];
+  /** The most renders seen in flight at once, sampled every 20 ms. */
+  maxInFlight: number;
+  /** Whether a render was ever seen in flight (so the sampling saw them). */
+  seen: boolean;
+}
+
+/**
+ * Sends {@link BURST} renders at once to a template process that has not rendered this
+ * composition yet (its first render launches a browser, so every request arrives while it runs),
+ * follows each accepted one to its end with `finish` (the answer itself, or a poll), and samples
+ * `inFlight` (renders under way in the process) until all have ended.
+ */
+export async function renderBurst(send: () => Promise<Response>, finish: (accepted: Response) => Promise<Response>, inFlight: () => number): Promise<BurstResult> {
+  let running = true;
+  let maxInFlight = 0;
+  let seen = false;
+  const sampler = (async () => {
+    while (running) {
+      const n = inFlight();
+      maxInFlight = Math.max(maxInFlight, n);
+      seen ||= n > 0;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  })();
+  try {
+    const answers = await Promise.all(Array.from({ length: BURST }, () => send()));
+    const refused = answers.filter((r) => r.status === 429);
+    const finished = await Promise.all(answers.filter((r) => r.status !== 429).map(finish));
+    return { refused, finished, maxInFlight, seen };
+  } finally {
+    running = false;
+    await sampler;
+  }
+}
+
+/**
+ * Asserts what the burst must give: one render at a time, {@link BURST_MAX_WAITING} waiting, the
+ * rest 429 with Retry-After, and every accepted render an MP4 of the all-variable-types fixture.
+ */
+export async function assertBurst(result: BurstResult): Promise<void> {
+  assert.ok(result.seen, 'no render was ever seen in flight');
+  assert.is(result.maxInFlight, 1, 'renders ran at the same time');
+  assert.is(result.refused.length, BURST - 1 - BURST_MAX_WAITING, `${result.refused.length} refused`);
+  for (const res of result.refused) await assertQueueFull(res, BURST_MAX_WAITING);
+  assert.is(result.finished.length, 1 + BURST_MAX_WAITING);
+  for (const res of result.finished) {
+    assert.is(res.status, 200, `${res.status}: ${res.status === 200 ? '' : await res.text()}`);
+    assertAllTypesRender(new Uint8Array(await res.arrayBuffer()));
+  }
+}
+
+/** Renders under way in a template process whose TMPDIR is `tmp`: the warm pool's render-<n> directories, each there while its frames are captured and encoded. */
+export function rendersInFlight(tmp: string): number {
+  return fs
+    .readdirSync(tmp)
+    .filter((e) => e.startsWith('vidkit-pool-'))
+    .flatMap((pool) => {
+      try {
+        return fs.readdirSync(path.join(tmp, pool)).filter((e) => /^render-\d+$/.test(e));
+      } catch {
+        return [];
+      }
+    }).length;
+}
+
+/**
+ * Asserts that once a template process has stopped, nothing it started still runs (found by the
+ * marker in their environment) and its TMPDIR is empty; what it started stops on its own (the end
+ * of its stdin, the exit of its parent), so they get until a deadline.
+ */
+export async function assertNothingLeft(marker: string, tmp: string): Promise<void> {
+  const left = () => [...markedProcesses(marker).map((p) => p.cmdline.slice(0, 120)), ...fs.readdirSync(tmp)];
+  for (const deadline = Date.now() + 15_000; left().length > 0 && Date.now() < deadline; ) await new Promise((r) => setTimeout(r, 200));
+  assert.equal(left(), [], 'processes or files outlived the template process');
+}
+
+/** Asserts an MP4 is the all-variable-types fixture at 320x180, 5 fps: three frames filled red by ALL_TYPES_VARIABLES. */
+export function assertAllTypesRender(bytes: Uint8Array): void {
+  const file = path.join(tempDir('vidkit-template-'), 'render.mp4');
+  fs.writeFileSync(file, bytes);
+  const video = ffprobe(file).streams.find((s) => s.codec_type === 'video');
+  assert.equal([video?.codec_name, video?.width, video?.height, video?.nb_read_frames], ['h264', 320, 180, '3']);
+  const [r, g, b] = rgbAt(decodeRgbFrame(file, 2, 320, 180), 320, 300, 170);
+  assert.ok(r > 230 && g < 25 && b < 25, `fill pixel ${[r, g, b]}`);
 }

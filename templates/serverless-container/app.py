@@ -1,32 +1,33 @@
 """The Modal app: the ASGI web endpoint and the spawned render function, sharing one image built
-at deploy time (Node, the headless browser, libav and the vidkit CLI) and the vidkit-renders
-Volume. Deploy with `modal deploy app.py`; run without an account with `python -m vidkit_web.local`."""
+at deploy time (vidkit_web/image_recipe.py: Node, the headless browser and the vidkit CLI with
+libav in its addon, installed from the tarballs in vidkit-pack/) and the vidkit-renders Volume.
+Deploy with `./deploy.sh` (it fills vidkit-pack/, then runs `modal deploy app.py`); run without an
+account with `python -m vidkit_web.local`."""
 
 import os
 from pathlib import Path
 
 import modal
 
-from vidkit_web import settings
+from vidkit_web import image_recipe, settings
 from vidkit_web.limits import render_limits
 from vidkit_web.render_job import render_to_directory
 from vidkit_web.render_server import RenderServer
 
 HERE = Path(__file__).resolve().parent
-REMOTE_ROOT = "/app"
+REMOTE_ROOT = image_recipe.REMOTE_ROOT
 
 app = modal.App("vidkit-serverless-container")
 volume = modal.Volume.from_name(settings.VOLUME_NAME, create_if_missing=True)
 
 image = (
-    modal.Image.from_registry("node:20-bookworm-slim", add_python="3.11")
-    .apt_install(
-        "chromium-headless-shell",
-        "fonts-dejavu-core", "fonts-liberation", "ca-certificates",
-    )
-    .run_commands("npm install -g vidkit")
+    modal.Image.from_registry(image_recipe.BASE_IMAGE, add_python=image_recipe.PYTHON_VERSION)
+    .run_commands(image_recipe.apt_install_command(image_recipe.APT_PACKAGES))
     .pip_install_from_requirements(str(HERE / "requirements.txt"))
-    .env({"VIDKIT_BROWSER": "/usr/bin/chromium-headless-shell", "XDG_CACHE_HOME": "/tmp/.cache", "PREVIEW_COMPOSITION": settings.PREVIEW_COMPOSITION})
+    # Last of the build steps: a new vidkit rebuilds only these layers.
+    .add_local_dir(HERE / image_recipe.VIDKIT_PACK_DIR, image_recipe.VIDKIT_PACK_IN_IMAGE, copy=True)
+    .run_commands(image_recipe.INSTALL_VIDKIT)
+    .env({**image_recipe.ENV, "PREVIEW_COMPOSITION": settings.PREVIEW_COMPOSITION})
     .add_local_dir(HERE / "compositions", f"{REMOTE_ROOT}/compositions")
     .add_local_dir(HERE / "static", f"{REMOTE_ROOT}/static")
     .add_local_python_source("vidkit_web")

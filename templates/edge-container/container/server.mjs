@@ -58,6 +58,10 @@ async function render(req, res) {
   }
 }
 
+// Stopped (the container's SIGTERM, Ctrl-C): exiting takes the warm browser and its files along
+// (vidkit/template-renderer removes them as the process exits).
+for (const signal of ['SIGTERM', 'SIGINT']) process.once(signal, () => process.exit(0));
+
 http
   .createServer((req, res) => {
     if (req.url === '/render' && req.method === 'POST') return void render(req, res);

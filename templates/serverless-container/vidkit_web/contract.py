@@ -1,50 +1,80 @@
-"""The request contract of POST /api/render (README.md), the same as the JavaScript templates':
-the body is empty or {"variables": {...}}, at most 64 KiB, and every variable must be declared by
-the composition's data-composition-variables with a matching type."""
+"""The request contract of POST /api/render (../README.md), read from the document vidkit generates
+for the composition, never kept here by hand: `node <vidkit>/dist/template-assets.js` writes
+compositions/<name>.request.schema.json (the JSON Schema of the body, whose `variables` is the
+composition's variables schema, plus the size limit, the messages and each variable's expected
+type under `x-vidkit-` keywords). Validated against it, a request is answered exactly as the
+JavaScript templates answer it (vidkit/web-template)."""
 
 import json
 import math
 import re
-from html.parser import HTMLParser
+from dataclasses import dataclass
 from pathlib import Path
-
-MAX_RENDER_REQUEST_BYTES = 64 * 1024
-VARIABLE_TYPES = ("string", "number", "color", "boolean", "enum")
 
 
 class RenderRequestError(ValueError):
     """A request the caller must fix: answered with a 400 and {"error": message}."""
 
 
-class _RootAttributes(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.variables: str | None = None
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag == "html":
-            self.variables = dict(attrs).get("data-composition-variables")
+def request_schema_file(compositions_dir: Path, name: str) -> Path:
+    return compositions_dir / f"{name}.request.schema.json"
 
 
-def load_declarations(project_dir: Path) -> dict[str, dict]:
-    """The composition's declarations by id; a declaration of another type is dropped, as in vidkit."""
-    parser = _RootAttributes()
-    parser.feed((project_dir / "index.html").read_text(encoding="utf-8"))
-    declared = json.loads(parser.variables) if parser.variables and parser.variables.strip() else []
-    return {d["id"]: d for d in declared if isinstance(d, dict) and d.get("type") in VARIABLE_TYPES}
+@dataclass(frozen=True)
+class RequestContract:
+    max_bytes: int
+    messages: dict[str, str]
+    # The variables' schemas by id: JSON Schema `type`, `pattern` or `enum`, and x-vidkit-expected.
+    variables: dict[str, dict]
+
+    def message(self, name: str, **values: str) -> str:
+        return re.sub(r"\{(\w+)\}", lambda m: values.get(m.group(1), m.group(0)), self.messages[name])
 
 
-_HEX_COLOR = re.compile(r"^#(?:[0-9a-f]{3,4}|[0-9a-f]{6}|[0-9a-f]{8})$", re.I)
-_FUNCTIONAL_COLOR = re.compile(r"^(?:rgba?|hsla?|hwb|lab|lch|oklab|oklch)\([^()]*\)$", re.I)
-_NAMED_COLOR = re.compile(r"^[a-z]+$", re.I)
+def load_contract(compositions_dir: Path, name: str) -> RequestContract:
+    """The contract of compositions/<name>/; a missing one names the command that writes it."""
+    file = request_schema_file(compositions_dir, name)
+    try:
+        schema = json.loads(file.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise FileNotFoundError(
+            f"{file} is missing: write it with `node <vidkit>/dist/template-assets.js static/vidkit-player.js compositions` "
+            "(the deploy script and scripts/setup.sh run it)"
+        ) from None
+    return RequestContract(
+        max_bytes=schema["x-vidkit-max-bytes"],
+        messages=schema["x-vidkit-messages"],
+        variables=schema["properties"]["variables"]["properties"],
+    )
 
 
-def _is_number(v: object) -> bool:
-    return isinstance(v, (int, float)) and not isinstance(v, bool) and math.isfinite(v)
+def _reject_constant(name: str) -> object:
+    # JSON has no NaN or Infinity (JavaScript's parser refuses them too).
+    raise ValueError(f"{name} is not valid JSON")
 
 
-def _enum_values(decl: dict) -> list:
-    return [o["value"] if isinstance(o, dict) else o for o in decl.get("options", [])]
+def _json_type(value: object) -> str:
+    """JavaScript's typeof of a parsed JSON value."""
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    return {str: "string", list: "array", dict: "object", type(None): "null"}[type(value)]
+
+
+def _json_text(value: object) -> str:
+    """JSON.stringify's text: compact, non-ASCII kept, a whole float without its .0."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
+        value = int(value)
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
+
+
+def _describe(value: object) -> str:
+    kind = _json_type(value)
+    if kind in ("null", "array"):
+        return kind
+    shown = _json_text(value)
+    return f"{kind} {shown}" if len(shown) <= 40 else kind
 
 
 def _same(a: object, b: object) -> bool:
@@ -52,57 +82,47 @@ def _same(a: object, b: object) -> bool:
     return isinstance(a, bool) == isinstance(b, bool) and a == b
 
 
-def _fits(decl: dict, value: object) -> bool:
-    kind = decl["type"]
-    if kind == "string":
-        return isinstance(value, str)
-    if kind == "number":
-        return _is_number(value)
-    if kind == "boolean":
-        return isinstance(value, bool)
-    if kind == "color":
-        return isinstance(value, str) and any(p.match(value.strip()) for p in (_HEX_COLOR, _FUNCTIONAL_COLOR, _NAMED_COLOR))
-    return any(_same(value, option) for option in _enum_values(decl))
+def _fits(schema: dict, value: object) -> bool:
+    """The keywords vidkit's variables schema uses: type (string, number, boolean), pattern, enum."""
+    kind = schema.get("type")
+    if kind == "string" and not isinstance(value, str):
+        return False
+    if kind == "number" and not (_json_type(value) == "number" and math.isfinite(value)):
+        return False
+    if kind == "boolean" and not isinstance(value, bool):
+        return False
+    if "pattern" in schema and not re.search(schema["pattern"], value):
+        return False
+    return "enum" not in schema or any(_same(value, option) for option in schema["enum"])
 
 
-def _describe(value: object) -> str:
-    shown = json.dumps(value)
-    kind = {bool: "boolean", str: "string", list: "array", dict: "object", type(None): "null"}.get(type(value), "number")
-    return f"{kind} {shown}" if len(shown) <= 40 and kind != "null" else kind
-
-
-def _mismatch(decl: dict, value: object) -> str | None:
-    if _fits(decl, value):
-        return None
-    expected = decl["type"] if decl["type"] != "enum" else "one of " + ", ".join(json.dumps(v) for v in _enum_values(decl))
-    return f'variable "{decl["id"]}": expected {expected}, got {_describe(value)}'
-
-
-def parse_render_request(body: bytes, declarations: dict[str, dict]) -> dict:
-    """Validates a request body against the declarations; returns the variable overrides."""
-    if len(body) > MAX_RENDER_REQUEST_BYTES:
-        raise RenderRequestError(f"request body is too large: the limit is {MAX_RENDER_REQUEST_BYTES} bytes")
-    text = body.decode("utf-8", errors="replace")
+def parse_render_request(body: bytes, contract: RequestContract) -> dict:
+    """Validates a request body against the contract; returns the variable overrides."""
+    if len(body) > contract.max_bytes:
+        raise RenderRequestError(contract.message("tooLarge"))
+    # As the JavaScript templates decode it: a BOM dropped, bytes that are not UTF-8 as U+FFFD.
+    text = body.decode("utf-8-sig", errors="replace")
     if not text.strip():
         return {}
     try:
-        parsed = json.loads(text)
-    except json.JSONDecodeError as err:
-        raise RenderRequestError(f"request body is not JSON: {err}") from None
+        parsed = json.loads(text, parse_constant=_reject_constant)
+    except ValueError as err:
+        raise RenderRequestError(contract.message("notJson", reason=str(err))) from None
     if not isinstance(parsed, dict):
-        raise RenderRequestError('request body must be a JSON object: {"variables": {...}}')
+        raise RenderRequestError(contract.message("notObject"))
     unknown = [k for k in parsed if k != "variables"]
     if unknown:
-        raise RenderRequestError(f'unknown field {", ".join(json.dumps(k) for k in unknown)}; the body is {{"variables": {{...}}}}')
+        raise RenderRequestError(contract.message("unknownField", fields=", ".join(_json_text(k) for k in unknown)))
     variables = parsed.get("variables", {})
     if not isinstance(variables, dict):
-        raise RenderRequestError('"variables" must be a JSON object of variable values')
+        raise RenderRequestError(contract.message("variablesNotObject"))
     issues = []
     for key, value in variables.items():
-        decl = declarations.get(key)
-        issue = f'variable "{key}" is not declared by the composition' if decl is None else _mismatch(decl, value)
-        if issue:
-            issues.append(issue)
+        schema = contract.variables.get(key)
+        if schema is None:
+            issues.append(contract.message("undeclared", id=key))
+        elif not _fits(schema, value):
+            issues.append(contract.message("mismatch", id=key, expected=schema["x-vidkit-expected"], got=_describe(value)))
     if issues:
-        raise RenderRequestError("; ".join(issues))
+        raise RenderRequestError(contract.messages["separator"].join(issues))
     return variables

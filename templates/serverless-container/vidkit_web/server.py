@@ -12,23 +12,24 @@ from starlette.staticfiles import StaticFiles
 
 from . import settings
 from .backends import Backend, Failed, Finished, Running, TimedOut
-from .contract import MAX_RENDER_REQUEST_BYTES, RenderRequestError, load_declarations, parse_render_request
+from .contract import RenderRequestError, load_contract, parse_render_request
 from .limits import QueueFull
 from .render_job import RENDER_NAME
 
 
-async def _read_capped(request: Request) -> bytes:
+async def _read_capped(request: Request, limit: int) -> bytes:
     """The body, stopping one byte past the limit so an oversized request is never held whole."""
     body = bytearray()
     async for chunk in request.stream():
         body += chunk
-        if len(body) > MAX_RENDER_REQUEST_BYTES:
+        if len(body) > limit:
             break
     return bytes(body)
 
 
 def create_app(backend: Backend, compositions_dir: Path = settings.COMPOSITIONS_DIR, static_dir: Path = settings.STATIC_DIR) -> Starlette:
-    project_dir = compositions_dir / settings.PREVIEW_COMPOSITION
+    # Read once: a missing contract stops the app at its start, naming the command that writes it.
+    contract = load_contract(compositions_dir, settings.PREVIEW_COMPOSITION)
 
     async def preview(_request: Request) -> Response:
         page = (static_dir / "index.html").read_text(encoding="utf-8")
@@ -36,7 +37,7 @@ def create_app(backend: Backend, compositions_dir: Path = settings.COMPOSITIONS_
 
     async def start_render(request: Request) -> Response:
         try:
-            variables = parse_render_request(await _read_capped(request), load_declarations(project_dir))
+            variables = parse_render_request(await _read_capped(request, contract.max_bytes), contract)
         except RenderRequestError as err:
             return JSONResponse({"error": str(err)}, status_code=400)
         try:
