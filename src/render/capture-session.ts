@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
-import { VidkitError, errorMessage } from '../errors';
+import { VidkitError, badInput, errorMessage } from '../errors';
 import { MissingGlyphs, glyphCheckScript } from '../runtime/glyph-check';
 import { RuntimeBoot, bootScript } from '../runtime/runtime';
 import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from './browser';
@@ -50,6 +50,10 @@ export interface SessionOptions {
   timeouts: PageTimeouts;
   /** The browser's profile directory, removed on close; by default puppeteer's own. */
   profileDir?: string;
+  /** An image, stylesheet or font that failed to load fails the page (`--strict`); otherwise it is a warning. */
+  strictLoads?: boolean;
+  /** Hears what failed to load, once per page loaded. */
+  onWarning?: (message: string) => void;
 }
 
 /** Milliseconds a setup step on an open page (metrics, background, scripts) may take. */
@@ -161,6 +165,7 @@ export class CaptureSession {
     }
     this.throwIfAssetFailed();
     this.throwIfPageFailed();
+    await this.reportFailedLoads();
     await this.guard(
       withDeadline(this.page!.evaluate('window.__vidkitGlyphs && window.__vidkitGlyphs.start()'), STEP_TIMEOUT_MS, () => `the glyph check did not start within ${STEP_TIMEOUT_MS / 1000} s`),
       'while it started the glyph check',
@@ -199,6 +204,22 @@ export class CaptureSession {
     this.pageErrors.length = 0;
     this.assetErrors.length = 0;
     await this.load();
+  }
+
+  /**
+   * What the page could not load (an image, a stylesheet, a font; any scheme, data: included) is
+   * drawn as Chromium draws the page without it, as HyperFrames renders it, and named in a
+   * warning; under `--strict` it fails the render. Media and script errors fail on their own.
+   */
+  private async reportFailedLoads(): Promise<void> {
+    const read = this.page!.evaluate('window.__vidkit.__failedLoads()') as Promise<string[]>;
+    const failed = await this.guard(
+      withDeadline(read, STEP_TIMEOUT_MS, () => `the page did not say what failed to load within ${STEP_TIMEOUT_MS / 1000} s`),
+      'while it read what failed to load',
+    );
+    if (failed.length === 0) return;
+    if (this.opts.strictLoads) throw badInput(`--strict: the composition did not load whole: ${failed.join('; ')} failed to load`);
+    this.opts.onWarning?.(`${failed.join('; ')} failed to load: drawn as the browser shows the page without ${failed.length === 1 ? 'it' : 'them'}`);
   }
 
   /** A page that leaves the composition would render another document's frames: that fails the render. */

@@ -98,7 +98,14 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const { url, assets } = server;
   let profiles = 0;
   // Profiles live in the render's temporary directory, so an interrupted render leaves none.
-  const openSession = () => CaptureSession.open(context.sessionOptions(url, assets, path.join(tmpDir, `profile-${profiles++}`)));
+  // Every worker's page reports what failed to load; the render warns once.
+  const warned = new Set<string>();
+  const onWarning = (message: string) => {
+    if (warned.has(message)) return;
+    warned.add(message);
+    opts.onWarning?.(message);
+  };
+  const openSession = () => CaptureSession.open({ ...context.sessionOptions(url, assets, path.join(tmpDir, `profile-${profiles++}`)), onWarning });
   const slots = new Set<SessionSlot>();
   // Set once every worker has settled; a pending decision to add a worker then does nothing.
   let finished = false;

@@ -72,7 +72,7 @@ export async function renderStill(opts: StillOptions): Promise<StillResult> {
   const server = await serveComposition(context.composition, tmpDir, opts);
   let session: CaptureSession | undefined;
   try {
-    session = await CaptureSession.open(context.sessionOptions(server.url, server.assets, path.join(tmpDir, 'profile')));
+    session = await CaptureSession.open({ ...context.sessionOptions(server.url, server.assets, path.join(tmpDir, 'profile')), onWarning: opts.onWarning });
     if (context.totalFrames === undefined) assertInside(frame, await framesOfPage(context, session), context.fps);
     const image = await session.capture(frame, true);
     if (!image) throw new VidkitError(`frame ${frame}: the browser returned no image`);

@@ -50,13 +50,19 @@ function whenLoaded() {
   if (document.readyState === 'complete') return Promise.resolve();
   return new Promise(function (resolve) { window.addEventListener('load', function () { resolve(); }, { once: true }); });
 }
+// What failed to load is drawn as the browser draws it (a broken image shows nothing) and named in
+// a warning (the renderer reads `__failedLoads`); only --strict fails the render for it.
+var failedLoads = [];
+function noteFailedLoad(what) {
+  if (failedLoads.indexOf(what) < 0) failedLoads.push(what);
+}
+// A data: URL is named by its start: it may be kilobytes long.
+function shortUrl(url) { return /^data:/i.test(url) && url.length > 80 ? url.slice(0, 77) + '...' : url; }
 function imagesReady() {
   var imgs = Array.prototype.slice.call(document.images);
   return Promise.all(imgs.map(function (img) {
     if (!img.src) return null;
-    return img.decode().catch(function () {
-      throw new Error('image failed to load: ' + (img.currentSrc || img.src));
-    });
+    return img.decode().catch(function () { noteFailedLoad('image ' + shortUrl(img.currentSrc || img.src)); });
   }));
 }
 // CSS background images: the load event does not wait for those of elements styled later.
@@ -71,8 +77,19 @@ function cssImagesReady() {
   return Promise.all(Array.from(urls).map(function (url) {
     var img = new Image();
     img.src = url;
-    return img.decode().catch(function () { throw new Error('image failed to load: ' + url); });
+    return img.decode().catch(function () { noteFailedLoad('image ' + shortUrl(url)); });
   }));
+}
+// Stylesheets that did not load tell it by an error event (a 404 still gets an empty sheet).
+document.addEventListener('error', function (event) {
+  var el = event.target;
+  if (el && el.tagName === 'LINK' && /(^|\s)stylesheet(\s|$)/i.test(el.rel || '')) noteFailedLoad('stylesheet ' + el.href);
+}, true);
+// Web fonts that failed.
+function noteFailedStyles() {
+  if (document.fonts) document.fonts.forEach(function (face) {
+    if (face.status === 'error') noteFailedLoad('font ' + face.family);
+  });
 }
 // three.js models and textures loading through its default manager.
 function threeLoaded() {
@@ -98,6 +115,7 @@ function ready() {
     .then(threeLoaded)
     .then(framesReady)
     .then(function () { return document.fonts ? document.fonts.ready : null; })
+    .then(noteFailedStyles)
     // Animations that exist once the page is ready started at virtual time 0.
     .then(function () { registerAnimations(); });
 }
@@ -130,6 +148,8 @@ window.__vidkit = Object.freeze({
   __afterPaint: afterPaint,
   __videosPresented: videosPresented,
   __mediaTimeline: mediaTimeline,
+  /** Images, stylesheets and fonts that failed to load before the first frame ("image <url>"…). */
+  __failedLoads: function () { return failedLoads.slice(); },
   /** The composition's length in seconds (declared, or inferred as timing.js says); 0 when unknown. */
   __duration: function () { forgetTiming(); return compositionDuration(); },
 });
