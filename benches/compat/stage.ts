@@ -10,6 +10,8 @@ import { stageComposition } from '../lib/stage';
  */
 const LIBRARIES: Record<string, string[]> = {
   'gsap.min.js': ['node_modules/gsap/dist/gsap.min.js'],
+  // @hyperframes/shader-transitions' script build (global HyperShader), a devDependency of the root.
+  'index.global.js': ['node_modules/@hyperframes/shader-transitions/dist/index.global.js'],
   'anime.umd.min.js': ['benches/compat/node_modules/animejs/dist/bundles/anime.umd.min.js'],
   'lottie.min.js': ['benches/compat/node_modules/lottie-web/build/player/lottie.min.js'],
   // The module imports its core from the same folder.

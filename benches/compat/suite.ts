@@ -54,5 +54,6 @@ export const SUITE: CompatCase[] = [
   { name: 'text-plain', feature: 'text: static text and a GSAP fade, nothing else of the format', text: true },
   { name: 'text-variables', feature: 'text: data-var-text, font variable type', text: true, variables: { title: 'Launch day' } },
   { name: 'text-captions', feature: 'text: captions in relative clips, GSAP', text: true },
+  { name: 'transitions-shader', feature: '@hyperframes/shader-transitions: an sdf-iris transition between two GSAP-animated scenes' },
   { name: 'fonts-faces', feature: "fonts: HyperFrames' static faces and aliases, a weight between them, generic fallbacks after an unknown family, the default font", text: true },
 ];

@@ -367,10 +367,27 @@ export class CaptureSession {
   private async captureFrame(frame: number, whole: boolean): Promise<Buffer | null> {
     const seeked = await this.seek(frame);
     if (seeked === false && this.lastImage) return whole ? this.lastImage : null;
+    if (seeked === 'composite') await this.compositeTransition(frame);
     const image = await this.draw(frame, seeked === 'video');
     this.throwIfNavigated(frame);
     this.lastImage = image;
     return image;
+  }
+
+  /**
+   * A HyperFrames shader transition on screen (seek.js): the page has cloned its two scenes into
+   * canvases, which the browser paints in one draw without a capture; then the page composites
+   * them with the shader, and the capture after shows the composite.
+   */
+  private async compositeTransition(frame: number): Promise<void> {
+    const client = this.client!;
+    if (this.opts.profile.capture === 'beginframe') await this.beginFrame(false);
+    else await client.send('Runtime.evaluate', { expression: 'window.__vidkit.__afterPaint()', awaitPromise: true });
+    const done = await client.send('Runtime.evaluate', { expression: 'window.__hf_page_composite_resolve()', returnByValue: true });
+    if (done.exceptionDetails) {
+      const detail = done.exceptionDetails.exception?.description ?? done.exceptionDetails.text;
+      throw new VidkitError(`the shader transition at frame ${frame} could not be drawn: ${firstLine(detail)}`);
+    }
   }
 
   private async draw(frame: number, seekedVideo: boolean): Promise<Buffer> {

@@ -28,12 +28,35 @@ function seekFrame(target) {
   syncAnimations();
   syncVideos(waits);
   seekFrames(target, waits);
+  compositeTransition(target, waits);
   if (mutations.takeRecords().length > 0 || hasUncontrolledMotion()) changed = true;
   var result = changed;
   changed = false;
   if (waits.length === 0) return result;
-  // 'video': a video's new picture must also reach the compositor before the capture.
-  return Promise.all(waits).then(function (values) { return values.indexOf('video') >= 0 ? 'video' : true; });
+  // 'video': a video's new picture must also reach the compositor before the capture;
+  // 'composite': a shader transition's scenes must be painted before it is drawn.
+  return Promise.all(waits).then(function (values) {
+    return values.indexOf('composite') >= 0 ? 'composite' : values.indexOf('video') >= 0 ? 'video' : true;
+  });
+}
+
+// HyperFrames' shader transitions wrap the protocol's seek (window.__hf.seek) once they have set
+// up their compositor. Each frame the renderer calls that wrapper with the frame's time (the
+// protocol's own seek inside does nothing: the page is there already); during a transition it
+// flags a composite, and its prepare step clones the two scenes into canvases for the browser to
+// paint. The renderer then draws once and calls `__hf_page_composite_resolve`, which composites
+// them with the transition's shader into a canvas over the page (capture-session.ts).
+function compositeTransition(target, waits) {
+  var hf = window.__hf;
+  if (!hf || typeof hf.seek !== 'function' || hf.seek === protocolSeek) return;
+  wrappedSeeking = true;
+  try {
+    hf.seek(target / fps);
+  } finally {
+    wrappedSeeking = false;
+  }
+  if (window.__hf_page_composite_pending !== true || typeof window.__hf_page_composite_prepare !== 'function') return;
+  waits.push(Promise.resolve(window.__hf_page_composite_prepare()).then(function (ok) { return ok ? 'composite' : true; }));
 }
 
 var changed = true;
