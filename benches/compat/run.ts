@@ -65,14 +65,14 @@ function vidkitRun(c: CompatCase, dir: string, output: string): Promise<Measured
   const args = [path.join(ROOT, 'dist', 'cli', 'main.js'), 'render', dir, '--output', output, '--quality', 'high', '--json'];
   if (c.format) args.push('--format', c.format);
   if (c.variables) args.push('--variables', JSON.stringify(c.variables));
-  return measure(process.execPath, args, {}, RENDER_TIMEOUT_MS);
+  return measure(process.execPath, args, {}, (c.timeoutSeconds ?? RENDER_TIMEOUT_MS / 1000) * 1000);
 }
 
 function peerRun(c: CompatCase, dir: string, output: string): Promise<Measured> {
   const args = [path.join(ROOT, 'benches', 'peer', 'render.sh'), dir, output];
   if (c.format) args.push('--format', c.format);
   if (c.variables) args.push('--variables', JSON.stringify(c.variables));
-  return measure('bash', args, {}, RENDER_TIMEOUT_MS);
+  return measure('bash', args, {}, (c.timeoutSeconds ?? RENDER_TIMEOUT_MS / 1000) * 1000);
 }
 
 /** The last error line a tool printed, for the table. */

@@ -10,6 +10,8 @@ import { stageComposition } from '../lib/stage';
  */
 const LIBRARIES: Record<string, string[]> = {
   'gsap.min.js': ['node_modules/gsap/dist/gsap.min.js'],
+  // @hyperframes/shader-transitions' script build (global HyperShader), a devDependency of the root.
+  'index.global.js': ['node_modules/@hyperframes/shader-transitions/dist/index.global.js'],
   'anime.umd.min.js': ['benches/compat/node_modules/animejs/dist/bundles/anime.umd.min.js'],
   'lottie.min.js': ['benches/compat/node_modules/lottie-web/build/player/lottie.min.js'],
   // The module imports its core from the same folder.
@@ -25,6 +27,15 @@ const LIBRARIES: Record<string, string[]> = {
 const MEDIA: Record<string, string[]> = {
   'clip.mp4': ['-f', 'lavfi', '-i', 'testsrc2=s=320x180:r=30:d=4,hue=H=2*PI*t/4', '-c:v', 'libx264', '-crf', '12', '-g', '15', '-pix_fmt', 'yuv420p', '-an'],
   'tone.wav': ['-f', 'lavfi', '-i', 'aevalsrc=0.8*sin(2*PI*440*t)*t/4:s=48000:d=4', '-c:a', 'pcm_s16le'],
+  // The production rows' a-roll: 15 s of moving picture with a voice-like sound (a 220 Hz tone
+  // whose level rises and falls three times a second), and two sound effects.
+  'aroll-portrait.mp4': [
+    '-f', 'lavfi', '-i', 'testsrc2=s=540x960:r=30:d=15,hue=H=2*PI*t/15',
+    '-f', 'lavfi', '-i', 'aevalsrc=0.3*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t)):s=48000:d=15',
+    '-c:v', 'libx264', '-crf', '18', '-g', '30', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-shortest',
+  ],
+  'sfx-whoosh.wav': ['-f', 'lavfi', '-i', 'aevalsrc=0.5*sin(2*PI*(300+900*t)*t)*exp(-6*t):s=48000:d=0.5', '-c:a', 'pcm_s16le'],
+  'sfx-ding.wav': ['-f', 'lavfi', '-i', 'aevalsrc=0.6*sin(2*PI*1320*t)*exp(-5*t):s=48000:d=0.8', '-c:a', 'pcm_s16le'],
 };
 
 /** The text of every HTML file of a staged project: index.html and its sub-compositions. */

@@ -17,6 +17,8 @@ export interface CompatCase {
   format?: 'webm';
   /** Given to both tools with `--variables`. */
   variables?: Record<string, unknown>;
+  /** Seconds each tool may take to render it, for the production rows; 120 unless given. */
+  timeoutSeconds?: number;
 }
 
 export const SUITE: CompatCase[] = [
@@ -54,4 +56,12 @@ export const SUITE: CompatCase[] = [
   { name: 'text-plain', feature: 'text: static text and a GSAP fade, nothing else of the format', text: true },
   { name: 'text-variables', feature: 'text: data-var-text, font variable type', text: true, variables: { title: 'Launch day' } },
   { name: 'text-captions', feature: 'text: captions in relative clips, GSAP', text: true },
+  { name: 'transitions-shader', feature: '@hyperframes/shader-transitions: an sdf-iris transition between two GSAP-animated scenes' },
+  {
+    name: 'prod-portrait-promo',
+    feature: 'production: 15 s 1080x1920, a-roll with sound, word-by-word captions, overlays nesting a badge (3 levels), 7 font families (Fraunces not bundled), 3 sound effects, CTA end card',
+    text: true,
+    timeoutSeconds: 1200,
+  },
+  { name: 'fonts-faces', feature: "fonts: HyperFrames' static faces and aliases, a weight between them, generic fallbacks after an unknown family, the default font", text: true },
 ];

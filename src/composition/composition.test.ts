@@ -70,6 +70,12 @@ test('frame count is duration × fps', () => {
   assert.is(totalFrames(6, 30), 180);
   assert.is(totalFrames(10, 29.97), 300);
   assert.is(totalFrames(0.5, 30), 15);
+  // A part-frame at the end is shown, as HyperFrames shows it; decimal fractions still land on whole frames.
+  assert.is(totalFrames(10.24, 30), 308);
+  assert.is(totalFrames(16.04, 30), 482);
+  assert.is(totalFrames(19.04, 30), 572);
+  assert.is(totalFrames(0.1, 30), 3);
+  assert.is(totalFrames(4.1, 30), 123);
 });
 
 test.run();

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { HTMLElement, parse } from 'node-html-parser';
 import { badInput } from '../errors';
 import { projectFile } from '../render/project-files';
-import { ROOT_SELECTORS } from './root';
+import { ROOT_SELECTORS, framesForDuration } from './root';
 import { DeclarationSet, parseDeclarationSources } from './variables';
 
 export const ENTRY_FILE = 'index.html';
@@ -150,7 +150,7 @@ function positiveInteger(raw: string | undefined, name: string, where: string): 
   return n;
 }
 
-/** Frames in a render: duration × fps, rounded to the nearest frame. */
+/** Frames in a render ({@link framesForDuration}). */
 export function totalFrames(durationSeconds: number, fps: number): number {
-  return Math.round(durationSeconds * fps);
+  return framesForDuration(durationSeconds, fps);
 }

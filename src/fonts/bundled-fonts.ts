@@ -3,72 +3,48 @@ import type * as http from 'node:http';
 import * as path from 'node:path';
 import { FONTS_PREFIX } from '../runtime/boot';
 import { FALLBACK_DIR, FALLBACK_FAMILY, fallbackFolders, fallbackStylesheet, servedName } from './fallback-fonts';
+import { PEER_FAMILIES, STATIC_DIR, staticFolders, staticStylesheet } from './static-fonts';
+
+/** What text with no font-family draws with: the face standing in for the browser's default serif. */
+const DEFAULT_FACE = 'Tinos';
 
 export { FONTS_PREFIX };
 
-interface BundledFamily {
-  /** The family's own name, which the page runtime also puts in place of generic families. */
+interface VariableFamily {
+  /** The family name its package declares ("Inter Variable"): what a composition names to set a variable axis. */
   family: string;
   /** The npm package (installed with vidkit) holding the files and their licence. */
   pkg: string;
   /** Its stylesheets of faces, one `@font-face` per unicode subset; those the package lacks are skipped. */
   sheets: string[];
-  /** Other names (lower case) drawn with this family: what HyperFrames maps to it. */
-  aliases: string[];
 }
 
 /** Each variable package's stylesheets of upright and italic faces (italics where the family has them). */
 const WEIGHTS = ['wght.css', 'wght-italic.css'];
 
 /**
- * The bundled set (README: A composition, Fonts): HyperFrames' bundled families that come as
- * variable fonts (one file per subset covers every weight), with the system names HyperFrames
- * maps to each.
+ * The variable faces of twelve of HyperFrames' families (README: A composition, Fonts), under
+ * their packages' own names: a composition that sets a weight between the static faces' or
+ * another axis (`font-variation-settings`) names "Inter Variable" instead of "Inter".
  */
-const FAMILIES: BundledFamily[] = [
-  {
-    family: 'Inter',
-    pkg: '@fontsource-variable/inter',
-    sheets: WEIGHTS,
-    aliases: [
-      'helvetica', 'helvetica neue', 'helvetica bold', 'arial', 'sf pro', 'sf pro display', 'sf pro text', 'sf pro rounded',
-      '-apple-system', 'blinkmacsystemfont', 'avenir', 'avenir next', 'lucida grande', 'geneva', 'optima', 'verdana', 'tahoma',
-      'trebuchet ms', 'calibri', 'candara', 'corbel', 'lucida sans', 'lucida sans unicode', 'noto sans', 'dejavu sans',
-      'liberation sans',
-    ],
-  },
-  { family: 'Roboto', pkg: '@fontsource-variable/roboto', sheets: WEIGHTS, aliases: ['segoe ui'] },
-  {
-    family: 'EB Garamond',
-    pkg: '@fontsource-variable/eb-garamond',
-    sheets: WEIGHTS,
-    aliases: [
-      'garamond', 'georgia', 'palatino', 'palatino linotype', 'book antiqua', 'cambria', 'times', 'times new roman', 'dejavu serif',
-      'liberation serif',
-    ],
-  },
-  {
-    family: 'JetBrains Mono',
-    pkg: '@fontsource-variable/jetbrains-mono',
-    sheets: WEIGHTS,
-    aliases: [
-      'courier', 'courier new', 'sf mono', 'menlo', 'monaco', 'consolas', 'lucida console', 'lucida sans typewriter', 'andale mono',
-      'dejavu sans mono', 'liberation mono',
-    ],
-  },
-  { family: 'Montserrat', pkg: '@fontsource-variable/montserrat', sheets: WEIGHTS, aliases: ['futura', 'din alternate', 'arial black'] },
-  { family: 'League Gothic', pkg: '@fontsource-variable/league-gothic', sheets: ['index.css'], aliases: ['bebas neue'] },
-  { family: 'Outfit', pkg: '@fontsource-variable/outfit', sheets: WEIGHTS, aliases: [] },
-  { family: 'Nunito', pkg: '@fontsource-variable/nunito', sheets: WEIGHTS, aliases: [] },
-  { family: 'Oswald', pkg: '@fontsource-variable/oswald', sheets: WEIGHTS, aliases: [] },
-  { family: 'Playfair Display', pkg: '@fontsource-variable/playfair-display', sheets: WEIGHTS, aliases: [] },
-  { family: 'Source Code Pro', pkg: '@fontsource-variable/source-code-pro', sheets: WEIGHTS, aliases: [] },
-  { family: 'Open Sans', pkg: '@fontsource-variable/open-sans', sheets: WEIGHTS, aliases: [] },
+const VARIABLE_FAMILIES: VariableFamily[] = [
+  { family: 'Inter Variable', pkg: '@fontsource-variable/inter', sheets: WEIGHTS },
+  { family: 'Roboto Variable', pkg: '@fontsource-variable/roboto', sheets: WEIGHTS },
+  { family: 'EB Garamond Variable', pkg: '@fontsource-variable/eb-garamond', sheets: WEIGHTS },
+  { family: 'JetBrains Mono Variable', pkg: '@fontsource-variable/jetbrains-mono', sheets: WEIGHTS },
+  { family: 'Montserrat Variable', pkg: '@fontsource-variable/montserrat', sheets: WEIGHTS },
+  { family: 'League Gothic Variable', pkg: '@fontsource-variable/league-gothic', sheets: ['index.css'] },
+  { family: 'Outfit Variable', pkg: '@fontsource-variable/outfit', sheets: WEIGHTS },
+  { family: 'Nunito Variable', pkg: '@fontsource-variable/nunito', sheets: WEIGHTS },
+  { family: 'Oswald Variable', pkg: '@fontsource-variable/oswald', sheets: WEIGHTS },
+  { family: 'Playfair Display Variable', pkg: '@fontsource-variable/playfair-display', sheets: WEIGHTS },
+  { family: 'Source Code Pro Variable', pkg: '@fontsource-variable/source-code-pro', sheets: WEIGHTS },
+  { family: 'Open Sans Variable', pkg: '@fontsource-variable/open-sans', sheets: WEIGHTS },
 ];
 
-/** The names of the bundled families. */
+/** The names of the bundled families: HyperFrames' static ones, then the variable ones. */
 export function bundledFamilies(): string[] {
-  return FAMILIES.map((f) => f.family);
+  return [...PEER_FAMILIES.map((f) => f.family), ...VARIABLE_FAMILIES.map((f) => f.family)];
 }
 
 /** The directory of an installed font package. */
@@ -79,32 +55,32 @@ function packageDir(pkg: string): string {
 let cachedSheet: string | undefined;
 
 /**
- * `fonts.css`: every bundled face declared under its own family name and under each alias, and
- * the fallback faces under {@link FALLBACK_FAMILY}, with the file URLs relative to the stylesheet.
- * The page runtime links it before any page style, so a page's own `@font-face` for one of these
- * names comes later and wins. `text-rendering` is set as HyperFrames sets it, and the default font
- * is the bundled serif (Chromium's default is a serif), then the fallback faces.
+ * `fonts.css`: HyperFrames' static faces under their family names and each alias, the faces the
+ * generic families draw with, the variable faces under their own names, and the fallback faces
+ * under {@link FALLBACK_FAMILY}, with the file URLs relative to the stylesheet. The page runtime
+ * links it before any page style, so a page's own `@font-face` for one of these names comes later
+ * and wins. `text-rendering` is set as HyperFrames sets it, and the default font is the serif
+ * Chromium draws text without a font-family in (Tinos, as Liberation Serif), then the fallback faces.
  */
 export function fontsStylesheet(): string {
   if (cachedSheet !== undefined) return cachedSheet;
   const rules: string[] = [
     'html, body, * { text-rendering: geometricPrecision; }',
-    `html { font-family: "EB Garamond", ${JSON.stringify(FALLBACK_FAMILY)}; }`,
+    `html { font-family: ${JSON.stringify(DEFAULT_FACE)}, ${JSON.stringify(FALLBACK_FAMILY)}; }`,
+    staticStylesheet(),
   ];
-  for (const { family, pkg, sheets, aliases } of FAMILIES) {
+  for (const { family, pkg, sheets } of VARIABLE_FAMILIES) {
     const dir = packageDir(pkg);
     const faces = sheets
       .filter((sheet) => fs.existsSync(path.join(dir, sheet)))
       .flatMap((sheet) => fs.readFileSync(path.join(dir, sheet), 'utf8').match(/@font-face\s*{[^}]*}/g) ?? []);
-    for (const name of [family, ...aliases]) {
-      for (const face of faces) {
-        rules.push(
-          face
-            .replace(/font-family:[^;]*;/, `font-family: ${JSON.stringify(name)};`)
-            .replace(/url\(\.\/files\//g, `url(${servedName(pkg)}/`)
-            .replace(/font-display:[^;]*;/, 'font-display: block;'),
-        );
-      }
+    for (const face of faces) {
+      rules.push(
+        face
+          .replace(/font-family:[^;]*;/, `font-family: ${JSON.stringify(family)};`)
+          .replace(/url\(\.\/files\//g, `url(${servedName(pkg)}/`)
+          .replace(/font-display:[^;]*;/, 'font-display: block;'),
+      );
     }
   }
   cachedSheet = `${rules.join('\n')}\n${fallbackStylesheet()}`;
@@ -119,7 +95,7 @@ export function fontsStylesheet(): string {
 export function exportBundledFonts(dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
   const sheet = fontsStylesheet();
-  for (const { pkg } of FAMILIES) {
+  for (const { pkg } of VARIABLE_FAMILIES) {
     const served = servedName(pkg);
     fs.mkdirSync(path.join(dir, served), { recursive: true });
     fs.copyFileSync(path.join(packageDir(pkg), 'LICENSE'), path.join(dir, served, 'LICENSE'));
@@ -127,6 +103,10 @@ export function exportBundledFonts(dir: string): void {
   for (const folder of fallbackFolders()) {
     fs.mkdirSync(path.join(dir, folder), { recursive: true });
     fs.copyFileSync(path.join(FALLBACK_DIR, folder, 'LICENSE'), path.join(dir, folder, 'LICENSE'));
+  }
+  for (const folder of staticFolders()) {
+    fs.mkdirSync(path.join(dir, folder), { recursive: true });
+    fs.copyFileSync(path.join(STATIC_DIR, folder, 'LICENSE'), path.join(dir, folder, 'LICENSE'));
   }
   for (const [, served, file] of sheet.matchAll(/url\(([a-z0-9-]+)\/([a-z0-9-]+\.woff2)\)/g)) {
     const target = path.join(dir, served, file);
@@ -139,8 +119,14 @@ export function exportBundledFonts(dir: string): void {
 function bundledFile(rest: string): string | undefined {
   const m = /^([a-z0-9-]+)\/([a-z0-9-]+\.woff2)$/.exec(rest);
   if (!m) return undefined;
-  const family = FAMILIES.find((f) => servedName(f.pkg) === m[1]);
-  const file = family ? path.join(packageDir(family.pkg), 'files', m[2]) : fallbackFolders().includes(m[1]) ? path.join(FALLBACK_DIR, m[1], m[2]) : undefined;
+  const family = VARIABLE_FAMILIES.find((f) => servedName(f.pkg) === m[1]);
+  const file = family
+    ? path.join(packageDir(family.pkg), 'files', m[2])
+    : fallbackFolders().includes(m[1])
+      ? path.join(FALLBACK_DIR, m[1], m[2])
+      : staticFolders().includes(m[1])
+        ? path.join(STATIC_DIR, m[1], m[2])
+        : undefined;
   return file !== undefined && fs.existsSync(file) ? file : undefined;
 }
 

@@ -64,13 +64,16 @@ fonts('a text composition renders the same pixels with the machine fonts hidden 
   assertSame(withoutFonts, withFonts, 'without machine fonts');
 });
 
-/** Text in system and generic families, and the same text in the bundled families they map to (generics: Inter, as HyperFrames). */
+/**
+ * Text in system and generic families, and the same text in the bundled families they map to, as
+ * HyperFrames maps them: a list starting with a generic draws Inter.
+ */
 function namedAndBundled(): { named: string; bundled: string } {
   const named = project(
     'named',
     '<p style="font-family: Helvetica">Helvetica Wag</p><p style="font-family: \'Segoe UI\'">Segoe Wag</p>' +
       '<p style="font-family: \'Times New Roman\', serif">Times Wag</p><p><span style="font-family: \'Courier New\'">Courier Wag</span> <span style="font-family: Futura">Futura</span> <span style="font-family: \'Bebas Neue\'">Bebas</span></p>' +
-      '<p class="g">Generic Wag</p><p style="font: italic 16px \'No Such Font\', system-ui">System Wag</p><p class="v">Var Wag</p>',
+      '<p class="g">Generic Wag</p><p style="font: italic 16px system-ui, \'No Such Font\'">System Wag</p><p class="v">Var Wag</p>',
     '<style>.g{font-family: monospace} :root{--sans: system-ui, sans-serif} .v{font-family: var(--sans)}</style>',
   );
   const bundled = project(
@@ -88,6 +91,24 @@ fonts('Helvetica, Segoe UI, Times New Roman, Courier New, Futura, Bebas Neue and
   const bundledOut = await render(bundled);
   assert.ok(drawsText(bundledOut));
   assertSame(namedOut, bundledOut, 'system names against bundled families');
+});
+
+fonts('a serif, sans-serif or monospace after an unknown family, and text without a font-family, draw the faces HyperFrames draws there', async () => {
+  // HyperFrames leaves those to Chromium, which draws Liberation Serif, Sans and Mono on Debian:
+  // the bundled Tinos, Arimo and Cousine are their metric-compatible twins.
+  const fallbacks = project(
+    'fallbacks',
+    '<p style="font-family: \'Fraunces\', serif; font-size: 28px">Serif Wag 42</p><p style="font-family: \'Nope\', sans-serif">Sans Wag</p>' +
+      '<p style="font-family: \'Unknown Mono\', ui-monospace, monospace">mono_wag(7);</p><p>Default Wag</p><p style="font-family: \'Nothing Here\'">Unknown Wag</p>',
+  );
+  const faces = project(
+    'faces',
+    '<p style="font-family: Tinos; font-size: 28px">Serif Wag 42</p><p style="font-family: Arimo">Sans Wag</p>' +
+      '<p style="font-family: Cousine">mono_wag(7);</p><p style="font-family: Tinos">Default Wag</p><p style="font-family: Tinos">Unknown Wag</p>',
+  );
+  const facesOut = await render(faces);
+  assert.ok(drawsText(facesOut));
+  assertSame(await render(fallbacks), facesOut, 'generic fallbacks against the faces standing in for them');
 });
 
 fonts('the player in vidkit preview draws those names with the bundled families too', async () => {

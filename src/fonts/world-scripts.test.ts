@@ -67,10 +67,11 @@ test('a name in each script is drawn as the browser draws the same faces named b
   assert.not.match(run.stderr, /empty boxes/, 'no character is reported without a font');
 
   // The reference: a plain page (no vidkit) linking the packages' own stylesheets and naming their
-  // families in the fallback order, behind the bundled serif a composition's text defaults to.
+  // families in the fallback order, behind the face a composition's text defaults to (Tinos, as
+  // the browser's default serif).
   const files = new Map<string, string>();
   const links: string[] = [];
-  const packages = [{ pkg: '@fontsource-variable/eb-garamond', family: 'EB Garamond Variable', sheet: 'wght.css' }, ...FALLBACK_PACKAGES];
+  const packages = [{ pkg: '@fontsource/tinos', family: 'Tinos', sheet: '400.css' }, ...FALLBACK_PACKAGES];
   for (const { pkg, sheet } of packages) {
     const dir = path.dirname(require.resolve(`${pkg}/package.json`));
     files.set(`/${pkg}/${sheet}`, path.join(dir, sheet));

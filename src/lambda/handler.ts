@@ -166,7 +166,7 @@ async function plan(job: RenderJob): Promise<{ totalFrames: number; chunks: Chun
 async function pageFrames(render: RenderJob, siteDir: string): Promise<number> {
   const context = await createRenderContext(renderOptions(render, siteDir));
   const workDir = path.join(WORK_ROOT, 'renders', render.renderId, 'plan');
-  const server = await serveProject(siteDir, { remoteDir: path.join(workDir, 'assets') });
+  const server = await serveProject(siteDir, { remoteDir: path.join(workDir, 'assets'), links: 'inside' });
   let session: CaptureSession | undefined;
   try {
     const url = new URL('index.html', server.url).href;
@@ -206,7 +206,7 @@ async function chunk(job: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
     } satisfies ChunkProgressRecord);
   await record(0, false);
 
-  const server = await serveProject(context.composition.projectDir, { remoteDir: assetDir });
+  const server = await serveProject(context.composition.projectDir, { remoteDir: assetDir, links: 'inside' });
   const url = new URL('index.html', server.url).href;
   let profiles = 0;
   const slot = new SessionSlot(() =>

@@ -14,7 +14,7 @@ export function siteAssets(siteDir: string, assetDir: string, serverUrl: string)
   // The cloud path has no --allow-missing-media, --allow-private-network or --max-asset-bytes: a
   // remote asset that cannot be fetched, on a private address or over 512 MiB fails the render.
   const remote = new RemoteAssets({ dir: assetDir, allowMissing: false, origin: new URL(serverUrl).origin });
-  return new AssetRouter({ projectDir: siteDir, serverUrl, remote, proxies: new MediaProxies(assetDir) });
+  return new AssetRouter({ projectDir: siteDir, serverUrl, remote, proxies: new MediaProxies(assetDir), links: 'inside' });
 }
 
 /** The timeline a chunk read from its page, with its server's origin replaced by {@link SITE_ORIGIN}. */

@@ -1,5 +1,5 @@
 import { DeclarationSet, Overrides, mergeVariables, parseDeclarationSources } from '../composition/variables';
-import { ROOT_SELECTORS } from '../composition/root';
+import { ROOT_SELECTORS, framesForDuration } from '../composition/root';
 import { mountSubCompositions } from '../composition/sub-compositions';
 import { Determinism, fontsStylesheetUrl, runtimeBoot } from '../runtime/boot';
 
@@ -81,7 +81,7 @@ async function mountFetched(html: string, url: string): Promise<string> {
 /** The composition with its length known: declared, or as its page inferred it. */
 export function withDuration(comp: CompositionDocument, durationSeconds: number): CompositionDocument {
   if (!(durationSeconds > 0)) throw new Error(`${comp.url}: the composition root has no data-duration, and the page gives no length to infer it from`);
-  return { ...comp, durationSeconds, totalFrames: Math.max(1, Math.round(durationSeconds * comp.fps)) };
+  return { ...comp, durationSeconds, totalFrames: Math.max(1, framesForDuration(durationSeconds, comp.fps)) };
 }
 
 /**

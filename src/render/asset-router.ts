@@ -1,6 +1,6 @@
 import * as path from 'node:path';
 import type { MediaProxies } from './media-proxies';
-import { projectFile } from './project-files';
+import { ProjectLinks, projectFile } from './project-files';
 import { REMOTE_PREFIX } from './project-server';
 import type { RemoteAssets } from './remote-assets';
 
@@ -19,7 +19,7 @@ export class AssetRouter {
   private readonly origin: string;
 
   constructor(
-    private readonly opts: { projectDir: string; serverUrl: string; remote: RemoteAssets; proxies: MediaProxies },
+    private readonly opts: { projectDir: string; serverUrl: string; remote: RemoteAssets; proxies: MediaProxies; links?: ProjectLinks },
   ) {
     this.origin = new URL(opts.serverUrl).origin;
   }
@@ -30,7 +30,7 @@ export class AssetRouter {
     if (parsed.origin === this.origin) {
       if (parsed.pathname.startsWith(REMOTE_PREFIX)) return undefined;
       // The file the project server serves for this path, under the same confinement.
-      return projectFile(this.opts.projectDir, parsed.pathname);
+      return projectFile(this.opts.projectDir, parsed.pathname, this.opts.links);
     }
     if (!/^https?:$/.test(parsed.protocol)) return undefined;
     const file = await this.opts.remote.file(url);

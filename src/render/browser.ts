@@ -91,8 +91,15 @@ const SINGLE_PROCESS_ARGS = ['--single-process', '--no-zygote'];
 // (7.5 vs 2.4 fps on ui-3d-reveal, 2 cores); WebGL still runs, on SwiftShader.
 const GL_ARGS: Record<GlMode, string[]> = {
   software: ['--disable-gpu', '--enable-unsafe-swiftshader'],
-  gpu: ['--enable-gpu', '--ignore-gpu-blocklist', '--use-angle=vulkan', '--enable-features=Vulkan', '--enable-gpu-rasterization'],
+  gpu: ['--enable-gpu', '--ignore-gpu-blocklist', '--use-angle=vulkan', '--enable-gpu-rasterization'],
 };
+
+/**
+ * Chromium features turned on (one switch: a second --enable-features would replace the first).
+ * CanvasDrawElement gives a canvas `drawElementImage`, which HyperFrames' shader transitions draw
+ * their scenes with in a render, as HyperFrames launches its browser.
+ */
+const FEATURES: Record<GlMode, string[]> = { software: ['CanvasDrawElement'], gpu: ['CanvasDrawElement', 'Vulkan'] };
 
 const SOFTWARE_RENDERER = /swiftshader|llvmpipe|softpipe|lavapipe|software|no webgl/i;
 
@@ -121,6 +128,7 @@ export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePat
   const args = [
     ...BASE_ARGS,
     ...GL_ARGS[profile.gl],
+    `--enable-features=${FEATURES[profile.gl].join(',')}`,
     ...(profile.capture === 'beginframe' ? BEGIN_FRAME_ARGS : []),
     ...(profile.capture === 'beginframe' && profile.gl === 'software' ? SINGLE_PROCESS_ARGS : []),
     ...(hasSharedMemory() ? [] : ['--disable-dev-shm-usage']),

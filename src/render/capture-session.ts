@@ -1,6 +1,6 @@
 import * as fs from 'node:fs';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
-import { VidkitError, errorMessage } from '../errors';
+import { VidkitError, badInput, errorMessage } from '../errors';
 import { MissingGlyphs, glyphCheckScript } from '../runtime/glyph-check';
 import { RuntimeBoot, bootScript } from '../runtime/runtime';
 import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from './browser';
@@ -51,7 +51,9 @@ export interface SessionOptions {
   timeouts: PageTimeouts;
   /** The browser's profile directory, removed on close; by default puppeteer's own. */
   profileDir?: string;
-  /** Told what the page did that the render went past: a dialog it dismissed. */
+  /** An image, stylesheet or font that failed to load fails the page (`--strict`); otherwise it is a warning. */
+  strictLoads?: boolean;
+  /** Told what the page did that the render went past: a dialog it dismissed, what failed to load (once per page loaded). */
   onWarning?: (message: string) => void;
 }
 
@@ -180,6 +182,7 @@ export class CaptureSession {
     }
     this.throwIfTroubled(AT_LOAD);
     this.throwIfPageFailed();
+    await this.reportFailedLoads();
     await this.guard(
       withDeadline(this.page!.evaluate('window.__vidkitGlyphs && window.__vidkitGlyphs.start()'), STEP_TIMEOUT_MS, () => `the glyph check did not start within ${STEP_TIMEOUT_MS / 1000} s`),
       'while it started the glyph check',
@@ -220,6 +223,22 @@ export class CaptureSession {
     this.pageErrors.length = 0;
     this.assetErrors.length = 0;
     await this.load();
+  }
+
+  /**
+   * What the page could not load (an image, a stylesheet, a font; any scheme, data: included) is
+   * drawn as Chromium draws the page without it, as HyperFrames renders it, and named in a
+   * warning; under `--strict` it fails the render. Media and script errors fail on their own.
+   */
+  private async reportFailedLoads(): Promise<void> {
+    const read = this.page!.evaluate('window.__vidkit.__failedLoads()') as Promise<string[]>;
+    const failed = await this.guard(
+      withDeadline(read, STEP_TIMEOUT_MS, () => `the page did not say what failed to load within ${STEP_TIMEOUT_MS / 1000} s`),
+      'while it read what failed to load',
+    );
+    if (failed.length === 0) return;
+    if (this.opts.strictLoads) throw badInput(`--strict: the composition did not load whole: ${failed.join('; ')} failed to load`);
+    this.opts.onWarning?.(`${failed.join('; ')} failed to load: drawn as the browser shows the page without ${failed.length === 1 ? 'it' : 'them'}`);
   }
 
   /**
@@ -423,10 +442,27 @@ export class CaptureSession {
   private async captureFrame(frame: number, whole: boolean): Promise<Buffer | null> {
     const seeked = await this.seek(frame);
     if (seeked === false && this.lastImage) return whole ? this.lastImage : null;
+    if (seeked === 'composite') await this.compositeTransition(frame);
     const image = await this.draw(frame, seeked === 'video');
     this.throwIfTroubled(`at frame ${frame}`);
     this.lastImage = image;
     return image;
+  }
+
+  /**
+   * A HyperFrames shader transition on screen (seek.js): the page has cloned its two scenes into
+   * canvases, which the browser paints in one draw without a capture; then the page composites
+   * them with the shader, and the capture after shows the composite.
+   */
+  private async compositeTransition(frame: number): Promise<void> {
+    const client = this.client!;
+    if (this.opts.profile.capture === 'beginframe') await this.beginFrame(false);
+    else await client.send('Runtime.evaluate', { expression: 'window.__vidkit.__afterPaint()', awaitPromise: true });
+    const done = await client.send('Runtime.evaluate', { expression: 'window.__hf_page_composite_resolve()', returnByValue: true });
+    if (done.exceptionDetails) {
+      const detail = done.exceptionDetails.exception?.description ?? done.exceptionDetails.text;
+      throw new VidkitError(`the shader transition at frame ${frame} could not be drawn: ${firstLine(detail)}`);
+    }
   }
 
   private async draw(frame: number, seekedVideo: boolean): Promise<Buffer> {

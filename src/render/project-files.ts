@@ -4,11 +4,12 @@ import * as path from 'node:path';
 /**
  * The file that the URL path `rawPath` names under `root`, or undefined when the page may not have
  * it: a name starting with `.` anywhere in the path (`.env`, `.git/config`, `sub/.secret`, `..`),
- * a path that resolves through a symlink to outside `root`, or nothing there. A directory stands
+ * a path that resolves through a symlink to outside what the project may reach
+ * ({@link projectPathStats}), or nothing there. A directory stands
  * for its `index.html`. The path is decoded as sirv decodes it (`decodeURI`, query and fragment
  * dropped), so the project server's sirv serves exactly the file checked here.
  */
-export function projectFile(root: string, rawPath: string): string | undefined {
+export function projectFile(root: string, rawPath: string, links: ProjectLinks = 'follow'): string | undefined {
   let pathname = rawPath.split('#')[0].split('?')[0];
   try {
     pathname = decodeURI(pathname);
@@ -17,20 +18,52 @@ export function projectFile(root: string, rawPath: string): string | undefined {
   }
   if (pathname.split('/').some((segment) => segment.startsWith('.'))) return undefined;
   const file = path.join(root, pathname);
-  const stats = statInside(root, file);
+  const stats = projectPathStats(root, pathname, links);
   if (stats?.isFile()) return file;
   if (!stats?.isDirectory()) return undefined;
   const index = path.join(file, 'index.html');
-  return statInside(root, index)?.isFile() ? index : undefined;
+  return projectPathStats(root, path.posix.join(pathname, 'index.html'), links)?.isFile() ? index : undefined;
 }
 
-/** The stats of `file` when it exists and its real path (symlinks followed) is `root`'s or under it. */
-function statInside(root: string, file: string): fs.Stats | undefined {
+/**
+ * `follow`: a symlink the project contains is followed wherever it points (local renders and
+ * preview, where the author made it); `inside`: only within the project (a cloud site, whose
+ * upload resolved the project's links into files, so a link there was not the author's).
+ */
+export type ProjectLinks = 'follow' | 'inside';
+
+/** Whether `file` is `dir` or lies under it. */
+function isUnder(file: string, dir: string): boolean {
+  return file === dir || file.startsWith(dir + path.sep);
+}
+
+/**
+ * The stats of the path `rel` (`/`-separated, no `..`) under `root` when the project may reach it,
+ * symlinks followed: a symlink the project itself contains (a monorepo's `shared -> ../shared`)
+ * is followed wherever it points, since its author made it, and what lies under its target is the
+ * project's too; a symlink inside such a target may only point within the project or a target
+ * reached so ({@link ProjectLinks}). Undefined when the path leaves that, or nothing is there.
+ */
+export function projectPathStats(root: string, rel: string, links: ProjectLinks = 'follow'): fs.Stats | undefined {
   try {
-    const real = fs.realpathSync(file);
     const realRoot = fs.realpathSync(root);
-    if (real !== realRoot && !real.startsWith(realRoot + path.sep)) return undefined;
-    return fs.statSync(real);
+    const reached = [realRoot];
+    let current = realRoot;
+    for (const segment of rel.split('/').filter((s) => s !== '')) {
+      const next = path.join(current, segment);
+      if (!fs.lstatSync(next).isSymbolicLink()) {
+        current = next;
+        continue;
+      }
+      const target = fs.realpathSync(next);
+      if (links === 'follow' && isUnder(current, realRoot)) {
+        if (!reached.some((dir) => isUnder(target, dir))) reached.push(target);
+      } else if (!reached.some((dir) => isUnder(target, dir))) {
+        return undefined;
+      }
+      current = target;
+    }
+    return fs.statSync(current);
   } catch {
     return undefined;
   }

@@ -23,6 +23,10 @@ fs.symlinkSync('../outside.txt', path.join(dir, 'sub', 'relative-escape.txt'));
 fs.writeFileSync(path.join(path.dirname(dir), 'outside.txt'), 'beside the project');
 fs.symlinkSync('index.html', path.join(dir, 'inner-link.html'));
 fs.symlinkSync('sub', path.join(dir, 'inner-dir'));
+// A link inside a linked folder that leads further out: not the project's own.
+const further = tempDir('vidkit-further-');
+fs.writeFileSync(path.join(further, 'far.txt'), 'further out');
+fs.symlinkSync(path.join(further, 'far.txt'), path.join(outside, 'far-link.txt'));
 
 const confined = suite('project server: confinement');
 let server: ProjectServer;
@@ -45,11 +49,30 @@ confined('serves project files, directory index pages and symlinks that stay ins
   }
 });
 
-confined('a symlink that leads out of the project is 404, file or directory, absolute or relative', async () => {
-  for (const urlPath of ['/escape.txt', '/escape-dir/secret.txt', '/sub/relative-escape.txt']) {
+confined('a symlink the project contains is followed wherever it leads, as the author made it; a link inside its target leading further out is 404', async () => {
+  for (const [urlPath, body] of [
+    ['/escape.txt', 'outside the project'],
+    ['/escape-dir/secret.txt', 'outside the project'],
+  ]) {
     const res = await httpGet(server.url, urlPath);
-    assert.equal([urlPath, res.status], [urlPath, 404]);
-    assert.not.match(res.body, /outside|beside/);
+    assert.equal([urlPath, res.status, res.body], [urlPath, 200, body]);
+  }
+  const res = await httpGet(server.url, '/escape-dir/far-link.txt');
+  assert.equal(res.status, 404);
+  assert.not.match(res.body, /further/);
+});
+
+confined('with links kept inside (a cloud site), a symlink that leads out of the project is 404, file or directory, absolute or relative', async () => {
+  const inside = await serveProject(dir, { links: 'inside' });
+  try {
+    for (const urlPath of ['/escape.txt', '/escape-dir/secret.txt', '/sub/relative-escape.txt']) {
+      const res = await httpGet(inside.url, urlPath);
+      assert.equal([urlPath, res.status], [urlPath, 404]);
+      assert.not.match(res.body, /outside|beside/);
+    }
+    assert.is((await httpGet(inside.url, '/inner-dir/index.html')).status, 200);
+  } finally {
+    await inside.close();
   }
 });
 

@@ -5,7 +5,7 @@ import ipaddr from 'ipaddr.js';
 import sirv from 'sirv';
 import { errorMessage } from '../errors';
 import { serveBundledFonts } from '../fonts/bundled-fonts';
-import { projectFile } from './project-files';
+import { ProjectLinks, projectFile } from './project-files';
 import { projectPage } from './project-page';
 import { storedCorsHeaders } from './remote-assets';
 
@@ -27,6 +27,8 @@ export interface ServeOptions {
   handle?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
   /** The render's copies of remote media, served under {@link REMOTE_PREFIX}. */
   remoteDir?: string;
+  /** Which symlinks of the project are followed (project-files.ts); by default those it contains. */
+  links?: ProjectLinks;
 }
 
 /**
@@ -45,7 +47,7 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
     res.end('not found');
   };
   const sendFrom = (root: string, send: ReturnType<typeof sirv>, req: http.IncomingMessage, res: http.ServerResponse, remote: boolean) => {
-    const file = projectFile(root, req.url ?? '/');
+    const file = projectFile(root, req.url ?? '/', options.links);
     if (file === undefined) return notFound(res);
     // The page asked the remote origin: its answer's CORS headers, and no others, decide what the page may read.
     if (remote) for (const [name, value] of Object.entries(storedCorsHeaders(file))) res.setHeader(name, value);

@@ -94,6 +94,8 @@ export interface RenderContext {
   settings: EncodeSettings;
   boot: RuntimeBoot;
   timeouts: PageTimeouts;
+  /** `--strict`: an image, stylesheet or font that fails to load fails the render. */
+  strictLoads: boolean;
   /** Options of one capture session of this render. */
   sessionOptions(url: string, assets: AssetRouter | undefined, profileDir?: string): SessionOptions;
 }
@@ -118,6 +120,7 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
   const rational: Rational = fpsToRational(fps);
   return {
     composition,
+    strictLoads: opts.strictGlyphs === true,
     hasVideo: /<video[\s>]/i.test(page),
     warnings: variables.warnings,
     fps,
@@ -169,6 +172,7 @@ export function withProfile(planned: PlannedRender, profile: BrowserProfile): Re
       assets,
       timeouts: planned.timeouts,
       profileDir,
+      strictLoads: planned.strictLoads,
     }),
   };
 }

@@ -352,6 +352,32 @@ cloud('a multi-file HyperFrames project (sub-compositions from compositions/*.ht
   assert.equal(frames.flatMap((f, i) => hfSubScenesProblems(f, i)), []);
 });
 
+cloud('a symlinked asset folder (shared -> ../shared): the site holds its files, not the link, and the cloud render draws them', async () => {
+  await useZipFunction({});
+  const mono = path.join(out, 'monorepo');
+  fs.mkdirSync(path.join(mono, 'shared'), { recursive: true });
+  fs.mkdirSync(path.join(mono, 'app'));
+  fs.writeFileSync(path.join(mono, 'shared', 'box.svg'), '<svg xmlns="http://www.w3.org/2000/svg" width="100" height="100"><rect width="100" height="100" fill="#00ff00"/></svg>');
+  fs.symlinkSync('../shared', path.join(mono, 'app', 'shared'));
+  fs.writeFileSync(
+    path.join(mono, 'app', 'index.html'),
+    '<html><body style="margin:0;background:#000"><div data-composition-id="mono" data-width="320" data-height="180" data-duration="0.2">' +
+      '<img src="shared/box.svg" style="position:absolute;left:10px;top:10px"></div></body></html>',
+  );
+  const created = cli(['cloudfn', 'sites', 'create', path.join(mono, 'app')]);
+  assert.is(created.status, 0, created.stderr);
+  const siteId = stdoutField(created, 'Site ID');
+  assert.ok((await keysUnder(`sites/${siteId}/`)).some((k) => k.endsWith('/shared/box.svg')), 'the linked file is in the site');
+  const key = 'renders/monorepo.mp4';
+  const run = cli(['cloudfn', 'render', path.join(mono, 'app'), '--site-id', siteId, '--output-key', key, '--wait']);
+  assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+  const file = path.join(out, 'monorepo.mp4');
+  await download(key, file);
+  const frame = decodeRgba(file, 320, 180)[0];
+  const i = (50 * 320 + 50) * 4;
+  assert.ok(frame[i] < 60 && frame[i + 1] > 200 && frame[i + 2] < 60, `the linked image is drawn: ${[...frame.subarray(i, i + 3)]}`);
+});
+
 cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {
   await useZipFunction({});
   await aws.lambda.send(new PutFunctionConcurrencyCommand({ FunctionName: RENDER_FUNCTION, ReservedConcurrentExecutions: 1 }));

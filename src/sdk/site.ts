@@ -5,6 +5,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Composition, loadComposition } from '../composition/composition';
 import type { DeclarationSet } from '../composition/variables';
 import { badInput } from '../errors';
+import { projectPathStats } from '../render/project-files';
 import { awsClients } from './aws-clients';
 import { deleteKeys, exists, getJson, listObjects } from './bucket-files';
 import { mapWithLimit } from './map-limit';
@@ -33,17 +34,25 @@ interface SiteManifest {
 
 const SITE_ID_HEX = 20;
 
-/** Every regular file under `dir`, as sorted `/`-separated relative paths. Hidden files included: a page may load them. */
+/**
+ * Every regular file under `dir`, as sorted `/`-separated relative paths. Hidden files included: a
+ * page may load them. A symlink the project may follow (README, Security model: what a page can
+ * reach) is resolved here, so the site holds the files it leads to under the link's path, not the
+ * link; one that leads outside that, or back into a folder already being listed, is left out.
+ */
 function listFiles(dir: string): string[] {
   const out: string[] = [];
-  const walk = (rel: string) => {
+  const walk = (rel: string, open: Set<string>) => {
     for (const entry of fs.readdirSync(path.join(dir, rel), { withFileTypes: true })) {
       const child = rel ? `${rel}/${entry.name}` : entry.name;
-      if (entry.isDirectory()) walk(child);
-      else if (entry.isFile()) out.push(child);
+      const stats = entry.isSymbolicLink() ? projectPathStats(dir, child) : entry;
+      if (stats?.isDirectory()) {
+        const real = fs.realpathSync(path.join(dir, child));
+        if (!open.has(real)) walk(child, new Set(open).add(real));
+      } else if (stats?.isFile()) out.push(child);
     }
   };
-  walk('');
+  walk('', new Set([fs.realpathSync(dir)]));
   return out.sort();
 }
 

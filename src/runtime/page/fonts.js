@@ -5,18 +5,27 @@
 // names mapped to it (Helvetica, Arial, Segoe UI, Times New Roman…). It is linked first in the
 // document, before any page style or script runs, so the page's own @font-face rules still win.
 // Frames of other origins link the same file, from the project server: they draw with the same fonts.
-// Chromium resolves the generic families (serif, sans-serif, system-ui…) through the machine's
-// font configuration, never through @font-face, so the page's styles get the bundled Inter put
-// before the first generic family of each font-family list, as HyperFrames does for a list that
-// starts with one (`serif` draws as `"Inter", serif`). Every list also gets the bundled fallback
+// Generic families follow HyperFrames: a font-family list that starts with one gets the bundled
+// Inter in front (`serif` draws as `"Inter", serif`); a generic later in a list is left to the
+// browser there, which draws it with the machine's fonts (Liberation Serif, Sans and Mono on
+// Debian). Chromium resolves generics through the machine's font configuration, never through
+// @font-face, so each such generic gets the bundled face standing in for what that browser draws
+// put before it (Tinos, Arimo, Cousine), and a list without a generic gets the default serif at
+// its end, as the browser's default font would draw it. Every list also gets the bundled fallback
 // faces (`Vidkit Fallback`: CJK, Indic, Thai, Hebrew, Arabic, emoji…) behind the page's own
-// families and before its first generic family, or at its end: a character none of the families
-// before has is drawn by them, never by whatever fonts the machine has.
+// families and those, before the generic family: a character none of the families before has is
+// drawn by them, never by whatever fonts the machine has.
 var GENERIC_FAMILIES = [
   'sans-serif', 'serif', 'monospace', 'cursive', 'fantasy', 'system-ui', 'ui-sans-serif', 'ui-serif', 'ui-monospace',
   'ui-rounded', 'emoji', 'math', 'fangsong', '-apple-system', 'blinkmacsystemfont',
 ];
 var GENERIC_STAND_IN = 'Inter';
+// The generics Chromium draws on Linux, and the face standing in for the machine's font of each;
+// it skips the other keywords (cursive, fantasy, ui-*, math…) as unknown families. system-ui is
+// DejaVu Sans there as in vidkit's browser, whose fontconfig lists it (src/fonts/fontconfig.ts):
+// it needs no stand-in, and the fallback family goes after it.
+var GENERIC_FACES = { serif: 'Tinos', 'sans-serif': 'Arimo', monospace: 'Cousine', 'system-ui': null };
+var DEFAULT_FACE = 'Tinos';
 var FALLBACK_FAMILY = 'Vidkit Fallback';
 // Values that are no list of families.
 var CSS_WIDE = ['inherit', 'initial', 'unset', 'revert', 'revert-layer'];
@@ -44,23 +53,27 @@ function familyName(item) {
   return item.trim().replace(/^["']|["']$/g, '');
 }
 
-// The font-family list with the stand-in (unless it is there already) and the fallback family
-// before its first generic family (an unquoted keyword), or the fallback family at its end;
-// unchanged when it has the fallback family already.
+function isKeyword(item, list) {
+  return !/["']/.test(item) && list.indexOf(item.trim().toLowerCase()) >= 0;
+}
+
+// The font-family list with Inter in front when it starts with a generic family (an unquoted
+// keyword), and before the first generic the browser draws, the face standing in for it and the
+// fallback family; a list without one gets the default face and the fallback family at its end.
+// Unchanged when it has the fallback family already.
 function bundledFamilies(value) {
   var families = value.split(',');
   var names = families.map(familyName);
   if (names.indexOf(FALLBACK_FAMILY) >= 0 || CSS_WIDE.indexOf(value.trim().toLowerCase()) >= 0) return value;
-  for (var i = 0; i < families.length; i++) {
-    var item = families[i].trim();
-    if (/["']/.test(item) || GENERIC_FAMILIES.indexOf(item.toLowerCase()) < 0) continue;
-    var inserted = [' "' + FALLBACK_FAMILY + '"'];
-    // The browser may give the name back quoted or not.
-    if (i === 0 || names[i - 1] !== GENERIC_STAND_IN) inserted.unshift(' "' + GENERIC_STAND_IN + '"');
-    families.splice.apply(families, [i, 0].concat(inserted));
-    return families.join(',').replace(/^ /, '');
-  }
-  return value + ', "' + FALLBACK_FAMILY + '"';
+  var drawn = Object.keys(GENERIC_FACES);
+  var startsGenerically = isKeyword(families[0], GENERIC_FAMILIES);
+  var at = -1;
+  for (var i = 0; i < families.length && at < 0; i++) if (isKeyword(families[i], drawn)) at = i;
+  if (at < 0) families.push(' "' + DEFAULT_FACE + '"', ' "' + FALLBACK_FAMILY + '"');
+  else if (GENERIC_FACES[families[at].trim().toLowerCase()] === null) families.splice(at + 1, 0, ' "' + FALLBACK_FAMILY + '"');
+  else families.splice(at, 0, ' "' + GENERIC_FACES[families[at].trim().toLowerCase()] + '"', ' "' + FALLBACK_FAMILY + '"');
+  if (startsGenerically) families.unshift('"' + GENERIC_STAND_IN + '"');
+  return families.join(',').replace(/^ /, '');
 }
 
 // A font-family of `var(--name, fallback)` gets the change in its fallback, and the fallback family

@@ -160,7 +160,8 @@ function sampleVolumes(elements) {
   registry.children.forEach(function (child) { all.push({ tl: child.tl, at: function (s) { return registry.childTime(child, timing(), s); } }); });
   registry.others.forEach(function (tl) { all.push({ tl: tl, at: function (s) { return s; } }); });
   if (elements.length === 0 || all.length === 0) return samples;
-  var frames = Math.max(1, Math.round(compositionDuration() * fps));
+  // The render's frame count (src/composition/root.ts): whole frames, else rounded up.
+  var frames = Math.max(1, Math.ceil(compositionDuration() * fps - 1e-3));
   var probe = function (tl, seconds) {
     if (typeof tl.totalTime === 'function') tl.totalTime(seconds, true);
     else tl.seek(seconds, true);

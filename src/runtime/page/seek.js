@@ -28,12 +28,35 @@ function seekFrame(target) {
   syncAnimations();
   syncVideos(waits);
   seekFrames(target, waits);
+  compositeTransition(target, waits);
   if (mutations.takeRecords().length > 0 || hasUncontrolledMotion()) changed = true;
   var result = changed;
   changed = false;
   if (waits.length === 0) return result;
-  // 'video': a video's new picture must also reach the compositor before the capture.
-  return Promise.all(waits).then(function (values) { return values.indexOf('video') >= 0 ? 'video' : true; });
+  // 'video': a video's new picture must also reach the compositor before the capture;
+  // 'composite': a shader transition's scenes must be painted before it is drawn.
+  return Promise.all(waits).then(function (values) {
+    return values.indexOf('composite') >= 0 ? 'composite' : values.indexOf('video') >= 0 ? 'video' : true;
+  });
+}
+
+// HyperFrames' shader transitions wrap the protocol's seek (window.__hf.seek) once they have set
+// up their compositor. Each frame the renderer calls that wrapper with the frame's time (the
+// protocol's own seek inside does nothing: the page is there already); during a transition it
+// flags a composite, and its prepare step clones the two scenes into canvases for the browser to
+// paint. The renderer then draws once and calls `__hf_page_composite_resolve`, which composites
+// them with the transition's shader into a canvas over the page (capture-session.ts).
+function compositeTransition(target, waits) {
+  var hf = window.__hf;
+  if (!hf || typeof hf.seek !== 'function' || hf.seek === protocolSeek) return;
+  wrappedSeeking = true;
+  try {
+    hf.seek(target / fps);
+  } finally {
+    wrappedSeeking = false;
+  }
+  if (window.__hf_page_composite_pending !== true || typeof window.__hf_page_composite_prepare !== 'function') return;
+  waits.push(Promise.resolve(window.__hf_page_composite_prepare()).then(function (ok) { return ok ? 'composite' : true; }));
 }
 
 var changed = true;
@@ -50,13 +73,19 @@ function whenLoaded() {
   if (document.readyState === 'complete') return Promise.resolve();
   return new Promise(function (resolve) { window.addEventListener('load', function () { resolve(); }, { once: true }); });
 }
+// What failed to load is drawn as the browser draws it (a broken image shows nothing) and named in
+// a warning (the renderer reads `__failedLoads`); only --strict fails the render for it.
+var failedLoads = [];
+function noteFailedLoad(what) {
+  if (failedLoads.indexOf(what) < 0) failedLoads.push(what);
+}
+// A data: URL is named by its start: it may be kilobytes long.
+function shortUrl(url) { return /^data:/i.test(url) && url.length > 80 ? url.slice(0, 77) + '...' : url; }
 function imagesReady() {
   var imgs = Array.prototype.slice.call(document.images);
   return Promise.all(imgs.map(function (img) {
     if (!img.src) return null;
-    return img.decode().catch(function () {
-      throw new Error('image failed to load: ' + (img.currentSrc || img.src));
-    });
+    return img.decode().catch(function () { noteFailedLoad('image ' + shortUrl(img.currentSrc || img.src)); });
   }));
 }
 // CSS background images: the load event does not wait for those of elements styled later.
@@ -71,8 +100,19 @@ function cssImagesReady() {
   return Promise.all(Array.from(urls).map(function (url) {
     var img = new Image();
     img.src = url;
-    return img.decode().catch(function () { throw new Error('image failed to load: ' + url); });
+    return img.decode().catch(function () { noteFailedLoad('image ' + shortUrl(url)); });
   }));
+}
+// Stylesheets that did not load tell it by an error event (a 404 still gets an empty sheet).
+document.addEventListener('error', function (event) {
+  var el = event.target;
+  if (el && el.tagName === 'LINK' && /(^|\s)stylesheet(\s|$)/i.test(el.rel || '')) noteFailedLoad('stylesheet ' + el.href);
+}, true);
+// Web fonts that failed.
+function noteFailedStyles() {
+  if (document.fonts) document.fonts.forEach(function (face) {
+    if (face.status === 'error') noteFailedLoad('font ' + face.family);
+  });
 }
 // three.js models and textures loading through its default manager.
 function threeLoaded() {
@@ -98,6 +138,7 @@ function ready() {
     .then(threeLoaded)
     .then(framesReady)
     .then(function () { return document.fonts ? document.fonts.ready : null; })
+    .then(noteFailedStyles)
     // Animations that exist once the page is ready started at virtual time 0.
     .then(function () { registerAnimations(); });
 }
@@ -130,6 +171,8 @@ window.__vidkit = Object.freeze({
   __afterPaint: afterPaint,
   __videosPresented: videosPresented,
   __mediaTimeline: mediaTimeline,
+  /** Images, stylesheets and fonts that failed to load before the first frame ("image <url>"…). */
+  __failedLoads: function () { return failedLoads.slice(); },
   /** The composition's length in seconds (declared, or inferred as timing.js says); 0 when unknown. */
   __duration: function () { forgetTiming(); return compositionDuration(); },
   /** The clips and nested compositions with their windows (timing.js, clipList). */

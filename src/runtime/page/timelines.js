@@ -74,7 +74,12 @@ function seekTimeline(tl, seconds) {
   var total = typeof tl.totalDuration === 'function' ? tl.totalDuration() : Infinity;
   var applied = Math.min(seconds, total >= 0 ? total : Infinity);
   if (timelineTime.get(tl) === applied) return;
+  var first = !timelineTime.has(tl);
   timelineTime.set(tl, applied);
+  // GSAP renders nothing when the playhead does not move, so a timeline first shown at the time it
+  // already reads (0, at frame 0) would skip what it sets there (a set() at 0 hiding a scene): as
+  // HyperFrames does, it is moved a millisecond away first, without events.
+  if (first && typeof tl.totalTime === 'function' && Number(tl.totalTime()) === seconds) tl.totalTime(seconds >= 0.001 ? seconds - 0.001 : seconds + 0.001, true);
   if (typeof tl.totalTime === 'function') tl.totalTime(seconds, false);
   else tl.seek(seconds, false);
   changed = true;
@@ -123,6 +128,15 @@ function timelinesReady() {
 // as the renderer does), replacing a `duration` or `seek` the page set itself; its other
 // properties stay.
 window.__hf = {};
+// HyperFrames' renderer tells its own libraries, before their scripts run, that the page runs on
+// virtual time and composites shader transitions itself: @hyperframes/shader-transitions then
+// schedules its scenes on the timeline and draws each transition frame from the renderer's seek
+// (seek.js) instead of capturing scenes ahead of playback behind a loading overlay.
+window.__HF_VIRTUAL_TIME__ = { originalSetTimeout: real.setTimeout };
+window.__HF_PAGE_SIDE_COMPOSITING__ = true;
+var protocolSeek;
+// Set while the renderer calls a seek a library wrapped around the protocol's own (seek.js).
+var wrappedSeeking = false;
 function bindProtocol() {
   var hf = window.__hf && typeof window.__hf === 'object' ? window.__hf : {};
   Object.defineProperty(hf, 'duration', {
@@ -130,7 +144,11 @@ function bindProtocol() {
     enumerable: true,
     get: function () { forgetTiming(); return compositionDuration(); },
   });
-  hf.seek = function (seconds) { return seekFrame(Math.round((Number(seconds) || 0) * fps)); };
+  protocolSeek = function (seconds) {
+    if (wrappedSeeking) return undefined;
+    return seekFrame(Math.round((Number(seconds) || 0) * fps));
+  };
+  hf.seek = protocolSeek;
   window.__hf = hf;
 }
 onParsed(bindProtocol);
