@@ -18,7 +18,7 @@ const FORMAT_NAMES: Record<OutputFormat, string> = {
  * The preview page, a studio: the compositions and lint findings on the left, the player in the
  * middle, the variables and the render queue on the right, and the timeline, the rows table and
  * the source view below. Scripts (src/preview/studio/) fill it in. It loads nothing but this
- * server's own files, fonts included (the bundled Inter and JetBrains Mono).
+ * server's own files, fonts included (the bundled Inter, JetBrains Mono and fallback faces).
  */
 export function previewPageHtml(title: string): string {
   const t = escapeHtml(title);

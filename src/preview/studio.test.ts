@@ -4,6 +4,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fontsStylesheet } from '../fonts/bundled-fonts';
+import { FALLBACK_FAMILY } from '../fonts/fallback-fonts';
 import { findBrowser, launchBrowser } from '../render/browser';
 import { FIXTURES, REPO_ROOT, ServingCli, errorLines, fixtureCopy, tempDir, vidkit, vidkitServe } from '../test-support/cli';
 import { httpGet, httpRequest } from '../test-support/http';
@@ -158,10 +159,11 @@ function coverage(family: string): Array<[number, number]> {
 
 /**
  * No character of the studio draws as a missing glyph: every element with text is drawn with the
- * bundled Inter or JetBrains Mono only (Chromium names the fonts it used, a fallback or a missing
- * glyph would show another), and every character is in the ranges those fonts cover.
+ * bundled Inter or JetBrains Mono, or the bundled fallback faces (Chromium names the fonts it
+ * used: a system font or a missing glyph would show another), and every character is in the
+ * ranges those fonts cover. Returns the characters checked.
  */
-async function checkFonts(page: Page, where: string): Promise<void> {
+async function checkFonts(page: Page, where: string): Promise<string> {
   const cdp = await page.createCDPSession();
   await cdp.send('DOM.enable');
   await cdp.send('CSS.enable');
@@ -182,11 +184,14 @@ async function checkFonts(page: Page, where: string): Promise<void> {
   };
   await walk(root as Node);
   await cdp.detach();
-  const allowed = [...coverage('Inter'), ...coverage('JetBrains Mono')];
+  const allowed = [...coverage('Inter'), ...coverage('JetBrains Mono'), ...coverage(FALLBACK_FAMILY)];
   const missing = [...new Set(text)].filter((ch) => !/\s/.test(ch) && !allowed.some(([a, b]) => ch.codePointAt(0)! >= a && ch.codePointAt(0)! <= b));
   assert.equal(missing, [], `${where}: characters outside the bundled fonts`);
-  assert.equal([...families].filter((f) => !/^(Inter|JetBrains Mono)\b/.test(f) || f.endsWith('(system)')), [], `${where}: fonts other than the bundled ones (${[...families].join(', ')})`);
+  // The fallback faces are Noto's (fallback-fonts.ts); Chromium names a face by its file's own family name.
+  const bundled = /^(Inter|JetBrains Mono|Noto Sans|Noto Color Emoji)\b/;
+  assert.equal([...families].filter((f) => !bundled.test(f) || f.endsWith('(system)')), [], `${where}: fonts other than the bundled ones (${[...families].join(', ')})`);
   assert.ok(families.size > 0 && text.length > 100, `${where}: ${text.length} characters checked`);
+  return text;
 }
 
 const studio = suite('vidkit preview: the studio');
