@@ -551,12 +551,12 @@ studio('the routes that render or write answer the studio page only (Host and Or
   for (const headers of refused) {
     const res = await post('jobs', job, headers);
     assert.is(res.status, 403, JSON.stringify(headers));
-    assert.is((await post('rows/new', { file: 'fresh.jsonl' }, headers)).status, 403);
+    assert.is((await post('rows/new', { file: 'fresh.jsonl', composition: 'index.html' }, headers)).status, 403);
   }
   assert.equal(JSON.parse((await httpGet(server.url, '/__vidkit/studio/jobs')).body), []);
   assert.not.ok(fs.existsSync(path.join(project, 'fresh.jsonl')));
   // The studio's own origin is answered.
-  const created = await post('rows/new', { file: 'fresh.jsonl' }, { ...json, origin: own.origin });
+  const created = await post('rows/new', { file: 'fresh.jsonl', composition: 'index.html' }, { ...json, origin: own.origin });
   assert.is(created.status, 200, created.body);
   assert.ok(fs.existsSync(path.join(project, 'fresh.jsonl')));
   assert.is((await httpGet(server.url, '/__vidkit/studio/jobs', `attacker.example:${own.port}`)).status, 403);
@@ -567,15 +567,18 @@ studio('the routes that render or write answer the studio page only (Host and Or
     assert.is(res.status, 400, file);
     assert.not.match(res.body, /SECRET|TOKEN/);
   }
-  assert.is((await httpGet(server.url, '/__vidkit/studio/rows?file=linked%2Frows.jsonl')).status, 400);
-  assert.is((await httpGet(server.url, '/__vidkit/studio/rows?file=rows.jsonl')).status, 400);
+  for (const file of ['linked/rows.jsonl', 'rows.jsonl']) {
+    const res = await httpGet(server.url, `/__vidkit/studio/rows?file=${encodeURIComponent(file)}&composition=index.html`);
+    assert.is(res.status, 400, file);
+    assert.match(res.body, /no such file in the project/);
+  }
   for (const [route, body] of [
     ['rows/new', { file: 'linked/new.jsonl' }],
     ['rows/new', { file: '../new.jsonl' }],
     ['rows/save', { file: 'rows.jsonl', rows: [] }],
     ['rows/save', { file: 'linked/rows.jsonl', rows: [] }],
   ] as const) {
-    const res = await post(route, body, { ...json, origin: own.origin });
+    const res = await post(route, { ...body, composition: 'index.html' }, { ...json, origin: own.origin });
     assert.is(res.status, 400, `${route} ${JSON.stringify(body)}: ${res.body}`);
   }
   assert.equal(fs.readdirSync(outside).sort(), ['rows.jsonl', 'secret.txt']);

@@ -173,7 +173,7 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
     if (!picker.value) return;
     if (dirty && !confirm(`${file} has changes that are not saved. Open ${picker.value} and lose them?`)) return;
     try {
-      opened(await getJson<RowsFile>('rows', { file: picker.value }));
+      opened(await getJson<RowsFile>('rows', { file: picker.value, composition: studio.page }));
     } catch (err) {
       say((err as Error).message, true);
     }
@@ -185,7 +185,7 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
       return;
     }
     try {
-      opened(await postJson<RowsFile>('rows/new', { file: `${name}.jsonl` }));
+      opened(await postJson<RowsFile>('rows/new', { file: `${name}.jsonl`, composition: studio.page }));
       newName.value = '';
     } catch (err) {
       say((err as Error).message, true);
@@ -214,7 +214,7 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
   const save = async (): Promise<boolean> => {
     if (file === null) return false;
     try {
-      const saved = await postJson<RowsFile>('rows/save', { file, rows });
+      const saved = await postJson<RowsFile>('rows/save', { file, composition: studio.page, rows });
       opened(saved, selected);
       say(`${file}: ${rows.length} row${rows.length === 1 ? '' : 's'}, saved`);
       return saved.problems.length === 0;
