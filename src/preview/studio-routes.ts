@@ -5,7 +5,7 @@ import { clipLinesOfPage } from '../composition/clip-lines';
 import { ENTRY_FILE, loadComposition } from '../composition/composition';
 import { lintHtml } from '../composition/lint';
 import { listCompositions } from '../composition/list-compositions';
-import { VidkitError, cliErrorText, errorMessage } from '../errors';
+import { VidkitError, badInput, cliErrorText, errorMessage } from '../errors';
 import { projectReader } from '../render/project-page';
 import { projectFile } from '../render/project-files';
 import { readJsonBody, sendJson } from './http-json';
@@ -40,14 +40,14 @@ export function studioRoutes(projectDir: string, jobs: StudioJobs, onWarning: (m
     source: (q) => ({ file: required(q, 'file'), text: readText(projectDir, required(q, 'file')) }),
     jobs: () => jobs.list(),
     'rows-files': () => listRowsFiles(projectDir),
-    rows: (q) => readRowsFile(projectDir, required(q, 'file')),
+    rows: (q) => readRowsFile(projectDir, required(q, 'file'), required(q, 'composition')),
   };
   const writes: Record<string, Writer> = {
     jobs: async (body) => {
       const b = (body ?? {}) as Record<string, unknown>;
       if (b.kind === 'rows') {
         const request = { ...parseOutputRequest(b), rowsFile: String(b.rowsFile ?? '') };
-        const rows = await queuedRows(projectDir, request.rowsFile);
+        const rows = await queuedRows(projectDir, request.rowsFile, request.composition);
         return jobs.add({ kind: 'rows', ...request, rows }, (run) => renderRows(projectDir, request, run, onWarning));
       }
       const request = parseVideoRequest(b);
@@ -55,9 +55,12 @@ export function studioRoutes(projectDir: string, jobs: StudioJobs, onWarning: (m
     },
     'rows/save': async (body) => {
       const b = (body ?? {}) as Record<string, unknown>;
-      return writeRowsFile(projectDir, String(b.file ?? ''), parseRows(b.rows));
+      return writeRowsFile(projectDir, String(b.file ?? ''), parseRows(b.rows), rowsComposition(b));
     },
-    'rows/new': async (body) => createRowsFile(projectDir, String(((body ?? {}) as Record<string, unknown>).file ?? '')),
+    'rows/new': async (body) => {
+      const b = (body ?? {}) as Record<string, unknown>;
+      return createRowsFile(projectDir, String(b.file ?? ''), rowsComposition(b));
+    },
   };
 
   return (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
@@ -104,6 +107,12 @@ async function answer(res: http.ServerResponse, work: () => Promise<unknown>): P
     if (err instanceof VidkitError) sendJson(res, err.exitCode === 2 ? 400 : 422, { error: err.message });
     else sendJson(res, 500, { error: cliErrorText(err) });
   }
+}
+
+/** The page a rows file renders with, whose declarations type a table's cells. */
+function rowsComposition(body: Record<string, unknown>): string {
+  if (typeof body.composition !== 'string' || body.composition === '') throw badInput('"composition" must name the page the rows render with, e.g. index.html');
+  return body.composition;
 }
 
 function pageOf(query: Query): string {

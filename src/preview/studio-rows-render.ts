@@ -16,9 +16,9 @@ export interface RowsRequest {
   quality: Quality;
 }
 
-/** The rows of a rows file, waiting to render: what the queue shows before the job starts. */
-export async function queuedRows(projectDir: string, rowsFile: string): Promise<RowProgress[]> {
-  const { rows, problems } = await readRowsFile(projectDir, rowsFile);
+/** The rows of a rows file, waiting to render with a composition: what the queue shows before the job starts. */
+export async function queuedRows(projectDir: string, rowsFile: string, composition: string): Promise<RowProgress[]> {
+  const { rows, problems } = await readRowsFile(projectDir, rowsFile, composition);
   if (rows.length + problems.length === 0) throw badInput(`${rowsFile} has no rows: add one first`);
   return rows.map((r) => ({ line: r.line, outputKey: r.outputKey, state: 'queued', ...emptyProgress() }));
 }
