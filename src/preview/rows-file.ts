@@ -4,7 +4,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { loadComposition } from '../composition/composition';
 import type { DeclarationSet, Overrides } from '../composition/variables';
 import { badInput } from '../errors';
-import { projectFile } from '../render/project-files';
+import { STUDIO_LINKS, projectFile } from '../render/project-files';
 import { readBatchFile } from '../sdk/batch-file';
 import { rowsTable } from './rows-table';
 
@@ -75,7 +75,7 @@ export async function readRowsFile(projectDir: string, file: string, composition
  * batch would: JSONL, or a table with a column per variable of `composition`.
  */
 export async function writeRowsFile(projectDir: string, file: string, rows: Row[], composition: string): Promise<RowsFile> {
-  const target = projectFile(projectDir, file) ?? newRowsFile(projectDir, file);
+  const target = projectFile(projectDir, file, STUDIO_LINKS) ?? newRowsFile(projectDir, file);
   const previous = fs.existsSync(target) ? await readRowsFile(projectDir, file, composition) : undefined;
   if (previous && previous.problems.length > 0) {
     throw badInput(`${file} has lines the batch parser refuses (line ${previous.problems[0].line}: ${previous.problems[0].reason}): fix them in an editor first, saving here would drop them`);
@@ -123,7 +123,7 @@ export function parseRows(value: unknown): Row[] {
 
 function existingRowsFile(projectDir: string, file: string): string {
   checkRowsName(file);
-  const found = projectFile(projectDir, file);
+  const found = projectFile(projectDir, file, STUDIO_LINKS);
   if (found === undefined) throw badInput(`${file}: no such file in the project`);
   return found;
 }

@@ -7,7 +7,7 @@ import { lintHtml } from '../composition/lint';
 import { listCompositions } from '../composition/list-compositions';
 import { VidkitError, badInput, cliErrorText, errorMessage } from '../errors';
 import { projectReader } from '../render/project-page';
-import { projectFile } from '../render/project-files';
+import { STUDIO_LINKS, projectFile } from '../render/project-files';
 import { readJsonBody, sendJson } from './http-json';
 import { createRowsFile, listRowsFiles, parseRows, readRowsFile, writeRowsFile } from './rows-file';
 import { fromOwnPage } from './same-origin';
@@ -127,7 +127,7 @@ function required(query: Query, name: string): string {
 
 /** A project file's text, as the project server would serve it (no dotfiles, nothing outside). */
 function readText(projectDir: string, file: string): string {
-  const found = projectFile(projectDir, file);
+  const found = projectFile(projectDir, file, STUDIO_LINKS);
   if (found === undefined || path.relative(projectDir, found).split(path.sep).join('/') !== file.replace(/^\/+/, '')) {
     throw new VidkitError(`${file}: no such file in the project`, { exitCode: 2 });
   }

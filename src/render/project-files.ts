@@ -32,6 +32,12 @@ export function projectFile(root: string, rawPath: string, links: ProjectLinks =
  */
 export type ProjectLinks = 'follow' | 'inside';
 
+/**
+ * The studio's file routes (source view, rows files) read and write only what lies in the project
+ * itself: a link the author made serves the page, but the studio never writes through it.
+ */
+export const STUDIO_LINKS: ProjectLinks = 'inside';
+
 /** Whether `file` is `dir` or lies under it. */
 function isUnder(file: string, dir: string): boolean {
   return file === dir || file.startsWith(dir + path.sep);

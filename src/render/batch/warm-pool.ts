@@ -119,7 +119,7 @@ export class WarmPool {
     const options = { ...context.sessionOptions(url, assets), onWarning: (message: string) => worker.onWarning?.(message) };
     worker.onWarning = hooks.onWarning;
     // Profiles live in the pool's temporary directory, so an interrupted batch leaves none.
-    const open = () => CaptureSession.open({ ...options, onWarning: this.opts.onWarning, profileDir: path.join(this.tmpDir, `profile-${worker.id}-${worker.profiles++}`) });
+    const open = () => CaptureSession.open({ ...options, profileDir: path.join(this.tmpDir, `profile-${worker.id}-${worker.profiles++}`) });
     await worker.slot.reset(open, options.boot);
     const { slot } = worker;
     const totalFrames = context.totalFrames ?? (await framesOfPage(context, await slot.current()));
