@@ -1,0 +1,92 @@
+// --- what the page is still loading -----------------------------------------------------------------
+// A frame is drawn only once what the page has asked for so far has arrived: the fonts its text
+// needs loaded (or failed), its images decoded. Chromium starts a web font's load when layout
+// first needs the face; under begin-frame control that layout would run inside the capture
+// itself, drawing the text invisible (the font's block period), and the font's arrival changes no
+// DOM, so nothing marked a later frame changed either. So every frame lays the page out here,
+// before the capture, and waits for the loads that started.
+// The same happens after each frame a seek steps through on its way, so a page that reaches a
+// frame by stepping (a later worker's first frame) has seen its fonts and images arrive where a
+// page drawing every frame did: text a script measures has the same size in both.
+
+// <img> → the source it was decoded for (src and srcset: currentSrc is only chosen later).
+var decodedImages = new WeakMap();
+// CSS image URLs already decoded.
+var cssImages = new Set();
+// A face that arrives lays its text out anew, which may call for another (the next unicode-range
+// subset, the next family of the list): a few rounds cover any real page.
+var MAX_LOAD_ROUNDS = 8;
+
+function imageKey(img) { return img.src + ' ' + img.srcset; }
+function decodeImages(imgs) {
+  return Promise.all(imgs.map(function (img) {
+    var key = imageKey(img);
+    return img.decode().then(function () { decodedImages.set(img, key); }, function () {
+      throw new Error('image failed to load: ' + (img.currentSrc || img.src));
+    });
+  }));
+}
+// The page's <img> elements with a source not decoded yet. A lazy one is loaded at once: one out
+// of view would otherwise never load, and its decode never settle.
+function undecodedImages() {
+  var list = [];
+  for (var i = 0; i < document.images.length; i++) {
+    var img = document.images[i];
+    if (!(img.src || img.srcset) || decodedImages.get(img) === imageKey(img)) continue;
+    if (img.loading === 'lazy') img.loading = 'eager';
+    list.push(img);
+  }
+  return list;
+}
+
+// CSS background images (the load event does not wait for those of elements styled later).
+function cssImageUrls(elements, urls) {
+  for (var i = 0; i < elements.length; i++) {
+    var bg = getComputedStyle(elements[i]).backgroundImage;
+    if (!bg || bg === 'none') continue;
+    bg.replace(/url\(\s*(['"]?)(.*?)\1\s*\)/g, function (_, q, url) { if (!cssImages.has(url)) urls.add(url); return ''; });
+  }
+  return urls;
+}
+function decodeCssImages(urls) {
+  return Promise.all(Array.from(urls).map(function (url) {
+    var img = new Image();
+    img.src = url;
+    return img.decode().then(function () { cssImages.add(url); }, function () { throw new Error('image failed to load: ' + url); });
+  }));
+}
+// The elements DOM changes may have given a new CSS image: each one added (with what it holds)
+// and each whose attributes changed, once.
+function touchedElements(records) {
+  var elements = new Set();
+  records.forEach(function (record) {
+    if (record.type === 'attributes') return elements.add(record.target);
+    record.addedNodes.forEach(function (node) {
+      if (node.nodeType !== 1 || elements.has(node)) return;
+      elements.add(node);
+      var inside = node.querySelectorAll('*');
+      for (var i = 0; i < inside.length; i++) elements.add(inside[i]);
+    });
+  });
+  return Array.from(elements);
+}
+
+// Lays the page out and returns a promise of the loads that started, or null when none is pending.
+// `records`: the DOM changes since the last call, whose CSS images are looked at; `round`: how
+// many times this frame has waited already.
+function pendingLoads(records, round) {
+  // Font families are rewritten by an observer of their own; its pending changes go first, so the
+  // layout below asks for the faces the page will draw with.
+  applyFontRewrites();
+  // Reading a layout value brings style and layout up to date, starting the loads they need.
+  if (document.documentElement) document.documentElement.getBoundingClientRect();
+  var waits = [];
+  if (document.fonts && document.fonts.status === 'loading') waits.push(document.fonts.ready);
+  var imgs = undecodedImages();
+  if (imgs.length > 0) waits.push(decodeImages(imgs));
+  var urls = cssImageUrls(touchedElements(records), new Set());
+  if (urls.size > 0) waits.push(decodeCssImages(urls));
+  if (waits.length === 0) return null;
+  var next = (round || 0) + 1;
+  return Promise.all(waits).then(function () { return next < MAX_LOAD_ROUNDS ? pendingLoads(mutations.takeRecords(), next) : null; });
+}
