@@ -5,12 +5,26 @@
 // itself, drawing the text invisible (the font's block period), and the font's arrival changes no
 // DOM, so nothing marked a later frame changed either. So every frame lays the page out here,
 // before the capture, and waits for the loads that started.
-// The same happens after each frame a seek steps through on its way, so a page that reaches a
-// frame by stepping (a later worker's first frame) has seen its fonts and images arrive where a
-// page drawing every frame did: text a script measures has the same size in both.
+// The same happens after a frame a seek steps through on its way that may have asked for a load
+// (stepMayLoad), so a page that reaches a frame by stepping (a later worker's first frame) has
+// seen its images, and the fonts of the elements it added, arrive where a page drawing every frame
+// did: a canvas draws the same image, text a script measures has the same size.
 
 // <img> → the source it was decoded for (src and srcset: currentSrc is only chosen later).
 var decodedImages = new WeakMap();
+// Images a script loads without putting them in the document (`new Image()` to draw on a canvas):
+// each frame waits for them as for the document's, from the frame their source was set.
+var scriptImages = new Set();
+var imageSrc = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'src');
+Object.defineProperty(HTMLImageElement.prototype, 'src', {
+  configurable: true,
+  enumerable: imageSrc.enumerable,
+  get: imageSrc.get,
+  set: function (value) {
+    imageSrc.set.call(this, value);
+    if (!this.isConnected) scriptImages.add(this);
+  },
+});
 // CSS image URLs already decoded.
 var cssImages = new Set();
 // A face that arrives lays its text out anew, which may call for another (the next unicode-range
@@ -21,21 +35,28 @@ function imageKey(img) { return img.src + ' ' + img.srcset; }
 function decodeImages(imgs) {
   return Promise.all(imgs.map(function (img) {
     var key = imageKey(img);
-    return img.decode().then(function () { decodedImages.set(img, key); }, function () {
+    var settled = function () {
+      decodedImages.set(img, key);
+      scriptImages.delete(img);
+    };
+    return img.decode().then(settled, function () {
+      // One the page keeps to itself may fail: the page's own error handler decides what then.
+      if (!img.isConnected) return settled();
       throw new Error('image failed to load: ' + (img.currentSrc || img.src));
     });
   }));
 }
-// The page's <img> elements with a source not decoded yet. A lazy one is loaded at once: one out
-// of view would otherwise never load, and its decode never settle.
+// The page's <img> elements, in the document or a script's, with a source not decoded yet. A lazy
+// one is loaded at once: one out of view would otherwise never load, and its decode never settle.
 function undecodedImages() {
   var list = [];
-  for (var i = 0; i < document.images.length; i++) {
-    var img = document.images[i];
-    if (!(img.src || img.srcset) || decodedImages.get(img) === imageKey(img)) continue;
+  var consider = function (img) {
+    if (!(img.src || img.srcset) || decodedImages.get(img) === imageKey(img)) return scriptImages.delete(img);
     if (img.loading === 'lazy') img.loading = 'eager';
     list.push(img);
-  }
+  };
+  for (var i = 0; i < document.images.length; i++) consider(document.images[i]);
+  scriptImages.forEach(function (img) { if (!img.isConnected) consider(img); });
   return list;
 }
 
@@ -52,6 +73,7 @@ function decodeCssImages(urls) {
   return Promise.all(Array.from(urls).map(function (url) {
     var img = new Image();
     img.src = url;
+    scriptImages.delete(img);
     return img.decode().then(function () { cssImages.add(url); }, function () { throw new Error('image failed to load: ' + url); });
   }));
 }
@@ -69,6 +91,20 @@ function touchedElements(records) {
     });
   });
   return Array.from(elements);
+}
+
+// Whether a frame stepped through on the way to another may have asked for a load: elements were
+// added or had attributes other than style changed (a class can bring a font or an image), a font
+// is loading (a script measured text, a canvas drew some), or a script gave an image a source.
+// Text and inline style changes, what most pages make on every frame, are left to the frame
+// itself: laying the page out after each of them cost about ten times the stepping.
+function stepMayLoad(records) {
+  if ((document.fonts && document.fonts.status === 'loading') || scriptImages.size > 0) return true;
+  return records.some(function (record) {
+    if (record.type === 'attributes') return record.attributeName !== 'style';
+    for (var i = 0; i < record.addedNodes.length; i++) if (record.addedNodes[i].nodeType === 1) return true;
+    return false;
+  });
 }
 
 // Lays the page out and returns a promise of the loads that started, or null when none is pending.

@@ -13,6 +13,9 @@ function seekFrame(target) {
   if (target < frame) throw new Error('vidkit: cannot seek backwards from frame ' + frame + ' to ' + target);
   return stepTo(target);
 }
+// DOM changes of frames stepped through that waited for nothing: the frame drawn looks at their
+// CSS images (an inline style may have set one).
+var steppedRecords = [];
 function stepTo(target) {
   while (frame < target) {
     var t = ((frame + 1) * 1000) / fps;
@@ -22,11 +25,16 @@ function stepTo(target) {
     setAdapterTime(t / 1000);
     runAnimationFrame(t);
     if (frame === target) break;
-    // A frame stepped through gets its loads too, as where that frame was drawn: only when the DOM
-    // changed or a load is under way (a canvas asked for a font), so plain stepping stays cheap.
+    // A frame stepped through waits for its loads too, as where that frame was drawn, when it may
+    // have asked for one (loads.js).
     var records = mutations.takeRecords();
-    if (records.length === 0 && !(document.fonts && document.fonts.status === 'loading')) continue;
-    changed = true;
+    if (records.length > 0) changed = true;
+    if (!stepMayLoad(records)) {
+      records.forEach(function (record) { steppedRecords.push(record); });
+      continue;
+    }
+    records = steppedRecords.concat(records);
+    steppedRecords = [];
     var loading = pendingLoads(records);
     if (loading) return loading.then(function () { return stepTo(target); });
   }
@@ -43,7 +51,8 @@ function showFrame(target) {
   syncAnimations();
   syncVideos(waits);
   seekFrames(target, waits);
-  var records = mutations.takeRecords();
+  var records = steppedRecords.concat(mutations.takeRecords());
+  steppedRecords = [];
   if (records.length > 0 || hasUncontrolledMotion() || arrivedSinceLastFrame()) changed = true;
   var loading = pendingLoads(records);
   if (loading) changed = true;
