@@ -12,10 +12,11 @@ import { addPlayer, playerFrame } from '../test-support/player';
 
 // Frame i shows the page at time i/fps however the page got there: text in a web font that a
 // timer shows or creates at 0.5 s, text a script first writes in its first animation frame (in the
-// generic monospace face, drawn with a bundled web font), a canvas, a video. Each frame waits for
+// generic monospace face, drawn with a bundled web font), a canvas with an image a script loads, a
+// video. Each frame waits for
 // the fonts and images the page has asked for, so 1, 2 and 3 workers draw the same bytes.
 
-const { width: W, height: H, frames: FRAMES, shown: SHOWN, text: TEXT, late: LATE } = LATE_PAGE;
+const { width: W, height: H, frames: FRAMES, shown: SHOWN, text: TEXT, late: LATE, sprite: SPRITE, background: BACKGROUND } = LATE_PAGE;
 const work = tempDir('vidkit-capture-loads-');
 
 const BY_SCRIPT = writeLateProject(path.join(work, 'by-script'), 'by-script');
@@ -45,6 +46,14 @@ const blank = (pixels: Buffer) => pixels.every((v) => v >= 250);
 /** Some pixel dark: text drawn there. */
 const inked = (pixels: Buffer) => pixels.some((v) => v < 80);
 
+/** Pure red or blue at a point of a packed RGB frame `W` wide, else `other`. */
+function colourAt(rgb: Buffer, { x, y }: { x: number; y: number }): 'red' | 'blue' | 'other' {
+  const [r, g, b] = rgb.subarray((y * W + x) * 3, (y * W + x) * 3 + 3);
+  if (g > 16) return 'other';
+  if (r > 240 && b < 16) return 'red';
+  return b > 240 && r < 16 ? 'blue' : 'other';
+}
+
 /** The frames whose bytes differ between two sequences. */
 function differing(a: Buffer[], b: Buffer[]): number[] {
   return a.flatMap((frame, i) => (frame.equals(b[i]) ? [] : [i]));
@@ -53,7 +62,9 @@ function differing(a: Buffer[], b: Buffer[]): number[] {
 /**
  * What every render of the composition must show: the text written on the first animation frame
  * from frame 0 on, in every frame the same as 10 frames away (the same text), whichever worker drew
- * it; the late texts absent before 0.5 s and present from then on.
+ * it; the late texts absent before 0.5 s and present from then on; the sprite a script loads at
+ * frame 9 drawn from frame 10 and the CSS background image it sets from frame 9, whichever
+ * worker's page stepped through frame 9.
  */
 function drawnProblems(frames: Buffer[]): string[] {
   const rgb = frames.map(rgbOf);
@@ -66,6 +77,10 @@ function drawnProblems(frames: Buffer[]): string[] {
     const late = band(frame, LATE);
     if (i < SHOWN && !blank(late)) problems.push(`frame ${i}: late text before 0.5 s`);
     if (i >= SHOWN && !inked(late)) problems.push(`frame ${i}: no late text`);
+    const blue = colourAt(frame, SPRITE) === 'blue';
+    if (blue !== i >= SPRITE.from) problems.push(`frame ${i}: the sprite ${blue ? 'drawn before' : 'missing from'} frame ${SPRITE.from}`);
+    const red = colourAt(frame, BACKGROUND) === 'red';
+    if (red !== i >= BACKGROUND.from) problems.push(`frame ${i}: the background image ${red ? 'shown before' : 'missing from'} frame ${BACKGROUND.from}`);
   });
   return problems;
 }
