@@ -217,29 +217,33 @@ lazy.run();
 const repeats = suite('a frame is repeated only when nothing could have changed it');
 
 for (const capture of ['beginframe', 'screenshot']) {
-  repeats(`--capture ${capture}: a canvas painted when an image arrives, outside the clock, shows in the frames after`, () => {
+  repeats(`--capture ${capture}: a canvas painted when an image arrives and a rule added when a fetch completes, outside the clock, show`, () => {
     const dir = path.join(work, `arrival-${capture}`);
     fs.mkdirSync(dir, { recursive: true });
     writeRedPng(dir);
-    // A timer at 0.1 s starts the load; the paint comes from the decode's promise, at whatever real
-    // time the image arrives, with no DOM change.
+    fs.writeFileSync(path.join(dir, 'rule.txt'), '#box { background: #f00 }');
+    // A timer at 0.1 s starts both loads; the paint comes from the decode's promise and the rule
+    // from the fetch's, at whatever real time each arrives, with no DOM change.
     fs.writeFileSync(
       path.join(dir, 'index.html'),
-      `<!doctype html><html><head><style>html,body{margin:0;background:#fff}canvas{display:block}</style></head>
-<body><div data-composition-id="arrival" data-width="160" data-height="90" data-duration="0.5" data-fps="30"><canvas id="c" width="160" height="90"></canvas></div>
+      `<!doctype html><html><head><style>html,body{margin:0;background:#fff}canvas,#box{position:absolute;top:0;width:80px;height:90px}#box{left:80px}</style></head>
+<body><div data-composition-id="arrival" data-width="160" data-height="90" data-duration="0.5" data-fps="30"><canvas id="c" width="80" height="90"></canvas><div id="box"></div></div>
 <script>
 var ctx = document.getElementById('c').getContext('2d');
 setTimeout(function () {
   var img = new Image();
+  img.addEventListener('load', function () { img.decode().then(function () { ctx.drawImage(img, 0, 0, 80, 90); }); });
   img.src = 'red.png';
-  img.decode().then(function () { ctx.drawImage(img, 0, 0, 160, 90); });
+  fetch('rule.txt').then(function (r) { return r.text(); }).then(function (rule) { document.styleSheets[0].insertRule(rule, 0); });
 }, 100);
 </script></body></html>`,
     );
     const output = path.join(work, `arrival-${capture}-frames`);
     const run = vidkit(['render', dir, '--format', 'png-sequence', '--output', output, '--workers', '1', '--capture', capture]);
     assert.is(run.status, 0, run.stderr);
-    assert.ok(redAtTopLeft(path.join(output, 'frame_000015.png')), 'the last frame shows the painted canvas');
+    const last = decodeImageRgb(path.join(output, 'frame_000015.png'));
+    const at = (x: number) => [...last.subarray(x * 3, x * 3 + 3)];
+    assert.equal([at(40), at(120)].map(([r, g, b]) => r > 240 && g < 16 && b < 16), [true, true], `the last frame: canvas ${at(40)}, box ${at(120)}`);
   });
 }
 

@@ -274,10 +274,8 @@ export class CaptureSession {
 
   /**
    * Shows `frame` (time frame/fps) and returns its image, or null when nothing on the page changed
-   * since the previous frame of this session (the runtime saw no change and the browser has nothing
-   * new to draw), so the caller repeats that one. The seek waits for the fonts and images the page
-   * has asked for (src/runtime/page/loads.js), so the image shows them. `whole` returns the image
-   * even then: the first frame of a new segment has no frame before it to repeat.
+   * since the previous frame of this session, so the caller repeats that one. `whole` returns the
+   * image even then: the first frame of a new segment has no frame before it to repeat.
    */
   async capture(frame: number, whole = false): Promise<Buffer | null> {
     const { frameMs } = this.opts.timeouts;
@@ -321,23 +319,11 @@ export class CaptureSession {
     this.throwIfAssetFailed();
     this.throwIfPageFailed();
     this.throwIfNavigated(frame);
-    if (seek.result.value === false && this.lastImage && !(await this.damaged())) return whole ? this.lastImage : null;
+    if (seek.result.value === false && this.lastImage) return whole ? this.lastImage : null;
     const image = await this.draw(frame, seek.result.value === 'video');
     this.throwIfNavigated(frame);
     this.lastImage = image;
     return image;
-  }
-
-  /**
-   * Whether the browser would draw anything new although the page reported no change: what the
-   * runtime cannot see, such as a canvas a script painted when an image or a message arrived.
-   * Under begin-frame control the compositor tells (a draw without a capture, a few ms); a
-   * screenshot page draws on its own, and the runtime's report (which counts every load that
-   * arrived) is all there is.
-   */
-  private async damaged(): Promise<boolean> {
-    if (this.opts.profile.capture !== 'beginframe') return false;
-    return (await this.beginFrame(false)).hasDamage;
   }
 
   private async draw(frame: number, seekedVideo: boolean): Promise<Buffer> {
