@@ -229,8 +229,9 @@ export class CaptureSession {
    * What the page could not load (an image, a stylesheet, a font; any scheme, data: included) is
    * drawn as Chromium draws the page without it, as HyperFrames renders it, and named in a
    * warning; under `--strict` it fails the render. Media and script errors fail on their own.
+   * Read once the page is ready and again once a range is drawn (what failed on the way).
    */
-  private async reportFailedLoads(): Promise<void> {
+  async reportFailedLoads(): Promise<void> {
     const read = this.page!.evaluate('window.__vidkit.__failedLoads()') as Promise<string[]>;
     const failed = await this.guard(
       withDeadline(read, STEP_TIMEOUT_MS, () => `the page did not say what failed to load within ${STEP_TIMEOUT_MS / 1000} s`),

@@ -189,6 +189,7 @@ export async function renderChunk(
       hooks.onFrame(frame);
       frame += 1;
     }
+    if (slot.isOpen) await (await slot.current()).reportFailedLoads();
     const missingGlyphs = slot.isOpen ? await (await slot.current()).missingGlyphs() : [];
     return { ...(await encoder.finish()), missingGlyphs };
   } catch (err) {

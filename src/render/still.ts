@@ -76,6 +76,7 @@ export async function renderStill(opts: StillOptions): Promise<StillResult> {
     if (context.totalFrames === undefined) assertInside(frame, await framesOfPage(context, session), context.fps);
     const image = await session.capture(frame, true);
     if (!image) throw new VidkitError(`frame ${frame}: the browser returned no image`);
+    await session.reportFailedLoads();
     try {
       fs.writeFileSync(partial, image);
       fs.renameSync(partial, output);

@@ -85,6 +85,15 @@ export function psnrPerFrame(file: string, reference: string): number[] {
     });
 }
 
+/** The MD5 of each decoded video frame (ffmpeg's framemd5), in order. */
+export function frameHashes(file: string): string[] {
+  const out = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-map', '0:v', '-f', 'framemd5', '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
+  return out
+    .split('\n')
+    .filter((l) => l && !l.startsWith('#'))
+    .map((l) => l.split(',').pop()!.trim());
+}
+
 /** An image file (PNG, JPEG) as packed RGB, decoded by ffmpeg. */
 export function decodeImageRgb(file: string): Buffer {
   return execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'rgb24', '-'], { maxBuffer: 256 * 1024 * 1024 });
