@@ -6,8 +6,8 @@ import { CaptureSession, MediaElementTiming } from '../render/capture-session';
 import { SessionSlot, renderChunk, segmentEncoder } from '../render/chunk-renderer';
 import { encoderFormat, formatContentType, formatExtension } from '../render/formats';
 import { fpsToRational } from '../render/fps';
-import { serveProject } from '../render/project-server';
 import { RenderContextOptions, createRenderContext, framesOfPage, planRender } from '../render/render-context';
+import { serveComposition } from '../render/served-composition';
 import { soundtrackOf } from '../render/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
 import { causeMessage } from '../sdk/progress';
@@ -15,7 +15,7 @@ import { ChunkProgressRecord, ChunkSpec, PlanRecord, RenderJob, renderKeys, site
 import type { WebhookPayload } from '../sdk/webhook';
 import { classifyChunkError } from './chunk-errors';
 import { injectedFault } from './fault-injection';
-import { portableTimeline, siteAssets, timelineAssets } from './site-media';
+import { portableTimeline, timelineAssets } from './site-media';
 import { DeliveryResult, deliverWebhook } from './webhook-delivery';
 
 /**
@@ -125,11 +125,10 @@ async function plan(render: RenderJob): Promise<{ totalFrames: number; chunks: C
 async function pageFrames(render: RenderJob, siteDir: string): Promise<number> {
   const context = await createRenderContext(renderOptions(render, siteDir));
   const workDir = path.join(WORK_ROOT, 'renders', render.renderId, 'plan');
-  const server = await serveProject(siteDir, { remoteDir: path.join(workDir, 'assets') });
+  const server = await serveComposition(context.composition, workDir, {});
   let session: CaptureSession | undefined;
   try {
-    const url = new URL('index.html', server.url).href;
-    session = await CaptureSession.open(context.sessionOptions(url, siteAssets(siteDir, path.join(workDir, 'assets'), server.url), path.join(workDir, 'profile')));
+    session = await CaptureSession.open(context.sessionOptions(server.url, server.assets, path.join(workDir, 'profile')));
     return await framesOfPage(context, session);
   } finally {
     await session?.close();
@@ -146,19 +145,17 @@ async function chunk(render: RenderJob, range: ChunkSpec): Promise<ChunkResult> 
   for (const w of context.warnings) console.warn(`vidkit: warning: ${w}`);
   const workDir = path.join(WORK_ROOT, 'renders', render.renderId, `chunk-${range.index}`);
   const segmentFile = path.join(workDir, `segment${formatExtension(format)}`);
-  const assetDir = path.join(workDir, 'assets');
   fs.mkdirSync(workDir, { recursive: true });
   const totalFrames = range.endFrame - range.startFrame;
   const record = (frames: number, done: boolean) =>
     putJson(render.bucket, renderKeys.progress(render.renderId, range.index), { index: range.index, frames, totalFrames, done } satisfies ChunkProgressRecord);
   await record(0, false);
 
-  const server = await serveProject(context.composition.projectDir, { remoteDir: assetDir });
-  const url = new URL('index.html', server.url).href;
+  // The cloud path has no --allow-missing-media, --allow-private-network or --max-asset-bytes: a
+  // remote asset that cannot be fetched, on a private address or over 512 MiB fails the render.
+  const server = await serveComposition(context.composition, workDir, {});
   let profiles = 0;
-  const slot = new SessionSlot(() =>
-    CaptureSession.open(context.sessionOptions(url, siteAssets(siteDir, assetDir, server.url), path.join(workDir, `profile-${profiles++}`))),
-  );
+  const slot = new SessionSlot(() => CaptureSession.open(context.sessionOptions(server.url, server.assets, path.join(workDir, `profile-${profiles++}`))));
   try {
     const encoder = segmentEncoder(context.settings, segmentFile);
     let frames = 0;

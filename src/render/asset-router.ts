@@ -1,3 +1,4 @@
+import type { EgressPolicy } from './egress-policy';
 import { projectFile } from './project-files';
 import { REMOTE_PREFIX } from './project-server';
 import type { RemoteAssets } from './remote-assets';
@@ -15,6 +16,11 @@ export class AssetRouter {
     private readonly opts: { projectDir: string; serverUrl: string; remote: RemoteAssets; proxies: VideoProxies },
   ) {
     this.origin = new URL(opts.serverUrl).origin;
+  }
+
+  /** What the page may reach: the policy of the downloads made for it and of its browser's egress gate. */
+  get egress(): EgressPolicy {
+    return this.opts.remote.policy;
   }
 
   /** The local file behind a URL the page uses, or undefined for one it cannot stand for (data:, blob:). */

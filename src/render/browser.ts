@@ -114,6 +114,8 @@ export interface LaunchOptions {
   scale?: number;
   /** The browser's profile directory; by default puppeteer makes one and removes it on close. */
   userDataDir?: string;
+  /** The switches of the egress gate its pages go out through (egress-gate.ts). */
+  egress?: string[];
 }
 
 export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePath' | 'capture' | 'gl'>, options: LaunchOptions = {}): Promise<Browser> {
@@ -125,6 +127,7 @@ export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePat
     ...(profile.capture === 'beginframe' && profile.gl === 'software' ? SINGLE_PROCESS_ARGS : []),
     ...(hasSharedMemory() ? [] : ['--disable-dev-shm-usage']),
     ...(scale !== 1 ? [`--force-device-scale-factor=${scale}`] : []),
+    ...(options.egress ?? []),
   ];
   let browser: Browser;
   try {

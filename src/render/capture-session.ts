@@ -5,6 +5,8 @@ import { RuntimeBoot, bootScript } from '../runtime/runtime';
 import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from './browser';
 import type { AssetRouter } from './asset-router';
 import { DeadlineError, withDeadline } from './deadline';
+import { EgressGate, openEgressGate } from './egress-gate';
+import { EgressPolicy } from './egress-policy';
 import type { PageTimeouts } from './render-context';
 
 const DRAW_ATTEMPTS = 3;
@@ -73,6 +75,8 @@ export class BrowserFailure extends VidkitError {
  */
 export class CaptureSession {
   private browser?: Browser;
+  /** Everything the browser sends goes through it (egress-gate.ts); what it refuses fails the render. */
+  private gate?: EgressGate;
   private page?: Page;
   private client?: CDPSession;
   private frameTicks = 0;
@@ -80,6 +84,8 @@ export class CaptureSession {
   private lastImage?: Buffer;
   private readonly pageErrors: string[] = [];
   private readonly assetErrors: string[] = [];
+  /** Ends the wait for the page to get ready at the first asset error (a refused request) instead of at the load timeout. */
+  private failReady?: (err: Error) => void;
   /** Where the page went when it navigated away from the composition. */
   private navigatedTo?: string;
   private disconnected = false;
@@ -104,7 +110,8 @@ export class CaptureSession {
   private async start(): Promise<void> {
     const { profile, width, height } = this.opts;
     const scale = this.opts.scale ?? 1;
-    this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir });
+    this.gate = await openEgressGate(this.opts.assets?.egress ?? new EgressPolicy(), (message) => this.assetFailed(message));
+    this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir, egress: this.gate.args });
     this.browser.once('disconnected', () => (this.disconnected = true));
     const step = <T>(name: string, work: Promise<T>) =>
       this.guard(withDeadline(work, STEP_TIMEOUT_MS, () => `the browser did not ${name} within ${STEP_TIMEOUT_MS / 1000} s`), `while it was opening the page (${name})`);
@@ -143,9 +150,16 @@ export class CaptureSession {
     }
     // Navigations before the composition's own (a reset leaving the previous row's page) are not its doing.
     this.navigatedTo = undefined;
+    const failed = new Promise<never>((_, reject) => (this.failReady = reject));
+    failed.catch(() => undefined);
+    if (this.assetErrors.length > 0) this.failReady?.(new VidkitError(this.assetErrors[0]));
     try {
       await this.guard(
-        withDeadline(this.page!.evaluate('window.__vidkit.__ready()'), Math.max(1, loadBy - Date.now()), () => `the composition did not become ready ${loadLimit}`),
+        withDeadline(
+          Promise.race([this.page!.evaluate('window.__vidkit.__ready()'), failed]),
+          Math.max(1, loadBy - Date.now()),
+          () => `the composition did not become ready ${loadLimit}`,
+        ),
         'while the page got ready',
       );
     } catch (err) {
@@ -238,11 +252,16 @@ export class CaptureSession {
       assets.route(request.url(), request.resourceType()).then(
         (url) => request.continue(url === undefined ? undefined : { url }),
         (err) => {
-          this.assetErrors.push(errorMessage(err));
+          this.assetFailed(errorMessage(err));
           return request.abort('failed');
         },
       );
     });
+  }
+
+  private assetFailed(message: string): void {
+    this.assetErrors.push(message);
+    this.failReady?.(new VidkitError(message));
   }
 
   private throwIfAssetFailed(): void {
@@ -389,6 +408,7 @@ export class CaptureSession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.browser) await closeBrowser(this.browser);
+      await this.gate?.close();
       if (this.opts.profileDir) fs.rmSync(this.opts.profileDir, { recursive: true, force: true, maxRetries: 3 });
     })();
     return this.closing;

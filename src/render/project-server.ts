@@ -27,6 +27,8 @@ export interface ServeOptions {
   handle?: (req: http.IncomingMessage, res: http.ServerResponse) => boolean;
   /** The render's copies of remote media, served under {@link REMOTE_PREFIX}. */
   remoteDir?: string;
+  /** Serves a service worker's script (refused by default, see {@link isServiceWorkerScript}). */
+  allowServiceWorkers?: boolean;
 }
 
 /**
@@ -76,6 +78,11 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
       res.end(`forbidden: this server answers to localhost, 127.0.0.1 or [::1] on port ${port}${loopbackOnly ? '' : ', or an IP address'}`);
       return;
     }
+    if (isServiceWorkerScript(req) && !options.allowServiceWorkers) {
+      res.statusCode = 403;
+      res.end('service workers are refused: allow them with --allow-service-workers');
+      return;
+    }
     if (options.handle?.(req, res)) return;
     if (serveBundledFonts(req, res)) return;
     if (serveRemote && options.remoteDir !== undefined && req.url?.startsWith(REMOTE_PREFIX)) {
@@ -97,6 +104,16 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Whether the browser is fetching a service worker's script (it says so in a `Service-Worker`
+ * header). Refusing that fetch refuses the registration: a worker that would outlive the page,
+ * answer the next render's requests in a warm browser, or stay installed on this origin in the
+ * browser that opened a preview.
+ */
+function isServiceWorkerScript(req: http.IncomingMessage): boolean {
+  return req.headers['service-worker'] === 'script';
 }
 
 function isLoopback(host: string): boolean {

@@ -1,6 +1,7 @@
 import * as path from 'node:path';
 import type { Composition } from '../composition/composition';
 import { AssetRouter } from './asset-router';
+import { EgressPolicy } from './egress-policy';
 import { serveProject } from './project-server';
 import { RemoteAssets } from './remote-assets';
 import { VideoProxies } from './video-proxies';
@@ -8,8 +9,10 @@ import { VideoProxies } from './video-proxies';
 export interface AssetPolicy {
   /** A remote asset that cannot be fetched is a warning and a transparent placeholder, not an error. */
   allowMissingMedia?: boolean;
-  /** Remote assets may be fetched from loopback, link-local and private addresses (refused by default). */
+  /** The page may reach loopback, link-local and private addresses, and its remote assets come from them (refused by default). */
   allowPrivateNetwork?: boolean;
+  /** The page may register service workers (refused by default). */
+  allowServiceWorkers?: boolean;
   /** Bytes one remote asset may have; default 512 MiB. */
   maxAssetBytes?: number;
   onWarning?: (message: string) => void;
@@ -28,11 +31,11 @@ export interface ServedComposition {
  */
 export async function serveComposition(composition: Composition, tmpDir: string, policy: AssetPolicy): Promise<ServedComposition> {
   const assetDir = path.join(tmpDir, 'assets');
-  const server = await serveProject(composition.projectDir, { remoteDir: assetDir });
+  const server = await serveProject(composition.projectDir, { remoteDir: assetDir, allowServiceWorkers: policy.allowServiceWorkers });
   const remote = new RemoteAssets({
     dir: assetDir,
     allowMissing: policy.allowMissingMedia ?? false,
-    allowPrivateNetwork: policy.allowPrivateNetwork,
+    policy: new EgressPolicy({ allowPrivateNetwork: policy.allowPrivateNetwork, allowServiceWorkers: policy.allowServiceWorkers, projectServer: server.url }),
     maxBytes: policy.maxAssetBytes,
     origin: new URL(server.url).origin,
     onWarning: policy.onWarning,
