@@ -1,11 +1,11 @@
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { renderSize } from '../composition/render-request';
 import type { Overrides } from '../composition/variables';
 import { VidkitError, errorMessage } from '../errors';
 import { WarmPool } from '../render/batch/warm-pool';
 import { withDeadline } from '../render/deadline';
+import { makeRunDir } from '../render/run-dir';
 import { QUALITY_SETTINGS } from '../render/quality';
 import { RenderTimeoutError } from './render-errors';
 
@@ -31,7 +31,7 @@ export class WarmTemplateRenderer {
 
   /** Renders and returns the MP4's bytes; the output lives in a temporary directory removed afterwards. */
   async render(opts: TemplateRenderOptions): Promise<Buffer> {
-    const work = await fs.mkdtemp(path.join(os.tmpdir(), 'vidkit-template-render-'));
+    const work = makeRunDir('template');
     try {
       const output = path.join(work, 'render.mp4');
       await this.renderTo(opts, output);
