@@ -13,8 +13,9 @@ export class DoctorCommand extends VidkitCommand {
     details: `
       One line per check (ok, warn, fail or skip), and a \`fix:\` line under each warning and
       failure. Required, for rendering here: the browser (found and starting), its capture mode,
-      the native addon and the fonts. Optional, warning when absent: GL on a GPU, AWS credentials
-      and region, and the render stack (\`vidkit cloudfn deploy\`). The browser probe's cached
+      the native addon and the fonts. Optional, warning when absent: GL on a GPU, Chromium's own
+      sandbox (user namespaces), AWS credentials and region, and the render stack
+      (\`vidkit cloudfn deploy\`). The browser probe's cached
       answer is used, as a render uses it; every AWS request has a deadline of a few seconds.
     `,
     examples: [

@@ -1,3 +1,4 @@
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
@@ -158,7 +159,6 @@ export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePat
   } catch (err) {
     throw new VidkitError(`could not start ${profile.executablePath}: ${errorMessage(err).split('\n')[0]}`, {
       exitCode: ExitCode.MissingDependency,
-      cause: err,
     });
   }
   const proc = browser.process();
@@ -282,38 +282,52 @@ const CAPTURE_PROBE_MS = 5_000;
 /** Milliseconds the GPU browser may take to report its WebGL renderer. */
 const GL_PROBE_MS = 10_000;
 
-/** Milliseconds a sandboxed browser may take to start and run a script before the sandbox counts as unavailable. */
+/** Milliseconds a sandboxed browser may take to draw a page before the sandbox counts as unavailable. */
 const SANDBOX_PROBE_MS = 15_000;
 
 /**
- * Whether Chromium starts with its sandbox here and runs a page in it. Where the kernel or a
- * container forbids user namespaces (AWS Lambda, Docker's default seccomp profile), Chromium
- * refuses to start without `--no-sandbox`: the browser then runs without it, and `vidkit doctor`
- * says so.
+ * Whether Chromium starts with its sandbox here and runs a page in it: a sandboxed browser dumps a
+ * page's DOM. Where the kernel or a container forbids user namespaces (AWS Lambda, Docker's
+ * default seccomp profile), Chromium refuses to start without `--no-sandbox`: the browser then
+ * runs without it, and `vidkit doctor` says so.
  */
 async function probeSandbox(executablePath: string): Promise<SandboxProbe> {
   const how = runsAsRoot() ? `as uid ${NAMESPACE_UID} of a user namespace of its own (vidkit runs as root, which Chromium refuses its sandbox to)` : 'user namespaces';
-  if (runsAsRoot() && !namespaceCommand()) {
-    return { on: false, detail: 'vidkit runs as root and util-linux unshare, which would start Chromium as another user, is not installed' };
+  const wrapper = runsAsRoot() ? namespaceCommand() : undefined;
+  if (runsAsRoot() && !wrapper) {
+    return { on: false, detail: 'vidkit runs as root, and util-linux unshare, which would start Chromium as another user, is not installed' };
   }
-  let browser: Browser | undefined;
-  try {
-    browser = await launchBrowser({ executablePath, capture: 'screenshot', gl: 'software', sandbox: { on: true, detail: how } });
-    const page = await browser.newPage();
-    await withDeadline(page.evaluate('1 + 1'), SANDBOX_PROBE_MS, () => `a sandboxed page did not run a script within ${SANDBOX_PROBE_MS / 1000} s`);
-    return { on: true, detail: how };
-  } catch (err) {
-    return { on: false, detail: `Chromium's sandbox does not start here (user namespaces unavailable?): ${sandboxFailure(err)}` };
-  } finally {
-    if (browser) await closeBrowser(browser);
-  }
+  const marker = 'vidkit-sandbox-probe';
+  const args = ['--headless', '--no-first-run', '--disable-gpu', '--disable-extensions', '--dump-dom', `data:text/html,<p>${marker}</p>`];
+  const command = wrapper ? [wrapper.file, ...wrapper.args, executablePath, ...args] : [executablePath, ...args];
+  const run = await runWithDeadline(command, browserEnvironment({}), SANDBOX_PROBE_MS);
+  if (run.stdout.includes(marker)) return { on: true, detail: how };
+  // Chromium's own words, without its log prefix: "No usable sandbox! …" where namespaces are forbidden.
+  const said = run.stderr.split('\n').find((line) => /sandbox/i.test(line)) ?? run.stderr.split('\n').find((line) => line.trim() !== '') ?? run.failure;
+  return { on: false, detail: `Chromium's sandbox does not start here: ${said.replace(/^\[[^\]]*\]\s*/, '').split('. ')[0].trim()}` };
 }
 
-/** The line of a failed sandboxed launch that says why: Chromium's own FATAL line when there is one. */
-function sandboxFailure(err: unknown): string {
-  const lines = errorMessage((err as Error).cause ?? err).split('\n');
-  const fatal = lines.find((line) => /FATAL|sandbox/i.test(line) && !/^could not start/.test(line));
-  return (fatal ?? lines[0]).replace(/^\[[^\]]*\]\s*/, '').trim();
+/** Runs `command` in a process group of its own, killed whole at the deadline; its output, and how it ended. */
+function runWithDeadline(command: string[], env: Record<string, string>, timeoutMs: number): Promise<{ stdout: string; stderr: string; failure: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command[0], command.slice(1), { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    trackProcess(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => killGroup(child), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      untrackProcess(child);
+      resolve({ stdout, stderr, failure: errorMessage(err) });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      untrackProcess(child);
+      resolve({ stdout, stderr, failure: signal ? `killed after ${timeoutMs / 1000} s (${signal})` : `exit code ${code}` });
+    });
+  });
 }
 
 /** Whether the browser answers a begin-frame, in the software browser renders use. */
