@@ -36,8 +36,13 @@ export class AssetRouter {
     return this.opts.remote.isMissing(url) ? undefined : file;
   }
 
-  /** The URL to load instead of `url`, or undefined to load it unchanged. Throws naming the URL. */
-  async route(url: string, resourceType: string): Promise<string | undefined> {
+  /**
+   * The URL to load instead of `url`, or undefined to load it unchanged. Throws naming the URL.
+   * Only downloads are answered from copies: a stream (EventSource) or a request that sends
+   * something (a POST, a beacon) goes out as it is, through the browser's egress gate.
+   */
+  async route(url: string, resourceType: string, method = 'GET'): Promise<string | undefined> {
+    if (resourceType === 'eventsource' || (method !== 'GET' && method !== 'HEAD')) return undefined;
     const parsed = new URL(url);
     const remote = /^https?:$/.test(parsed.protocol) && parsed.origin !== this.origin;
     if (resourceType === 'media') {

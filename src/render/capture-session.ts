@@ -117,9 +117,9 @@ export class CaptureSession {
       this.guard(withDeadline(work, STEP_TIMEOUT_MS, () => `the browser did not ${name} within ${STEP_TIMEOUT_MS / 1000} s`), `while it was opening the page (${name})`);
     this.page = await step('open a page', this.createPage(this.browser));
     this.page.on('pageerror', (err) => this.pageErrors.push(errorMessage(err)));
-    if (this.opts.assets) await step('route assets', this.routeAssets(this.page, this.opts.assets));
     this.client = await step('open a protocol session', this.page.createCDPSession());
     const client = this.client;
+    if (this.opts.assets) await step('route assets', this.routeAssets(client, this.opts.assets));
     await step('set the viewport', client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false }));
     await step(
       'set the background',
@@ -243,20 +243,29 @@ export class CaptureSession {
   }
 
   /**
-   * Sends each remote request to the render's local copy of it (fetched once per render, not once
-   * per worker) and each video to its all-intra proxy. The page still sees the URL it asked for.
+   * Sends each remote request of the page to the render's local copy of it (fetched once per
+   * render, not once per worker) and each video to its all-intra proxy. The page still sees the
+   * URL it asked for. Only the page's own requests are paused here (the Fetch domain on its
+   * session): a web worker's go out as they are, through the egress gate, since pausing them too
+   * (puppeteer's request interception) left a worker's fetch hanging now and then (Chromium 156).
    */
-  private async routeAssets(page: Page, assets: AssetRouter): Promise<void> {
-    await page.setRequestInterception(true);
-    page.on('request', (request) => {
-      assets.route(request.url(), request.resourceType()).then(
-        (url) => request.continue(url === undefined ? undefined : { url }),
-        (err) => {
-          this.assetFailed(errorMessage(err));
-          return request.abort('failed');
-        },
-      );
+  private async routeAssets(client: CDPSession, assets: AssetRouter): Promise<void> {
+    client.on('Fetch.requestPaused', ({ requestId, request, resourceType }) => {
+      // The Fetch domain calls an EventSource's request XHR; its Accept header tells it apart.
+      const accept = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'accept')?.[1];
+      assets
+        .route(request.url, accept === 'text/event-stream' ? 'eventsource' : resourceType.toLowerCase(), request.method)
+        .then(
+          (url) => client.send('Fetch.continueRequest', { requestId, ...(url === undefined ? {} : { url }) }),
+          (err) => {
+            this.assetFailed(errorMessage(err));
+            return client.send('Fetch.failRequest', { requestId, errorReason: 'Failed' });
+          },
+        )
+        // The page or its browser is gone: nothing waits for this request any more.
+        .catch(() => undefined);
     });
+    await client.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
   }
 
   private assetFailed(message: string): void {
