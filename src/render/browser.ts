@@ -122,9 +122,16 @@ export interface LaunchOptions {
   egress?: string[];
 }
 
-export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePath' | 'capture' | 'gl' | 'sandbox'>, options: LaunchOptions = {}): Promise<Browser> {
+/**
+ * Starts Chromium for `profile`: in its sandbox where the profile's probe found one (a browser
+ * launched without a probed profile, as the tests' own are, runs without it).
+ */
+export async function launchBrowser(
+  profile: Pick<BrowserProfile, 'executablePath' | 'capture' | 'gl'> & Partial<Pick<BrowserProfile, 'sandbox'>>,
+  options: LaunchOptions = {},
+): Promise<Browser> {
   const scale = options.scale ?? 1;
-  const sandboxed = profile.sandbox.on;
+  const sandboxed = profile.sandbox?.on ?? false;
   const args = [
     ...BASE_ARGS,
     ...(sandboxed ? [] : ['--no-sandbox']),

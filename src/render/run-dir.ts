@@ -11,11 +11,11 @@ import { ExitCode, VidkitError, errorMessage } from '../errors';
 const MIN_FREE_BYTES = 32 * 1024 * 1024;
 
 /**
- * `vidkit-<label>.<pid>.<start>.<pid namespace>-XXXXXX`: the process that made the directory, by
+ * `vidkit-<label>-<pid>.<start>.<pid namespace>-XXXXXX`: the process that made the directory, by
  * its id, its start time (a reused id belongs to a process that started later) and the pid
  * namespace the id is counted in (a container sharing TMPDIR counts its own).
  */
-const RUN_DIR = /^vidkit-[a-z-]+\.(\d+)\.(\d+)\.(\d+)-[A-Za-z0-9]{6}$/;
+const RUN_DIR = /^vidkit-[a-z-]+-(\d+)\.(\d+)\.(\d+)-[A-Za-z0-9]{6}$/;
 
 let swept = false;
 
@@ -32,7 +32,7 @@ export function makeRunDir(label: string): string {
   }
   const owner = processIdentity();
   try {
-    return fs.mkdtempSync(path.join(os.tmpdir(), `vidkit-${label}.${owner ? `${owner.pid}.${owner.start}.${owner.namespace}` : `${process.pid}.0.0`}-`));
+    return fs.mkdtempSync(path.join(os.tmpdir(), `vidkit-${label}-${owner ? `${owner.pid}.${owner.start}.${owner.namespace}` : `${process.pid}.0.0`}-`));
   } catch (err) {
     throw tempDirError(err) ?? err;
   }

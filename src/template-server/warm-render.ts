@@ -31,7 +31,7 @@ export class WarmTemplateRenderer {
 
   /** Renders and returns the MP4's bytes; the output lives in a temporary directory removed afterwards. */
   async render(opts: TemplateRenderOptions): Promise<Buffer> {
-    const work = makeRunDir('template');
+    const work = makeRunDir('template-render');
     try {
       const output = path.join(work, 'render.mp4');
       await this.renderTo(opts, output);
