@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import type { EgressPolicy } from './egress-policy';
 import type { MediaProxies } from './media-proxies';
 import { ProjectLinks, projectFile } from './project-files';
 import { REMOTE_PREFIX } from './project-server';
@@ -24,6 +25,11 @@ export class AssetRouter {
     this.origin = new URL(opts.serverUrl).origin;
   }
 
+  /** What the page may reach: the policy of the downloads made for it and of its browser's egress gate. */
+  get egress(): EgressPolicy {
+    return this.opts.remote.policy;
+  }
+
   /** The local file behind a URL the page uses, or undefined for one it cannot stand for (data:, blob:). */
   async localFile(url: string): Promise<string | undefined> {
     const parsed = new URL(url);
@@ -37,8 +43,13 @@ export class AssetRouter {
     return this.opts.remote.isMissing(url) ? undefined : file;
   }
 
-  /** The URL to load instead of `url`, or undefined to load it unchanged. Throws naming the URL. */
-  async route(url: string, resourceType: string): Promise<string | undefined> {
+  /**
+   * The URL to load instead of `url`, or undefined to load it unchanged. Throws naming the URL.
+   * Only downloads are answered from copies: a stream (EventSource) or a request that sends
+   * something (a POST, a beacon) goes out as it is, through the browser's egress gate.
+   */
+  async route(url: string, resourceType: string, method = 'GET'): Promise<string | undefined> {
+    if (resourceType === 'eventsource' || (method !== 'GET' && method !== 'HEAD')) return undefined;
     const parsed = new URL(url);
     const remote = /^https?:$/.test(parsed.protocol) && parsed.origin !== this.origin;
     if (resourceType === 'media' || (/^(fetch|xhr)$/.test(resourceType) && UNPLAYABLE_AUDIO.test(parsed.pathname))) {

@@ -7,6 +7,8 @@ import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from 
 import type { AssetRouter } from './asset-router';
 import { DeadlineError, withDeadline } from './deadline';
 import { PageDialog, answerDialogs } from './page-dialogs';
+import { EgressGate, openEgressGate } from './egress-gate';
+import { EgressPolicy } from './egress-policy';
 import type { PageTimeouts } from './render-context';
 
 const DRAW_ATTEMPTS = 3;
@@ -84,6 +86,8 @@ export class BrowserFailure extends VidkitError {
  */
 export class CaptureSession {
   private browser?: Browser;
+  /** Everything the browser sends goes through it (egress-gate.ts); what it refuses fails the render. */
+  private gate?: EgressGate;
   private page?: Page;
   private client?: CDPSession;
   private frameTicks = 0;
@@ -121,15 +125,16 @@ export class CaptureSession {
   private async start(): Promise<void> {
     const { profile, width, height } = this.opts;
     const scale = this.opts.scale ?? 1;
-    this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir });
+    this.gate = await openEgressGate(this.opts.assets?.egress ?? new EgressPolicy(), (message) => this.assetFailed(message));
+    this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir, egress: this.gate.args });
     this.browser.once('disconnected', () => (this.disconnected = true));
     const step = <T>(name: string, work: Promise<T>) =>
       this.guard(withDeadline(work, STEP_TIMEOUT_MS, () => `the browser did not ${name} within ${STEP_TIMEOUT_MS / 1000} s`), `while it was opening the page (${name})`);
     this.page = await step('open a page', this.createPage(this.browser));
     this.page.on('pageerror', (err) => this.pageErrors.push(errorMessage(err)));
-    if (this.opts.assets) await step('route assets', this.routeAssets(this.page, this.opts.assets));
     this.client = await step('open a protocol session', this.page.createCDPSession());
     const client = this.client;
+    if (this.opts.assets) await step('route assets', this.routeAssets(client, this.opts.assets));
     await step('set the viewport', client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false }));
     await step(
       'set the background',
@@ -334,21 +339,35 @@ export class CaptureSession {
   }
 
   /**
-   * Sends each remote request to the render's local copy of it (fetched once per render, not once
-   * per worker) and each video to its all-intra proxy. The page still sees the URL it asked for.
+   * Sends each remote request of the page to the render's local copy of it (fetched once per
+   * render, not once per worker) and each video to its all-intra proxy. The page still sees the
+   * URL it asked for. Only the page's own requests are paused here (the Fetch domain on its
+   * session): a web worker's go out as they are, through the egress gate, since pausing them too
+   * (puppeteer's request interception) left a worker's fetch hanging now and then (Chromium 156).
    */
-  private async routeAssets(page: Page, assets: AssetRouter): Promise<void> {
-    await page.setRequestInterception(true);
-    page.on('request', (request) => {
-      assets.route(request.url(), request.resourceType()).then(
-        (url) => request.continue(url === undefined ? undefined : { url }),
-        (err) => {
-          this.assetErrors.push(err instanceof VidkitError ? err : new VidkitError(errorMessage(err)));
-          this.troubleSeen();
-          return request.abort('failed');
-        },
-      );
+  private async routeAssets(client: CDPSession, assets: AssetRouter): Promise<void> {
+    client.on('Fetch.requestPaused', ({ requestId, request, resourceType }) => {
+      // The Fetch domain calls an EventSource's request XHR; its Accept header tells it apart.
+      const accept = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'accept')?.[1];
+      assets
+        .route(request.url, accept === 'text/event-stream' ? 'eventsource' : resourceType.toLowerCase(), request.method)
+        .then(
+          (url) => client.send('Fetch.continueRequest', { requestId, ...(url === undefined ? {} : { url }) }),
+          (err) => {
+            this.assetFailed(err);
+            return client.send('Fetch.failRequest', { requestId, errorReason: 'Failed' });
+          },
+        )
+        // The page or its browser is gone: nothing waits for this request any more.
+        .catch(() => undefined);
     });
+    await client.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+  }
+
+  /** A request the page may not have (the router or the egress gate refused it): fails the render at once. */
+  private assetFailed(err: unknown): void {
+    this.assetErrors.push(err instanceof VidkitError ? err : new VidkitError(typeof err === 'string' ? err : errorMessage(err)));
+    this.troubleSeen();
   }
 
   private async createPage(browser: Browser): Promise<Page> {
@@ -550,6 +569,7 @@ export class CaptureSession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.browser) await closeBrowser(this.browser);
+      await this.gate?.close();
       if (this.opts.profileDir) fs.rmSync(this.opts.profileDir, { recursive: true, force: true, maxRetries: 3 });
     })();
     return this.closing;

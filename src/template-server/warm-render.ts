@@ -1,5 +1,4 @@
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { renderSize } from '../composition/render-request';
 import type { Overrides } from '../composition/variables';
@@ -7,6 +6,7 @@ import { VidkitError, errorMessage } from '../errors';
 import { WarmPool } from '../render/batch/warm-pool';
 import { removeLeftovers } from '../render/leftovers';
 import { withDeadline } from '../render/deadline';
+import { makeRunDir } from '../render/run-dir';
 import { QUALITY_SETTINGS } from '../render/quality';
 import { RenderTimeoutError } from './render-errors';
 
@@ -39,7 +39,7 @@ export class WarmTemplateRenderer {
 
   /** Renders and returns the MP4's bytes; the output lives in a temporary directory removed afterwards. */
   async render(opts: TemplateRenderOptions): Promise<Buffer> {
-    const work = await fs.mkdtemp(path.join(os.tmpdir(), 'vidkit-template-render-'));
+    const work = makeRunDir('template-render');
     try {
       const output = path.join(work, 'render.mp4');
       await this.renderTo(opts, output);

@@ -14,6 +14,7 @@ import { MissingGlyphs, missingGlyphsError } from '../missing-glyphs';
 import { outputError, partialPathFor } from '../output-path';
 import { outputWriter } from '../output-writer';
 import { PlannedRender, RenderSettings, framesOfPage, planRender, profileFor, withProfile } from '../render-context';
+import { checkTempSpace, makeRunDir } from '../run-dir';
 import { AssetPolicy, ServedComposition, serveComposition } from '../served-composition';
 import { soundtrackOf } from '../soundtrack';
 
@@ -88,7 +89,8 @@ export class WarmPool {
     // The record of a batch is one file per line: its size tells a complete one (batch-record.ts).
     if (isDirectoryFormat(opts.format)) throw badInput(`--format ${opts.format} writes a directory: a batch writes one file per line (mp4, webm, mov, hdr-pq, hdr-hlg, gif)`);
     const base = planRender({ ...opts, overrides: {}, strictVariables: false });
-    const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-pool-'));
+    checkTempSpace();
+    const tmpDir = makeRunDir('pool');
     trackPath(tmpDir);
     return new WarmPool(opts, tmpDir, await serveComposition(base.composition, tmpDir, opts), base);
   }
