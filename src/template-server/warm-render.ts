@@ -5,6 +5,7 @@ import type { Overrides } from '../composition/variables';
 import { VidkitError, errorMessage } from '../errors';
 import { WarmPool } from '../render/batch/warm-pool';
 import { removeLeftovers } from '../render/leftovers';
+import { describeMissingGlyphs } from '../render/missing-glyphs';
 import { withDeadline } from '../render/deadline';
 import { makeRunDir } from '../render/run-dir';
 import { QUALITY_SETTINGS } from '../render/quality';
@@ -58,8 +59,11 @@ export class WarmTemplateRenderer {
     const key = JSON.stringify([path.resolve(opts.projectDir), size]);
     const rendering = (async () => {
       const pool = await this.pool(key, opts.projectDir, size);
-      // The server's log gets what `vidkit render` would have warned about the page (a dismissed dialog).
-      await pool.render(pool.plan(opts.variables, true), output, { onWarning: (message) => console.warn(`vidkit: warning: ${message}`) });
+      // The server's log gets what `vidkit render` would have warned about: the page (a dismissed
+      // dialog), and text no font could draw.
+      const warn = (message: string) => console.warn(`vidkit: warning: ${message}`);
+      const done = await pool.render(pool.plan(opts.variables, true), output, { onWarning: warn });
+      for (const m of done.missingGlyphs) warn(describeMissingGlyphs(m));
     })();
     // Told apart from a deadline inside the render (a frame's), which is a failed render.
     let expired = false;
