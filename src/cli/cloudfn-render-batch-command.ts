@@ -9,7 +9,8 @@ import type { RenderBatchInput } from '../sdk/render-batch';
 import { siteKeys } from '../sdk/render-input';
 import type { RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
-import { cliOption, flagOf, requiredCliOption } from '../options/cli-options';
+import { cliOption, requiredCliOption } from '../options/cli-options';
+import { flagOf } from '../options/registry';
 import { CloudCommand } from './cloud-command';
 import { resolveFormat } from '../sdk/validate-config';
 import {

@@ -5,8 +5,9 @@ import type { RenderCostEstimate } from '../sdk/estimate';
 import type { RenderProgress } from '../sdk/progress';
 import type { RenderHandle, RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
-import { cliOption, flagOf } from '../options/cli-options';
-import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS } from '../options/limits';
+import { cliOption } from '../options/cli-options';
+import { OVERRIDE_FLAGS, flagOf } from '../options/registry';
+import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS } from '../options/constants';
 import { CloudCommand } from './cloud-command';
 import { formatExtension } from '../render/formats';
 import { resolveFormat } from '../sdk/validate-config';
@@ -104,7 +105,7 @@ export class CloudfnRenderCommand extends CloudCommand {
       import('../sdk/site'),
       import('../sdk/stack'),
     ]);
-    const overrides = parseOverrides({ json: this.variables }, () => '');
+    const overrides = parseOverrides({ json: this.variables }, () => '', OVERRIDE_FLAGS);
     const format = resolveFormat(this.format);
     const prepared = prepareSite(this.projectDir);
     const siteId = this.siteId ?? prepared.siteId;

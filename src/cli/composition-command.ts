@@ -3,11 +3,13 @@ import { Option } from 'clipanion';
 import { parseOverrides } from '../composition/variables';
 import { badInput } from '../errors';
 import type { CaptureMode } from '../render/browser';
-import { DEFAULT_TIMEOUTS, RenderSettings } from '../render/render-context';
+import { DEFAULT_TIMEOUTS } from '../options/constants';
+import type { RenderSettings } from '../render/render-context';
 import type { AssetPolicy } from '../render/served-composition';
 import { EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import { FPS_RULE, MAX_ASSET_BYTES_RULE, TIMEOUT_RULE, isValidFps, isValidMaxAssetBytes, isValidTimeoutSeconds } from '../options/checks';
-import { cliOption, flagOf } from '../options/cli-options';
+import { cliOption } from '../options/cli-options';
+import { OVERRIDE_FLAGS, flagOf } from '../options/registry';
 import { VidkitCommand } from './base-command';
 
 const CAPTURE_MODES = ['auto', 'beginframe', 'screenshot'];
@@ -53,7 +55,7 @@ export abstract class CompositionCommand extends VidkitCommand {
     }
     const epochMs = this.epoch === undefined ? undefined : parseEpoch(this.epoch);
     if (this.epoch !== undefined && epochMs === undefined) throw badInput(`${flagOf('epoch')} must be ${EPOCH_FORMS}, got "${this.epoch}"`);
-    const overrides = parseOverrides({ json: this.variables, file: this.variablesFile }, (p) => fs.readFileSync(p, 'utf8'));
+    const overrides = parseOverrides({ json: this.variables, file: this.variablesFile }, (p) => fs.readFileSync(p, 'utf8'), OVERRIDE_FLAGS);
     return {
       projectDir: this.projectDir,
       composition: this.composition,

@@ -1,7 +1,6 @@
 import type { Writable } from 'node:stream';
 import { ExitCode, badInput } from '../errors';
-import { flagOf } from '../options/cli-options';
-import type { RenderOptionName } from '../options/registry';
+import { RenderOptionName, flagOf } from '../options/registry';
 import type { LocalBatchRow } from '../render/batch/batch-record';
 import { LocalBatchOptions, renderBatch } from '../render/batch/local-batch';
 import { columns, manifestJson, writeLines } from '../sdk/batch-manifest';

@@ -1,7 +1,8 @@
 import * as path from 'node:path';
 import { Command } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
-import { cliOption, dockerArgv, flagOf } from '../options/cli-options';
+import { cliOption, dockerArgv } from '../options/cli-options';
+import { flagOf } from '../options/registry';
 import { formatExtension, parseOutputFormat } from '../render/formats';
 import { renderLocal } from '../render/local-render';
 import { parseDeliveryOptions } from '../render/output-writer';

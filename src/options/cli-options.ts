@@ -37,11 +37,6 @@ export function requiredCliOption(name: RenderOptionName, overrides: CliOverride
   return Option.String(descriptor(spec), { required: true, description: overrides.description ?? spec.description, hidden: overrides.hidden });
 }
 
-/** The flag of `name`, for messages that name it. */
-export function flagOf(name: RenderOptionName): string {
-  return RENDER_OPTIONS[name].flag;
-}
-
 /**
  * The argv that hands a command's options to `vidkit render` inside the render image: every
  * option the table marks `docker` that differs from its command-line default, as the user gave it.

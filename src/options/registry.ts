@@ -5,16 +5,26 @@
 // from this table.
 import type { Overrides } from '../composition/variables';
 import type { CaptureMode } from '../render/browser';
-import { OUTPUT_FORMATS, type OutputFormat } from '../render/formats';
-import { HLS_SEGMENT_SECONDS } from '../render/output-writer';
-import { QUALITIES, type Quality } from '../render/quality';
-import { DEFAULT_MAX_ASSET_BYTES } from '../render/remote-assets';
-import { DEFAULT_TIMEOUTS } from '../render/render-context';
-import { DEFAULT_SEED } from '../runtime/boot';
-import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, FPS_CEILING, MAX_TIMEOUT_SECONDS } from './limits';
+import type { OutputFormat } from '../render/formats';
+import type { Quality } from '../render/quality';
+import {
+  DEFAULT_CHUNK_SIZE,
+  DEFAULT_MAX_ASSET_BYTES,
+  DEFAULT_MAX_PARALLEL_CHUNKS,
+  DEFAULT_SEED,
+  DEFAULT_TIMEOUTS,
+  FPS_CEILING,
+  HLS_SEGMENT_SECONDS,
+  MAX_TIMEOUT_SECONDS,
+  OUTPUT_FORMATS,
+  QUALITIES,
+} from './constants';
 
-/** Where an option applies: `vidkit render`, `vidkit still`, `vidkit render --batch`, a cloud render (`cloudfn render`, the SDK's config). */
-export type Surface = 'render' | 'still' | 'batch' | 'cloud';
+/**
+ * Where an option applies: `vidkit render` and render(), `vidkit still`, `vidkit render --batch`,
+ * the `vidkit cloudfn render` and `render-batch` commands, the cloud SDK's `config`.
+ */
+export type Surface = 'render' | 'still' | 'batch' | 'cloudfn' | 'sdk';
 
 /** What a caller of render() or the SDK passes for an option; the CLI always reads text. */
 export interface ApiValueTypes {
@@ -57,7 +67,9 @@ const BATCH_DOC = 'README.md#local-batch-rendering';
 const SECURITY_DOC = 'README.md#security-model-what-a-page-can-reach';
 const CLOUD_DOC = 'README.md#distributed-rendering-on-aws-vidkit-cloudfn';
 const LOCAL: readonly Surface[] = ['render', 'still', 'batch'];
-const EVERYWHERE: readonly Surface[] = ['render', 'still', 'batch', 'cloud'];
+const LOCAL_AND_SDK: readonly Surface[] = ['render', 'still', 'batch', 'sdk'];
+const EVERYWHERE: readonly Surface[] = ['render', 'still', 'batch', 'cloudfn', 'sdk'];
+const CLOUD: readonly Surface[] = ['cloudfn', 'sdk'];
 
 export const RENDER_OPTIONS = {
   composition: {
@@ -90,7 +102,7 @@ export const RENDER_OPTIONS = {
     default: 'mp4',
     description: `Output format: ${OUTPUT_FORMATS.join(', ')} (default mp4)`,
     doc: 'README.md#formats-audio-video-and-images',
-    appliesTo: ['render', 'batch', 'cloud'],
+    appliesTo: ['render', 'batch', 'cloudfn', 'sdk'],
   },
   variables: {
     flag: '--variables',
@@ -99,7 +111,7 @@ export const RENDER_OPTIONS = {
     value: '<json>',
     description: 'JSON object of variable overrides',
     doc: RENDER_DOC,
-    appliesTo: ['render', 'still', 'cloud'],
+    appliesTo: ['render', 'still', 'cloudfn', 'sdk'],
   },
   variablesFile: {
     flag: '--variables-file',
@@ -117,7 +129,7 @@ export const RENDER_OPTIONS = {
     default: 'false',
     description: 'Fail on undeclared or mistyped variables',
     doc: RENDER_DOC,
-    appliesTo: EVERYWHERE,
+    appliesTo: ['render', 'still', 'batch', 'cloudfn'],
     docker: true,
   },
   workers: {
@@ -140,7 +152,7 @@ export const RENDER_OPTIONS = {
     default: "the composition's data-fps, else 30",
     description: `Frames per second, above 0 and at most ${FPS_CEILING}; default the composition's data-fps, else 30`,
     doc: RENDER_DOC,
-    appliesTo: EVERYWHERE,
+    appliesTo: LOCAL_AND_SDK,
     docker: true,
   },
   width: {
@@ -294,7 +306,7 @@ export const RENDER_OPTIONS = {
     default: `"${DEFAULT_SEED}"`,
     description: `Seeds Math.random, crypto.getRandomValues and crypto.randomUUID in the page (default "${DEFAULT_SEED}")`,
     doc: 'README.md#a-composition',
-    appliesTo: EVERYWHERE,
+    appliesTo: LOCAL_AND_SDK,
     docker: true,
   },
   epoch: {
@@ -305,7 +317,7 @@ export const RENDER_OPTIONS = {
     default: '2024-01-01T00:00:00Z',
     description: 'What Date reads at time 0: an ISO date (2024-01-01, 2024-01-01T12:00:00Z) or ms since 1970 (default 2024-01-01T00:00:00Z)',
     doc: 'README.md#a-composition',
-    appliesTo: EVERYWHERE,
+    appliesTo: LOCAL_AND_SDK,
     docker: true,
   },
   loadTimeout: {
@@ -362,7 +374,7 @@ export const RENDER_OPTIONS = {
     value: '<pattern>',
     description: "With a CSV/TSV --batch without an outputKey column: each row's output named from its cells, e.g. '{id}.mp4'",
     doc: BATCH_DOC,
-    appliesTo: ['batch', 'cloud'],
+    appliesTo: ['batch', 'cloudfn'],
   },
   outputDir: {
     flag: '--output-dir',
@@ -400,7 +412,7 @@ export const RENDER_OPTIONS = {
     default: 'false',
     description: 'With --batch: render lines again that an earlier run completed',
     doc: BATCH_DOC,
-    appliesTo: ['batch', 'cloud'],
+    appliesTo: ['batch', 'cloudfn'],
   },
   chunkSize: {
     flag: '--chunk-size',
@@ -410,7 +422,7 @@ export const RENDER_OPTIONS = {
     default: String(DEFAULT_CHUNK_SIZE),
     description: `Frames per chunk (default ${DEFAULT_CHUNK_SIZE})`,
     doc: CLOUD_DOC,
-    appliesTo: ['cloud'],
+    appliesTo: CLOUD,
   },
   maxParallelChunks: {
     flag: '--max-parallel-chunks',
@@ -420,7 +432,7 @@ export const RENDER_OPTIONS = {
     default: String(DEFAULT_MAX_PARALLEL_CHUNKS),
     description: `Chunks rendered at once (default ${DEFAULT_MAX_PARALLEL_CHUNKS})`,
     doc: CLOUD_DOC,
-    appliesTo: ['cloud'],
+    appliesTo: CLOUD,
   },
   targetChunkFrames: {
     flag: '--target-chunk-frames',
@@ -429,7 +441,7 @@ export const RENDER_OPTIONS = {
     value: '<n>',
     description: 'Ceiling on frames per chunk (ignored with --chunk-size)',
     doc: CLOUD_DOC,
-    appliesTo: ['cloud'],
+    appliesTo: CLOUD,
   },
 } as const satisfies Record<string, RenderOptionSpec>;
 
@@ -437,7 +449,7 @@ export type RenderOptionName = keyof typeof RENDER_OPTIONS;
 type Registry = typeof RENDER_OPTIONS;
 
 /**
- * The options a caller of render() (`render`) or the SDK's config (`cloud`) passes, typed from the
+ * The options a caller of render() (`render`) or the SDK's config (`sdk`) passes, typed from the
  * table: every option of that surface with an `api` type, each optional.
  */
 export type ApiOptions<S extends Surface> = {
@@ -452,3 +464,11 @@ export type ApiOptions<S extends Surface> = {
 export function renderOptionEntries(): [RenderOptionName, RenderOptionSpec][] {
   return Object.entries(RENDER_OPTIONS) as [RenderOptionName, RenderOptionSpec][];
 }
+
+/** The flag of `name`, for messages and argv that name it. */
+export function flagOf(name: RenderOptionName): string {
+  return RENDER_OPTIONS[name].flag;
+}
+
+/** The two flags that carry variable overrides, as {@link parseOverrides} names them in messages. */
+export const OVERRIDE_FLAGS = { json: RENDER_OPTIONS.variables.flag, file: RENDER_OPTIONS.variablesFile.flag };

@@ -1,5 +1,5 @@
 import { badInput } from '../errors';
-import { FPS_CEILING } from '../options/limits';
+import { FPS_CEILING } from '../options/constants';
 
 export interface Rational {
   num: number;

@@ -1,7 +1,7 @@
 import { ExitCode, VidkitError } from '../errors';
 import { OutputFormat, assertDistributedFormat } from '../render/formats';
 import { FPS_RULE, isValidFps } from '../options/checks';
-import { DEFAULT_MAX_PARALLEL_CHUNKS } from '../options/limits';
+import { DEFAULT_MAX_PARALLEL_CHUNKS } from '../options/constants';
 import type { ApiOptions } from '../options/registry';
 import { EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import type { ExecutionInput, RenderConfig } from './render-input';
@@ -13,7 +13,7 @@ export const EXECUTION_INPUT_LIMIT = 262144;
  * (docs/reference/render-options.md), validated by {@link resolveConfig}. Format and variables are
  * typed loosely here because they arrive from JSON and are checked below.
  */
-export interface RenderConfigInput extends Omit<ApiOptions<'cloud'>, 'strictVariables' | 'format' | 'variables'> {
+export interface RenderConfigInput extends Omit<ApiOptions<'sdk'>, 'format' | 'variables'> {
   format?: string;
   variables?: Record<string, unknown>;
 }
