@@ -16,7 +16,7 @@ export interface RenderConfig {
   /** mp4, webm or mov: HDR is refused in distributed mode (SPEC.md 4.1 rule 6). */
   format: OutputFormat;
   variables: Record<string, unknown>;
-  /** Frames per chunk; left unset, the plan uses DEFAULT_CHUNK_SIZE (src/options/limits.ts) and honours targetChunkFrames. */
+  /** Frames per chunk; left unset, the plan uses DEFAULT_CHUNK_SIZE (src/options/constants.ts) and honours targetChunkFrames. */
   chunkSize?: number;
   maxParallelChunks: number;
   targetChunkFrames?: number;
