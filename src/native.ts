@@ -14,7 +14,7 @@ import { NATIVE_PACKAGES, PACKAGE_ROOT, VERSION } from './package-info';
 /** Options of planChunks; omitted fields take the defaults (chunkSize 240, maxParallelChunks 16). */
 export interface PlanChunksOptions {
   totalFrames: number;
-  /** When set, targetChunkFrames is ignored (SPEC 4.1 rule 3). */
+  /** When set, targetChunkFrames is ignored: a given chunk size wins. */
   chunkSize?: number;
   maxParallelChunks?: number;
   targetChunkFrames?: number;

@@ -71,7 +71,7 @@ const ALIVE_TIMEOUT_MS = 3_000;
 
 /**
  * The browser died or stopped answering: not the page's fault, so the worker relaunches it and
- * renders on from the frame it was at (README, "How a render runs").
+ * renders on from the frame it was at (docs/explanation/how-a-render-runs.md).
  */
 export class BrowserFailure extends VidkitError {
   constructor(message: string) {
@@ -513,8 +513,7 @@ export class CaptureSession {
   }
 
   /**
-   * Text of the frames shown since the last call that no available face can draw (README: A
-   * composition, Fonts), once the faces that text needs have loaded or failed.
+   * Text of the frames shown since the last call that no available face can draw (docs/explanation/fonts.md), once the faces that text needs have loaded or failed.
    */
   async missingGlyphs(): Promise<MissingGlyphs[]> {
     const report = this.client!.send('Runtime.evaluate', {

@@ -62,9 +62,9 @@ export interface RemoteAssetsOptions {
 }
 
 /**
- * Media referenced by URL (README: Images and remote media), fetched once per render however many
+ * Media referenced by URL (docs/reference/formats.md), fetched once per render however many
  * workers ask: every browser's request for it is answered from the same local copy, and the audio
- * mixer reads it too. What may be fetched is README: Security model.
+ * mixer reads it too. What may be fetched is docs/explanation/security-model.md.
  */
 export class RemoteAssets {
   private readonly files = new Map<string, Promise<string>>();

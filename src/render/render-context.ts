@@ -14,7 +14,7 @@ import { OutputSize, resolveOutputSize } from './output-size';
 import { projectPage } from './project-page';
 import { resolutionSize } from './resolution-presets';
 
-/** Deadlines of the steps on a page (README, "How a render runs"). */
+/** Deadlines of the steps on a page (docs/explanation/how-a-render-runs.md). */
 export interface PageTimeouts {
   /** Milliseconds a page may take to load and become ready. */
   loadMs: number;

@@ -21,7 +21,7 @@ export interface RuntimeBoot {
   fontsUrl?: string;
 }
 
-/** Where the project server serves the bundled fonts (README: A composition, Fonts). */
+/** Where the project server serves the bundled fonts (docs/explanation/fonts.md). */
 export const FONTS_PREFIX = '/__vidkit-fonts/';
 
 /** The bundled fonts' stylesheet for a page the project server at `pageUrl`'s origin serves. */

@@ -19,7 +19,7 @@ import {
 } from '../test-support/media';
 import { addPlayer, playerFrame } from '../test-support/player';
 
-// HyperFrames compositions (README, "HyperFrames compositions"): the fixtures hf-* rendered by the
+// HyperFrames compositions (docs/guide/hyperframes.md): the fixtures hf-* rendered by the
 // CLI, their decoded frames and soundtrack checked frame by frame.
 const out = tempDir('vidkit-hf-test-');
 const W = 320;

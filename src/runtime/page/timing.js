@@ -1,6 +1,5 @@
 // --- HyperFrames timing: the root, clips and their windows on the timeline ---------------------
-// A `[data-start]` element is a clip, shown only from its start to its end (README, "HyperFrames
-// compositions"). A start is seconds into its composition, or `id`, `id + s`, `id - s`: the end
+// A `[data-start]` element is a clip, shown only from its start to its end (docs/guide/hyperframes.md). A start is seconds into its composition, or `id`, `id + s`, `id - s`: the end
 // of another clip, plus or minus seconds. The length is `data-duration`, else `data-end` minus
 // the start, else what the element itself lasts (a medium's playable length, 3 s for an image, a
 // nested composition's timeline, though a host that named no composition stays shown to the end
@@ -226,7 +225,7 @@ function compositionDuration() {
 // --- the clips as a timeline shows them ------------------------------------------------------------
 // Every clip and nested composition of the page with its window on the root timeline, read with
 // the same timing as the frames (media lengths and timelines included), for the preview's timeline
-// (README, `vidkit preview`). `composition` is the index in the list of the nested composition the
+// (docs/guide/authoring.md). `composition` is the index in the list of the nested composition the
 // element plays in (null: the root); `source` is the composition file it was mounted from
 // (data-vidkit-source of the host around it, set by the sub-composition transform; null: the page).
 // A clip that lasts to the end of the composition around it has end null.
