@@ -1,6 +1,6 @@
 /**
  * The compatibility suite: compositions in HyperFrames' format, written for it, each measuring one
- * feature of the format (README, HyperFrames compositions). Every one is rendered by the peer and by
+ * feature of the format (docs/guide/hyperframes.md). Every one is rendered by the peer and by
  * vidkit in the same run and compared frame by frame.
  */
 export interface CompatCase {
