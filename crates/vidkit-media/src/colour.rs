@@ -10,6 +10,9 @@
 
 mod hdr;
 mod jfif;
+mod source;
+
+pub use source::{source_colour, SourceColour};
 
 use std::os::raw::c_int;
 

@@ -22,6 +22,7 @@ mod probe;
 mod proxy;
 
 pub use audio::{flac_proxy, AudioMix, AudioProxyStats, AudioTrack, SAMPLE_RATE};
+pub use colour::{source_colour, SourceColour};
 pub use concat::{concat_segments, ConcatOptions, ConcatStats};
 pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
 pub use error::MediaError;

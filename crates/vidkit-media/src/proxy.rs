@@ -76,11 +76,31 @@ fn write_proxy(input: &Path, output: &Path) -> Result<Option<ProxyStats>, MediaE
     settings.set_time_base(time_base);
     settings.set_gop(1);
     settings.set_max_b_frames(0);
-    // The same colour description, so the browser converts the proxy exactly as the source.
-    settings.set_colorspace(decoder.color_space());
-    settings.set_color_range(decoder.color_range());
-    settings.set_color_primaries(decoder.color_primaries());
-    settings.set_color_transfer_characteristic(decoder.color_transfer_characteristic());
+    // The source's colour as vidkit reads every source (colour::source), declared in full, so that
+    // the browser converts the proxy by that rule and guesses nothing.
+    let colour = crate::source_colour(
+        decoder.color_space(),
+        decoder.color_range(),
+        decoder.color_primaries(),
+        decoder.color_transfer_characteristic(),
+        decoder.format(),
+        decoder.id(),
+        decoder.height(),
+    );
+    settings.set_colorspace(colour.matrix);
+    // swscale squeezes a yuvj (full range by its format) picture into limited-range yuv420p; a
+    // picture only tagged full range keeps its values, and its tag.
+    let squeezed = decoder
+        .format()
+        .descriptor()
+        .is_some_and(|d| d.name().starts_with("yuvj"));
+    settings.set_color_range(if squeezed {
+        ffmpeg::color::Range::MPEG
+    } else {
+        colour.range
+    });
+    settings.set_color_primaries(colour.primaries);
+    settings.set_color_transfer_characteristic(colour.transfer);
     settings.set_flags(codec::Flags::GLOBAL_HEADER);
     let mut options = Dictionary::new();
     options.set("preset", "ultrafast");

@@ -86,3 +86,63 @@ fn no_proxy_for_alpha_video_or_audio_only_files() {
         assert!(!out.exists());
     }
 }
+
+/// The proxy declares its source's colour in full, by the one rule (colour::source): the tagged
+/// matrix, else the matrix a browser guesses from the height; the range as the pixels now hold it;
+/// BT.709 primaries and the sRGB transfer for any SDR source.
+#[test]
+fn a_proxy_declares_the_colour_its_source_is_read_with() {
+    let dir = test_dir("proxy-colour");
+    let cases: [(&str, &str, &[&str], [&str; 4]); 4] = [
+        (
+            "matrix-only-360.mp4",
+            "160x90",
+            &["-colorspace", "bt709"],
+            ["bt709", "bt709", "iec61966-2-1", "tv"],
+        ),
+        (
+            "untagged-360.mp4",
+            "160x90",
+            &[],
+            ["smpte170m", "bt709", "iec61966-2-1", "tv"],
+        ),
+        (
+            "untagged-720.mp4",
+            "1280x720",
+            &[],
+            ["bt709", "bt709", "iec61966-2-1", "tv"],
+        ),
+        (
+            "primaries-only-720.mp4",
+            "1280x720",
+            &["-colorspace", "smpte170m", "-color_primaries", "bt470bg"],
+            ["smpte170m", "bt709", "iec61966-2-1", "tv"],
+        ),
+    ];
+    for (name, size, tags, [matrix, primaries, transfer, range]) in cases {
+        let source = dir.join(name);
+        let picture = format!("testsrc2=s={size}:r=30:d=0.1");
+        let mut args = vec!["-f", "lavfi", "-i", &picture, "-c:v", "libx264", "-pix_fmt", "yuv420p"];
+        args.extend_from_slice(tags);
+        args.push(source.to_str().unwrap());
+        ffmpeg(&args);
+        let proxy = dir.join(format!("proxy-{name}"));
+        intra_proxy(&source, &proxy).unwrap().expect("a proxy");
+        let video = vidkit_media::probe(&proxy)
+            .unwrap()
+            .streams
+            .into_iter()
+            .find(|s| s.kind == "video")
+            .unwrap();
+        assert_eq!(
+            [
+                video.color_space.as_str(),
+                video.color_primaries.as_str(),
+                video.color_transfer.as_str(),
+                video.color_range.as_str()
+            ],
+            [matrix, primaries, transfer, range],
+            "{name}"
+        );
+    }
+}
