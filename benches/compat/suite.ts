@@ -4,8 +4,10 @@
  * vidkit in the same run and compared frame by frame.
  */
 export interface CompatCase {
-  /** Folder under benches/compat/compositions. */
+  /** The row's name; also its folder under benches/compat/compositions unless `folder` is given. */
   name: string;
+  /** Folder under benches/compat/compositions, for rows that render one composition another way. */
+  folder?: string;
   /** What the composition measures. */
   feature: string;
   /**
@@ -19,6 +21,8 @@ export interface CompatCase {
   variables?: Record<string, unknown>;
   /** Seconds each tool may take to render it, for the production rows; 120 unless given. */
   timeoutSeconds?: number;
+  /** Given to both tools with `--workers`; each tool's `auto` unless given. */
+  workers?: number;
 }
 
 export const SUITE: CompatCase[] = [
