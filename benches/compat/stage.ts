@@ -2,6 +2,7 @@ import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { stageComposition } from '../lib/stage';
+import { PRODUCTION_SPECS, productionMedia, writeProductionProject } from './production';
 
 /**
  * Files a composition may reference by name, copied in when its index.html names them: the
@@ -81,7 +82,16 @@ export function projectHtml(staged: string): string {
  * libraries and media land at the project root, where a sub-composition names them as `../<file>`.
  */
 export function stageCompatComposition(root: string, name: string, dir: string): string {
-  const staged = stageComposition(root, name, dir, path.join(root, 'benches', 'compat', 'compositions'));
+  const spec = PRODUCTION_SPECS.find((p) => p.name === name);
+  let staged: string;
+  if (spec) {
+    staged = path.join(dir, name);
+    fs.rmSync(staged, { recursive: true, force: true });
+    writeProductionProject(spec, staged);
+    fs.cpSync(path.join(root, 'benches', 'compositions', 'fonts'), staged, { recursive: true });
+  } else {
+    staged = stageComposition(root, name, dir, path.join(root, 'benches', 'compat', 'compositions'));
+  }
   const html = projectHtml(staged);
   for (const [file, sources] of Object.entries(LIBRARIES)) {
     if (!html.includes(`"${file}"`) && !html.includes(`'./${file}'`)) continue;
@@ -91,7 +101,7 @@ export function stageCompatComposition(root: string, name: string, dir: string):
       fs.copyFileSync(from, path.join(staged, path.basename(source)));
     }
   }
-  for (const [file, args] of Object.entries(MEDIA)) {
+  for (const [file, args] of Object.entries({ ...MEDIA, ...(spec ? productionMedia(spec) : {}) })) {
     if (!html.includes(`"${file}"`) && !html.includes(`"../${file}"`)) continue;
     execFileSync('ffmpeg', ['-v', 'error', '-y', ...args, path.join(staged, file)]);
   }

@@ -3,6 +3,8 @@
  * feature of the format (README, HyperFrames compositions). Every one is rendered by the peer and by
  * vidkit in the same run and compared frame by frame.
  */
+import { PRODUCTION_SPECS, ProductionSpec } from './production';
+
 export interface CompatCase {
   /** The row's name; also its folder under benches/compat/compositions unless `folder` is given. */
   name: string;
@@ -74,5 +76,17 @@ export const SUITE: CompatCase[] = [
   { name: 'gsap-chunks-1', folder: 'gsap-chunks', workers: 1, feature: 'GSAP cross-fades straddling 1 s and 2 s, one worker each' },
   { name: 'gsap-chunks-3', folder: 'gsap-chunks', workers: 3, feature: 'GSAP cross-fades straddling 1 s and 2 s, three workers each (chunks start inside the fades)' },
   { name: 'audio-mix', feature: "mix: an a-roll's sound under overlapping effects, a video's sound beside an <audio> of it, effects two sub-compositions deep, a loop, a trim, data-volume above 1 (levels and integrated loudness compared)" },
+  ...PRODUCTION_SPECS.map((spec) => ({
+    name: spec.name,
+    feature: productionFeature(spec),
+    text: true as const,
+    timeoutSeconds: 1800,
+  })),
   { name: 'fonts-faces', feature: "fonts: HyperFrames' static faces and aliases, a weight between them, generic fallbacks after an unknown family, the default font", text: true },
 ];
+
+function productionFeature(spec: ProductionSpec): string {
+  const transition = typeof spec.transition === 'object' ? `shader-transitions ${spec.transition.shader}` : spec.transition === 'css' ? 'CSS wipe' : 'GSAP cross-fade';
+  const fonts = [spec.fonts.caption, spec.fonts.title, spec.fonts.lower, spec.fonts.button];
+  return `production: ${spec.seconds} s ${spec.width}x${spec.height}, a-roll with sound, word-by-word captions every ${spec.wordSeconds} s, ${spec.levels} levels of sub-compositions, ${transition}, ${fonts.join(', ')} (${spec.fonts.notBundled} not bundled), 3 sound effects and one in a sub-composition, CTA end card then outro`;
+}
