@@ -79,4 +79,6 @@ test('a caption wraps at the same word as with the @fontsource files HyperFrames
   assert.ok(want.every((ends) => ends.filter((e) => e >= 0).length >= 2), `every caption wraps: ${JSON.stringify(want)}`);
 });
 
+test.after(() => fs.rmSync(work, { recursive: true, force: true }));
+
 test.run();
