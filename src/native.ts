@@ -182,6 +182,32 @@ export interface EncodeGifOptions {
   loopCount?: number;
 }
 
+/** A video as a page's `<video>` reports it. */
+export interface VideoFrameInfo {
+  /** The picture's size as a browser shows it: sample aspect ratio and rotation applied. */
+  width: number;
+  height: number;
+  /** The container's duration: the element's `duration`. */
+  durationSeconds: number;
+  /** Where the video stream ends: the length a looping clip repeats at. */
+  videoDurationSeconds: number;
+  hasAlpha: boolean;
+  codec: string;
+}
+
+/** One `<video>` element's reader, decoding ahead on a thread of its own (crates/vidkit-media/src/frames). */
+export interface VideoFrames {
+  readonly info: VideoFrameInfo;
+  /**
+   * Writes the picture shown at media time `seconds` (the last frame starting at or before it)
+   * to `output` as RGBA, width x height x 4 bytes; false, writing nothing, when that picture is
+   * the one written last.
+   */
+  frameAt(seconds: number, output: string): Promise<boolean>;
+  /** Ends the reader thread. */
+  close(): void;
+}
+
 export interface NativeInfo {
   /** Version of the addon. */
   version: string;
@@ -198,8 +224,11 @@ export interface NativeBinding {
   /** Joins encoder segments in order by stream copy; refuses segments with other codec parameters. */
   concatSegments(inputs: string[], output: string, options?: ConcatOptions): Promise<ConcatResult>;
   probe(path: string): Promise<ProbeResult>;
-  /** An all-intra H.264 copy of a file's video with its timestamps; null (nothing written) when it has no video or has alpha. */
-  makeIntraProxy(input: string, output: string): Promise<{ frames: number } | null>;
+  /**
+   * A reader of a file's video pictures, its first picture decoded (a file libav cannot play
+   * rejects, with libav's reason); null when the file has no video stream.
+   */
+  openVideoFrames(path: string): Promise<VideoFrames | null>;
   /** PNG frame files, in order, into one animated GIF with one palette for all of them (palettegen, paletteuse). */
   encodeGif(frames: string[], output: string, options: EncodeGifOptions): Promise<{ frames: number; bytes: number }>;
   /** Remuxes a joined H.264 MP4 into the empty directory `dir`: master.m3u8, stream.m3u8, stream_NNNNN.ts. */

@@ -1,7 +1,6 @@
 import type { MediaElementTiming } from '../render/capture-session';
 import { AssetRouter } from '../render/asset-router';
 import { RemoteAssets } from '../render/remote-assets';
-import { VideoProxies } from '../render/video-proxies';
 
 /**
  * Chunks and assemble run in different invocations, each serving the site on its own loopback
@@ -9,12 +8,12 @@ import { VideoProxies } from '../render/video-proxies';
  */
 const SITE_ORIGIN = 'http://site.vidkit.invalid/';
 
-/** How an invocation's page reaches the site's media: project files, fetched remote URLs, video proxies. */
+/** How an invocation's page reaches the site's media: project files and fetched remote URLs. */
 export function siteAssets(siteDir: string, assetDir: string, serverUrl: string): AssetRouter {
   // The cloud path has no --allow-missing-media, --allow-private-network or --max-asset-bytes: a
   // remote asset that cannot be fetched, on a private address or over 512 MiB fails the render.
   const remote = new RemoteAssets({ dir: assetDir, allowMissing: false, origin: new URL(serverUrl).origin });
-  return new AssetRouter({ projectDir: siteDir, serverUrl, remote, proxies: new VideoProxies(assetDir) });
+  return new AssetRouter({ projectDir: siteDir, serverUrl, remote });
 }
 
 /** The timeline a chunk read from its page, with its server's origin replaced by {@link SITE_ORIGIN}. */

@@ -1,18 +1,17 @@
 import { projectFile } from './project-files';
 import { REMOTE_PREFIX } from './project-server';
 import type { RemoteAssets } from './remote-assets';
-import type { VideoProxies } from './video-proxies';
 
 /**
  * Where the page's requests for assets are answered from: remote URLs from the render's fetched
- * copy, and media (video) from its all-intra proxy. Both live in the directory the project
- * server serves under {@link REMOTE_PREFIX}.
+ * copy, in the directory the project server serves under {@link REMOTE_PREFIX}; and which local
+ * file a URL stands for (the native decoder and the audio mixer read those).
  */
 export class AssetRouter {
   private readonly origin: string;
 
   constructor(
-    private readonly opts: { projectDir: string; serverUrl: string; remote: RemoteAssets; proxies: VideoProxies },
+    private readonly opts: { projectDir: string; serverUrl: string; remote: RemoteAssets },
   ) {
     this.origin = new URL(opts.serverUrl).origin;
   }
@@ -31,17 +30,9 @@ export class AssetRouter {
   }
 
   /** The URL to load instead of `url`, or undefined to load it unchanged. Throws naming the URL. */
-  async route(url: string, resourceType: string): Promise<string | undefined> {
+  async route(url: string): Promise<string | undefined> {
     const parsed = new URL(url);
     const remote = /^https?:$/.test(parsed.protocol) && parsed.origin !== this.origin;
-    if (resourceType === 'media') {
-      const file = await this.localFile(url);
-      const proxy = file === undefined ? null : await this.opts.proxies.of(file, url);
-      if (proxy) {
-        if (remote) this.opts.remote.shareCors(url, proxy);
-        return `${this.origin}${REMOTE_PREFIX}${proxy}`;
-      }
-    }
     if (!remote) return undefined;
     await this.opts.remote.file(url);
     return `${this.origin}${REMOTE_PREFIX}${this.opts.remote.nameOf(url)}`;

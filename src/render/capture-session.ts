@@ -6,6 +6,7 @@ import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from 
 import type { AssetRouter } from './asset-router';
 import { DeadlineError, withDeadline } from './deadline';
 import type { PageTimeouts } from './render-context';
+import { PageVideoFrames } from './video-frames/page-video-frames';
 
 const DRAW_ATTEMPTS = 3;
 /** Draws without a capture that a seeked video may take to present its new picture. */
@@ -44,7 +45,10 @@ export interface SessionOptions {
   format: FrameFormat;
   /** Capture the page's transparency: where the page draws no background, alpha is 0. */
   transparent?: boolean;
-  /** Answers remote requests from the render's fetched copies and video requests from proxies. */
+  /**
+   * Answers remote requests from the render's fetched copies; with it, the page's videos show
+   * pictures of the native decoder (video-frames/), without it they play in the browser.
+   */
   assets?: AssetRouter;
   timeouts: PageTimeouts;
   /** The browser's profile directory, removed on close; by default puppeteer's own. */
@@ -75,6 +79,7 @@ export class CaptureSession {
   private browser?: Browser;
   private page?: Page;
   private client?: CDPSession;
+  private videoFrames?: PageVideoFrames;
   private frameTicks = 0;
   /** The last image drawn: what an unchanged page still shows. */
   private lastImage?: Buffer;
@@ -113,6 +118,12 @@ export class CaptureSession {
     if (this.opts.assets) await step('route assets', this.routeAssets(this.page, this.opts.assets));
     this.client = await step('open a protocol session', this.page.createCDPSession());
     const client = this.client;
+    if (this.opts.assets) {
+      this.videoFrames = await step(
+        'serve video pictures',
+        PageVideoFrames.attach(client, this.opts.assets, this.opts.url, (message) => this.assetErrors.push(message)),
+      );
+    }
     await step('set the viewport', client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false }));
     await step(
       'set the background',
@@ -120,7 +131,7 @@ export class CaptureSession {
     );
     // Local-time Date methods read the same on every machine and in every cloud region.
     await step('set the time zone', client.send('Emulation.setTimezoneOverride', { timezoneId: 'UTC' }));
-    this.bootScript = (await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.opts.boot)))).identifier;
+    this.bootScript = (await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.pageBoot(this.opts.boot))))).identifier;
     await step('watch navigation', this.watchNavigation(client));
     await this.load();
   }
@@ -185,11 +196,16 @@ export class CaptureSession {
     await step('reset history', client.send('Page.resetNavigationHistory'));
     await step('replace the runtime', page.removeScriptToEvaluateOnNewDocument(this.bootScript!));
     this.opts = { ...this.opts, boot };
-    this.bootScript = (await step('add the runtime', page.evaluateOnNewDocument(bootScript(boot)))).identifier;
+    this.bootScript = (await step('add the runtime', page.evaluateOnNewDocument(bootScript(this.pageBoot(boot))))).identifier;
     this.lastImage = undefined;
     this.pageErrors.length = 0;
     this.assetErrors.length = 0;
     await this.load();
+  }
+
+  /** The runtime's configuration in this session's pages: videos show native pictures where this session serves them. */
+  private pageBoot(boot: RuntimeBoot): RuntimeBoot {
+    return this.videoFrames ? { ...boot, videoFrames: true } : boot;
   }
 
   /** A page that leaves the composition would render another document's frames: that fails the render. */
@@ -235,7 +251,7 @@ export class CaptureSession {
   private async routeAssets(page: Page, assets: AssetRouter): Promise<void> {
     await page.setRequestInterception(true);
     page.on('request', (request) => {
-      assets.route(request.url(), request.resourceType()).then(
+      assets.route(request.url()).then(
         (url) => request.continue(url === undefined ? undefined : { url }),
         (err) => {
           this.assetErrors.push(errorMessage(err));
@@ -312,11 +328,12 @@ export class CaptureSession {
       returnByValue: true,
       awaitPromise: true,
     });
+    // A video that cannot be decoded also fails the page's seek: its own message comes first.
+    this.throwIfAssetFailed();
     if (seek.exceptionDetails) {
       const detail = seek.exceptionDetails.exception?.description ?? seek.exceptionDetails.text;
       throw new VidkitError(`a script in the composition threw at frame ${frame}: ${firstLine(detail)}`);
     }
-    this.throwIfAssetFailed();
     this.throwIfPageFailed();
     this.throwIfNavigated(frame);
     if (seek.result.value === false && this.lastImage) return whole ? this.lastImage : null;
@@ -389,6 +406,7 @@ export class CaptureSession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.browser) await closeBrowser(this.browser);
+      this.videoFrames?.close();
       if (this.opts.profileDir) fs.rmSync(this.opts.profileDir, { recursive: true, force: true, maxRetries: 3 });
     })();
     return this.closing;

@@ -3,7 +3,6 @@ import type { Composition } from '../composition/composition';
 import { AssetRouter } from './asset-router';
 import { serveProject } from './project-server';
 import { RemoteAssets } from './remote-assets';
-import { VideoProxies } from './video-proxies';
 
 export interface AssetPolicy {
   /** A remote asset that cannot be fetched is a warning and a transparent placeholder, not an error. */
@@ -24,7 +23,7 @@ export interface ServedComposition {
 
 /**
  * The composition's project served on loopback for a render's browsers, with the render's
- * remote-asset copies and video proxies kept under `tmpDir`.
+ * remote-asset copies kept under `tmpDir`.
  */
 export async function serveComposition(composition: Composition, tmpDir: string, policy: AssetPolicy): Promise<ServedComposition> {
   const assetDir = path.join(tmpDir, 'assets');
@@ -37,7 +36,7 @@ export async function serveComposition(composition: Composition, tmpDir: string,
     origin: new URL(server.url).origin,
     onWarning: policy.onWarning,
   });
-  const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new VideoProxies(assetDir) });
+  const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote });
   const url = new URL(encodeURI(path.relative(composition.projectDir, composition.entryFile).split(path.sep).join('/')), server.url).href;
   return { url, assets, close: () => server.close() };
 }

@@ -1,4 +1,4 @@
-//! `concatSegments`, `probe` and `makeIntraProxy`: file work on the libuv pool.
+//! `concatSegments` and `probe`: file work on the libuv pool.
 
 use std::path::PathBuf;
 
@@ -6,8 +6,8 @@ use napi::bindgen_prelude::AsyncTask;
 use napi::{Env, Task};
 use napi_derive::napi;
 use vidkit_media::{
-    concat_segments as concat, intra_proxy, probe as probe_file, AudioMix, AudioTrack, ConcatOptions as Joining,
-    ConcatStats, ProbeResult, ProxyStats,
+    concat_segments as concat, probe as probe_file, AudioMix, AudioTrack, ConcatOptions as Joining, ConcatStats,
+    ProbeResult,
 };
 
 use crate::encoder::output_format;
@@ -195,39 +195,4 @@ impl Task for Probe {
 #[napi(ts_return_type = "Promise<ProbeResult>")]
 pub fn probe(path: String) -> AsyncTask<Probe> {
     AsyncTask::new(Probe { path: path.into() })
-}
-
-#[napi(object)]
-pub struct ProxyResult {
-    pub frames: i64,
-}
-
-pub struct IntraProxy {
-    input: PathBuf,
-    output: PathBuf,
-}
-
-impl Task for IntraProxy {
-    type Output = Option<ProxyStats>;
-    type JsValue = Option<ProxyResult>;
-
-    fn compute(&mut self) -> napi::Result<Option<ProxyStats>> {
-        intra_proxy(&self.input, &self.output).map_err(failure)
-    }
-
-    fn resolve(&mut self, _env: Env, stats: Option<ProxyStats>) -> napi::Result<Option<ProxyResult>> {
-        Ok(stats.map(|s| ProxyResult {
-            frames: s.frames as i64,
-        }))
-    }
-}
-
-/// Writes an all-intra H.264 copy of a video (same timestamps) that a browser seeks to any frame
-/// cheaply; null, writing nothing, when the file has no video or its video has alpha.
-#[napi(ts_return_type = "Promise<ProxyResult | null>")]
-pub fn make_intra_proxy(input: String, output: String) -> AsyncTask<IntraProxy> {
-    AsyncTask::new(IntraProxy {
-        input: input.into(),
-        output: output.into(),
-    })
 }

@@ -49,7 +49,7 @@ interface Worker {
 /**
  * Renders one video after another with browsers kept open between them (README, "Local batch
  * rendering"): each render sets its variables by resetting a warm page ({@link CaptureSession.reset})
- * instead of launching a browser, and remote assets and video proxies are fetched once for the
+ * instead of launching a browser, and remote assets are fetched once for the
  * pool's lifetime. A render is one whole-video range through the chunk renderer and output writer
  * of `vidkit render`, so its frames and file are those of a cold render. Used by
  * `vidkit render --batch` and by the web templates.
@@ -106,7 +106,7 @@ export class WarmPool {
 
   private async renderOn(worker: Worker, planned: PlannedRender, output: string, hooks: PooledRenderHooks): Promise<PooledRender> {
     const started = Date.now();
-    this.profile ??= profileFor(this.base, this.opts);
+    this.profile ??= profileFor(this.opts);
     const context = withProfile(planned, await this.profile);
     const { url, assets } = this.served;
     const options = context.sessionOptions(url, assets);

@@ -10,14 +10,22 @@
 // that settles once all of that has.
 function seekFrame(target) {
   if (target < frame) throw new Error('vidkit: cannot seek backwards from frame ' + frame + ' to ' + target);
+  var stepped = frame < target;
   while (frame < target) {
     var t = ((frame + 1) * 1000) / fps;
     runTimers(t);
     nowMs = t;
     frame += 1;
     setAdapterTime(t / 1000);
-    runAnimationFrame(t);
+    if (frame < target) runAnimationFrame(t);
   }
+  // The frame's video pictures are in before its animation callbacks draw with them.
+  var pictures = videoPictures();
+  if (pictures) return pictures.then(function () { return seekDone(target, stepped); });
+  return seekDone(target, stepped);
+}
+function seekDone(target, stepped) {
+  if (stepped) runAnimationFrame(nowMs);
   forgetTiming();
   registerMedia();
   var waits = [];
@@ -27,6 +35,7 @@ function seekFrame(target) {
   showClips(frame);
   syncAnimations();
   syncVideos(waits);
+  syncVideoFrames();
   seekFrames(target, waits);
   if (mutations.takeRecords().length > 0 || hasUncontrolledMotion()) changed = true;
   var result = changed;
@@ -129,6 +138,8 @@ window.__vidkit = Object.freeze({
   __ready: ready,
   __afterPaint: afterPaint,
   __videosPresented: videosPresented,
+  __videoReply: videoReply,
+  __videoInput: function (id) { var state = stateById(id); return state ? state.input : null; },
   __mediaTimeline: mediaTimeline,
   /** The composition's length in seconds (declared, or inferred as timing.js says); 0 when unknown. */
   __duration: function () { forgetTiming(); return compositionDuration(); },
