@@ -193,6 +193,14 @@ export interface VideoFrameInfo {
   videoDurationSeconds: number;
   hasAlpha: boolean;
   codec: string;
+  /** How each picture is written: a WebCodecs VideoPixelFormat of tightly packed planes ('I420', 'I420A', 'I444'...) or 'RGBA'. */
+  format: string;
+  /** The written picture's size: turned, before the sample aspect ratio. */
+  codedWidth: number;
+  codedHeight: number;
+  /** WebCodecs VideoMatrixCoefficients of planar pictures. */
+  matrix: string;
+  fullRange: boolean;
 }
 
 /** One `<video>` element's reader, decoding ahead on a thread of its own (crates/vidkit-media/src/frames). */
@@ -200,8 +208,8 @@ export interface VideoFrames {
   readonly info: VideoFrameInfo;
   /**
    * Writes the picture shown at media time `seconds` (the last frame starting at or before it)
-   * to `output` as RGBA, width x height x 4 bytes; false, writing nothing, when that picture is
-   * the one written last.
+   * to `output` in the info's `format`; false, writing nothing, when that picture is the one
+   * written last.
    */
   frameAt(seconds: number, output: string): Promise<boolean>;
   /** Ends the reader thread. */

@@ -24,7 +24,7 @@ pub use concat::{concat_segments, ConcatOptions, ConcatStats};
 pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
 pub use error::MediaError;
 pub use format::OutputFormat;
-pub use frames::{FrameDone, VideoInfo, VideoReader};
+pub use frames::{FrameDone, PictureLayout, VideoInfo, VideoReader};
 pub use gif::{encode_gif, GifOptions, GifStats};
 pub use hls::{package_hls, HlsStats, HLS_MASTER_PLAYLIST, HLS_MEDIA_PLAYLIST};
 pub use libav::{libav_versions, LibavVersions};

@@ -8,7 +8,11 @@ use support::*;
 use vidkit_media::{MediaError, VideoReader};
 
 fn ffmpeg(args: &[&str]) {
-    let status = Command::new("ffmpeg").args(["-v", "error", "-y"]).args(args).status().unwrap();
+    let status = Command::new("ffmpeg")
+        .args(["-v", "error", "-y"])
+        .args(args)
+        .status()
+        .unwrap();
     assert!(status.success(), "ffmpeg {args:?}");
 }
 
@@ -16,7 +20,13 @@ fn ffmpeg(args: &[&str]) {
 /// b of n is set. `rate` is ffmpeg's frame rate (e.g. "30000/1001"); `codec` its encoder options.
 fn pattern(dir: &Path, name: &str, rate: &str, seconds: f64, codec: &[&str]) -> PathBuf {
     let blocks: Vec<String> = (0..8)
-        .map(|b| format!("drawbox=x={}:y=0:w=20:h=32:color=white:t=fill:enable='eq(mod(trunc(n/{}),2),1)'", b * 20, 1 << b))
+        .map(|b| {
+            format!(
+                "drawbox=x={}:y=0:w=20:h=32:color=white:t=fill:enable='eq(mod(trunc(n/{}),2),1)'",
+                b * 20,
+                1 << b
+            )
+        })
         .collect();
     let file = dir.join(name);
     let source = format!("color=c=black:s=160x32:r={rate}:d={seconds}");
@@ -29,19 +39,46 @@ fn pattern(dir: &Path, name: &str, rate: &str, seconds: f64, codec: &[&str]) -> 
 }
 
 const H264: &[&str] = &["-c:v", "libx264", "-preset", "ultrafast", "-g", "30"];
-const VP9: &[&str] = &["-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-g", "30"];
+const VP9: &[&str] = &[
+    "-c:v",
+    "libvpx-vp9",
+    "-deadline",
+    "realtime",
+    "-cpu-used",
+    "8",
+    "-g",
+    "30",
+];
 
 /// Asks `reader` for the picture at `seconds`; whether one was written, and the file's bytes.
 fn frame_at(reader: &VideoReader, seconds: f64, output: &Path) -> Result<(bool, Vec<u8>), MediaError> {
     let (tx, rx) = mpsc::channel();
-    reader.frame_at(seconds, output.to_path_buf(), Box::new(move |result| tx.send(result).unwrap()));
+    reader.frame_at(
+        seconds,
+        output.to_path_buf(),
+        Box::new(move |result| tx.send(result).unwrap()),
+    );
     let changed = rx.recv().unwrap()?;
     Ok((changed, std::fs::read(output).unwrap_or_default()))
 }
 
-/// The number a 160-wide RGBA pattern picture shows.
-fn code(rgba: &[u8]) -> u32 {
-    (0..8).filter(|b| rgba[(16 * 160 + b * 20 + 10) * 4] > 128).map(|b| 1 << b).sum()
+/// The brightness at x, y of a written picture: its luma plane, or red of RGBA.
+fn luma(reader: &VideoReader, picture: &[u8], x: usize, y: usize) -> u8 {
+    let layout = reader.layout();
+    let at = y * layout.coded_width as usize + x;
+    if layout.format == "RGBA" {
+        picture[at * 4]
+    } else {
+        picture[at]
+    }
+}
+
+/// The number a 160-wide pattern picture shows.
+fn code(reader: &VideoReader, picture: &[u8]) -> u32 {
+    (0..8)
+        .filter(|b| luma(reader, picture, b * 20 + 10, 16) > 128)
+        .map(|b| 1 << b)
+        .sum()
 }
 
 #[test]
@@ -58,6 +95,8 @@ fn every_render_frame_gets_the_source_frame_that_has_started_whatever_the_source
         let source = pattern(&dir, &format!("{}.{ext}", rate.replace('/', "-")), rate, 3.0, codec);
         let reader = VideoReader::open(&source).unwrap().expect("a video");
         assert_eq!((reader.info().width, reader.info().height), (160, 32));
+        // As decoded: the page has Chromium convert it.
+        assert_eq!((reader.layout().format, reader.layout().coded_width), ("I420", 160));
         let out = dir.join("picture.rgba");
         let mut wrong = Vec::new();
         for n in 0..80 {
@@ -65,8 +104,11 @@ fn every_render_frame_gets_the_source_frame_that_has_started_whatever_the_source
             // The last source frame k with k / fps <= t (a 29.97 fps frame k starts k/30000 s after render frame k).
             let want = ((t * fps) + 1e-6).floor() as u32;
             let (_, rgba) = frame_at(&reader, t, &out).unwrap();
-            if code(&rgba) != want {
-                wrong.push(format!("{rate} {ext} render frame {n}: source frame {}, want {want}", code(&rgba)));
+            if code(&reader, &rgba) != want {
+                wrong.push(format!(
+                    "{rate} {ext} render frame {n}: source frame {}, want {want}",
+                    code(&reader, &rgba)
+                ));
             }
         }
         assert!(wrong.is_empty(), "{wrong:#?}");
@@ -76,15 +118,30 @@ fn every_render_frame_gets_the_source_frame_that_has_started_whatever_the_source
 #[test]
 fn seeks_back_and_far_ahead_hold_the_last_frame_and_skip_repeats() {
     let dir = test_dir("frames-seek");
-    let source = pattern(&dir, "seek.mp4", "30", 4.0, &["-c:v", "libx264", "-preset", "ultrafast", "-g", "50"]);
+    let source = pattern(
+        &dir,
+        "seek.mp4",
+        "30",
+        4.0,
+        &["-c:v", "libx264", "-preset", "ultrafast", "-g", "50"],
+    );
     let reader = VideoReader::open(&source).unwrap().unwrap();
     let info = reader.info().clone();
     assert!((info.duration_seconds - 4.0).abs() < 0.05, "{info:?}");
     assert!((info.video_duration_seconds - 4.0).abs() < 0.05, "{info:?}");
     let out = dir.join("p.rgba");
-    for (t, want) in [(0.0, 0), (3.5, 105), (0.5, 15), (0.51, 15), (2.0, 60), (1.0, 30), (9.0, 119), (3.99, 119)] {
+    for (t, want) in [
+        (0.0, 0),
+        (3.5, 105),
+        (0.5, 15),
+        (0.51, 15),
+        (2.0, 60),
+        (1.0, 30),
+        (9.0, 119),
+        (3.99, 119),
+    ] {
         let (_, rgba) = frame_at(&reader, t, &out).unwrap();
-        assert_eq!(code(&rgba), want, "at {t} s");
+        assert_eq!(code(&reader, &rgba), want, "at {t} s");
     }
     // The same picture again is not written again.
     assert!(!frame_at(&reader, 9.5, &dir.join("unwritten.rgba")).unwrap().0);
@@ -113,9 +170,19 @@ fn variable_frame_rate_sources_show_each_frame_from_its_own_timestamp() {
     ]);
     let reader = VideoReader::open(&vfr).unwrap().unwrap();
     let out = dir.join("p.rgba");
-    for (t, want) in [(0.0, 0), (0.3, 9), (0.39, 9), (0.4, 10), (0.45, 10), (0.5, 11), (0.71, 13), (2.0, 26), (5.0, 29)] {
+    for (t, want) in [
+        (0.0, 0),
+        (0.3, 9),
+        (0.39, 9),
+        (0.4, 10),
+        (0.45, 10),
+        (0.5, 11),
+        (0.71, 13),
+        (2.0, 26),
+        (5.0, 29),
+    ] {
         let (_, rgba) = frame_at(&reader, t, &out).unwrap();
-        assert_eq!(code(&rgba), want, "at {t} s");
+        assert_eq!(code(&reader, &rgba), want, "at {t} s");
     }
 }
 
@@ -136,10 +203,20 @@ fn vp9_alpha_and_rotation_are_kept() {
     ]);
     let reader = VideoReader::open(&alpha).unwrap().unwrap();
     assert!(reader.info().has_alpha);
-    let (_, rgba) = frame_at(&reader, 0.2, &dir.join("a.rgba")).unwrap();
-    assert_eq!(rgba.len(), 64 * 48 * 4);
-    let px = &rgba[(24 * 64 + 32) * 4..][..4];
-    assert!(px[0] > 240 && px[1] < 15 && px[2] < 15 && (px[3] as i32 - 128).abs() <= 3, "pixel {px:?}");
+    assert_eq!(reader.layout().format, "I420A");
+    let (_, planes) = frame_at(&reader, 0.2, &dir.join("a.yuv")).unwrap();
+    // Y, then U and V at a quarter each, then alpha.
+    assert_eq!(planes.len(), 64 * 48 * 5 / 2);
+    let (y, v, a) = (
+        planes[24 * 64 + 32],
+        planes[64 * 48 * 5 / 4 + 12 * 32 + 16],
+        planes[64 * 48 * 3 / 2 + 24 * 64 + 32],
+    );
+    // Red: BT.601 limited Y 81, Cr 240.
+    assert!(
+        (y as i32 - 81).abs() <= 3 && v > 230 && (a as i32 - 128).abs() <= 3,
+        "Y {y} Cr {v} alpha {a}"
+    );
 
     // A 64x48 picture, left half white, stored with a 90 degree display rotation: shown 48x64,
     // turned as ffmpeg's own player turns it.
@@ -154,21 +231,63 @@ fn vp9_alpha_and_rotation_are_kept() {
         upright.to_str().unwrap(),
     ]);
     let rotated = dir.join("rotated.mov");
-    ffmpeg(&["-i", upright.to_str().unwrap(), "-c", "copy", "-metadata:s:v:0", "rotate=90", rotated.to_str().unwrap()]);
+    ffmpeg(&[
+        "-i",
+        upright.to_str().unwrap(),
+        "-c",
+        "copy",
+        "-metadata:s:v:0",
+        "rotate=90",
+        rotated.to_str().unwrap(),
+    ]);
     let reader = VideoReader::open(&rotated).unwrap().unwrap();
     assert_eq!((reader.info().width, reader.info().height), (48, 64));
-    let (_, rgba) = frame_at(&reader, 0.0, &dir.join("r.rgba")).unwrap();
+    assert_eq!((reader.layout().coded_width, reader.layout().coded_height), (48, 64));
+    let (_, planes) = frame_at(&reader, 0.0, &dir.join("r.yuv")).unwrap();
     let turned = Command::new("ffmpeg")
-        .args(["-v", "error", "-i", rotated.to_str().unwrap(), "-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgba", "-"])
+        .args([
+            "-v",
+            "error",
+            "-i",
+            rotated.to_str().unwrap(),
+            "-frames:v",
+            "1",
+            "-f",
+            "rawvideo",
+            "-pix_fmt",
+            "gray",
+            "-",
+        ])
         .output()
         .unwrap()
         .stdout;
-    assert_eq!(turned.len(), rgba.len());
-    let white = |picture: &[u8], x: usize, y: usize| picture[(y * 48 + x) * 4] > 128;
+    assert_eq!(turned.len(), 48 * 64);
+    let white = |picture: &[u8], x: usize, y: usize| picture[y * 48 + x] > 128;
     for (x, y) in [(24, 10), (24, 54)] {
-        assert_eq!(white(&rgba, x, y), white(&turned, x, y), "pixel {x},{y}");
+        assert_eq!(white(&planes, x, y), white(&turned, x, y), "pixel {x},{y}");
     }
-    assert_ne!(white(&rgba, 24, 10), white(&rgba, 24, 54));
+    assert_ne!(white(&planes, 24, 10), white(&planes, 24, 54));
+}
+
+#[test]
+fn pictures_the_page_cannot_take_as_decoded_come_as_rgba() {
+    let dir = test_dir("frames-rgba");
+    // 10-bit: no 8-bit planes to hand over.
+    let deep = pattern(
+        &dir,
+        "deep.mp4",
+        "30",
+        1.0,
+        &["-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p10le"],
+    );
+    let reader = VideoReader::open(&deep).unwrap().unwrap();
+    assert_eq!(reader.layout().format, "RGBA");
+    let out = dir.join("p.rgba");
+    for n in [0, 7, 29] {
+        let (_, rgba) = frame_at(&reader, f64::from(n) / 30.0, &out).unwrap();
+        assert_eq!(rgba.len(), 160 * 32 * 4);
+        assert_eq!(code(&reader, &rgba), n);
+    }
 }
 
 #[test]
@@ -180,5 +299,8 @@ fn files_without_video_give_none_and_undecodable_ones_fail_naming_the_file() {
     let garbage = dir.join("garbage.mp4");
     std::fs::write(&garbage, b"this is not a video").unwrap();
     let message = VideoReader::open(&garbage).err().expect("an error").to_string();
-    assert!(message.starts_with(&format!("{}: cannot open it as a media file", garbage.display())), "{message}");
+    assert!(
+        message.starts_with(&format!("{}: cannot open it as a media file", garbage.display())),
+        "{message}"
+    );
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use napi::bindgen_prelude::{AsyncTask, Object};
 use napi::{Env, Task};
 use napi_derive::napi;
-use vidkit_media::{VideoInfo, VideoReader};
+use vidkit_media::{PictureLayout, VideoInfo, VideoReader};
 
 use crate::js::failure;
 
@@ -22,10 +22,19 @@ pub struct VideoFrameInfo {
     pub video_duration_seconds: f64,
     pub has_alpha: bool,
     pub codec: String,
+    /// How each picture is written: a WebCodecs `VideoPixelFormat` of tightly packed planes
+    /// ("I420", "I420A", "I422", "I444"...), or "RGBA".
+    pub format: String,
+    /// The written picture's size (turned; before the sample aspect ratio).
+    pub coded_width: u32,
+    pub coded_height: u32,
+    /// WebCodecs `VideoMatrixCoefficients` of planar pictures ("bt709", "smpte170m", "bt2020-ncl").
+    pub matrix: String,
+    pub full_range: bool,
 }
 
-impl From<&VideoInfo> for VideoFrameInfo {
-    fn from(info: &VideoInfo) -> Self {
+impl VideoFrameInfo {
+    fn of(info: &VideoInfo, layout: &PictureLayout) -> Self {
         VideoFrameInfo {
             width: info.width,
             height: info.height,
@@ -33,6 +42,11 @@ impl From<&VideoInfo> for VideoFrameInfo {
             video_duration_seconds: info.video_duration_seconds,
             has_alpha: info.has_alpha,
             codec: info.codec.clone(),
+            format: layout.format.into(),
+            coded_width: layout.coded_width,
+            coded_height: layout.coded_height,
+            matrix: layout.matrix.into(),
+            full_range: layout.full_range,
         }
     }
 }
@@ -47,11 +61,12 @@ pub struct VideoFrames {
 impl VideoFrames {
     #[napi(getter)]
     pub fn info(&self) -> napi::Result<VideoFrameInfo> {
-        Ok(self.reader()?.info().into())
+        let reader = self.reader()?;
+        Ok(VideoFrameInfo::of(reader.info(), reader.layout()))
     }
 
-    /// Writes the picture shown at media time `seconds` to `output` as RGBA, `width x height x 4`
-    /// bytes; resolves to false, writing nothing, when that is the picture written last.
+    /// Writes the picture shown at media time `seconds` to `output` in the info's `format`;
+    /// resolves to false, writing nothing, when that is the picture written last.
     #[napi(ts_return_type = "Promise<boolean>")]
     pub fn frame_at<'env>(&self, env: &'env Env, seconds: f64, output: String) -> napi::Result<Object<'env>> {
         let (deferred, promise) = env.create_deferred::<bool, fn(Env) -> napi::Result<bool>>()?;

@@ -3,10 +3,13 @@
 // the browser: the renderer installs a DevTools binding, window.__vidkitVideoFrames (and sets
 // boot.videoFrames), and this part
 // asks it for each video's picture at each frame. The renderer decodes the source with libav,
-// writes the picture as raw RGBA to a file and hands the file to a hidden <input type=file> of
-// the element (DOM.setFileInputFiles: a local file read, measured ~4x cheaper than the same bytes
-// through fetch); the picture is painted into a canvas with putImageData before the frame's
-// animation callbacks run, so it is in the page before the begin-frame that captures it.
+// writes the picture raw to a file (its 8-bit YUV planes as decoded, else RGBA) and hands the
+// file to a hidden <input type=file> of the element (DOM.setFileInputFiles: a local file read,
+// measured ~4x cheaper than the same bytes through fetch). The planes are painted into a canvas
+// as a WebCodecs VideoFrame of the source's matrix and range, so Chromium converts them with the
+// code that converts its own video (measured bit-exact against the browser's picture of the same
+// frame); RGBA with putImageData. Both happen before the frame's animation callbacks run, so the
+// picture is in the page before the begin-frame that captures it.
 //   The canvas is the element's picture everywhere: it is drawn over the video's content box (a
 //   positioned sibling holding it in a closed shadow root, anchored to the video and given the
 //   video's computed transform, opacity, filter, blend mode, radii, clip, object-fit and
@@ -30,6 +33,8 @@ var nextVideoId = 1;
 var videoCalls = new Map();
 var nextVideoCall = 1;
 var HAVE_ENOUGH_DATA = 4;
+var RealVideoFrame = window.VideoFrame;
+var realDrawImage = window.CanvasRenderingContext2D.prototype.drawImage;
 
 // The URL a video plays when the renderer can decode it, else null.
 function decodableSource(el) {
@@ -137,6 +142,8 @@ function openVideos(states) {
       }
       state.canvas.width = item.info.width;
       state.canvas.height = item.info.height;
+      // A picture replaces the one before, transparent parts included.
+      state.context.globalCompositeOperation = 'copy';
       el.poster = 'data:image/svg+xml,' + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="' + item.info.width + '" height="' + item.info.height + '"/>');
       ['durationchange', 'loadedmetadata', 'loadeddata', 'canplay', 'canplaythrough'].forEach(function (type) { el.dispatchEvent(new Event(type)); });
     });
@@ -192,7 +199,7 @@ function videoPictures() {
       var state = stateById(item.id);
       if (!state || !item.written) return null;
       return state.input.files[0].arrayBuffer().then(function (bytes) {
-        state.context.putImageData(new ImageData(new Uint8ClampedArray(bytes), state.info.width, state.info.height), 0, 0);
+        paintPicture(state, bytes);
         state.painted = true;
         state.presented += 1;
         changed = true;
@@ -206,6 +213,21 @@ function videoPictures() {
       });
     }));
   });
+}
+
+function paintPicture(state, bytes) {
+  var info = state.info;
+  if (info.format === 'RGBA') {
+    state.context.putImageData(new ImageData(new Uint8ClampedArray(bytes), info.codedWidth, info.codedHeight), 0, 0);
+    return;
+  }
+  var picture = new RealVideoFrame(bytes, {
+    format: info.format, codedWidth: info.codedWidth, codedHeight: info.codedHeight, timestamp: Math.round(state.time * 1e6),
+    colorSpace: { matrix: info.matrix, fullRange: info.fullRange },
+  });
+  // Drawn at the natural size: a sample aspect ratio stretches it as the browser would.
+  realDrawImage.call(state.context, picture, 0, 0, state.canvas.width, state.canvas.height);
+  picture.close();
 }
 
 // --- the picture over the element --------------------------------------------------------------
@@ -429,8 +451,7 @@ function installVideoFrames() {
       };
     });
   }
-  if (window.VideoFrame) {
-    var RealVideoFrame = window.VideoFrame;
+  if (RealVideoFrame) {
     window.VideoFrame = new Proxy(RealVideoFrame, {
       construct: function (target, args, newTarget) {
         var state = args[0] instanceof HTMLVideoElement ? decodedVideos.get(args[0]) : null;

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, TryRecvError};
 use std::thread;
 
-use super::convert::Converter;
+use super::convert::{Converter, PictureLayout};
 use super::select::{shown_at, started_by, EPSILON};
 use super::source::{Picture, Source, VideoInfo};
 use crate::MediaError;
@@ -28,11 +28,16 @@ const MAX_DECODED_BYTES: usize = 32 << 20;
 const SEEK_AHEAD_SECONDS: f64 = 2.0;
 
 enum Request {
-    Frame { seconds: f64, output: PathBuf, done: FrameDone },
+    Frame {
+        seconds: f64,
+        output: PathBuf,
+        done: FrameDone,
+    },
 }
 
 pub struct VideoReader {
     info: VideoInfo,
+    layout: PictureLayout,
     requests: mpsc::Sender<Request>,
 }
 
@@ -44,25 +49,31 @@ impl VideoReader {
         let Some((source, info)) = Source::open(path)? else {
             return Ok(None);
         };
-        let mut cursor = Cursor::new(source);
-        cursor.start()?;
+        let cursor = Cursor::start(source)?;
+        let layout = cursor.converter.layout().clone();
         let (requests, incoming) = mpsc::channel();
         thread::Builder::new()
             .name("vidkit-video".into())
             .spawn(move || cursor.run(incoming))
             .map_err(|e| MediaError::io(path, format!("cannot start its reader thread: {e}")))?;
-        Ok(Some(VideoReader { info, requests }))
+        Ok(Some(VideoReader { info, layout, requests }))
     }
 
     pub fn info(&self) -> &VideoInfo {
         &self.info
     }
 
-    /// Writes the picture shown at media time `seconds` to `output` as RGBA (`info().width x
-    /// info().height`), unless it is the picture written last; `done` is called on the reader
+    /// How pictures are written.
+    pub fn layout(&self) -> &PictureLayout {
+        &self.layout
+    }
+
+    /// Writes the picture shown at media time `seconds` to `output` in the [`PictureLayout`], unless it is the picture written last; `done` is called on the reader
     /// thread. Requests are answered in order. Dropping the reader ends the thread.
     pub fn frame_at(&self, seconds: f64, output: PathBuf, done: FrameDone) {
-        if let Err(mpsc::SendError(Request::Frame { done, .. })) = self.requests.send(Request::Frame { seconds, output, done }) {
+        if let Err(mpsc::SendError(Request::Frame { done, .. })) =
+            self.requests.send(Request::Frame { seconds, output, done })
+        {
             done(Err(MediaError::Usage("this video reader has stopped".into())));
         }
     }
@@ -85,33 +96,30 @@ struct Cursor {
 }
 
 impl Cursor {
-    fn new(source: Source) -> Self {
-        Cursor {
-            source,
-            converter: Converter::new(),
-            queue: VecDeque::new(),
-            ended: false,
-            first_time: 0.0,
-            written: None,
-            capacity: MIN_PICTURES,
-            failed: None,
-        }
-    }
-
-    fn start(&mut self) -> Result<(), MediaError> {
-        self.decode_one()?;
-        let Some(first) = self.queue.front() else {
-            return Err(MediaError::io(self.source.path(), "its video stream holds no picture that libav can decode"));
+    /// Decodes the first picture, which fixes how pictures are written; converting it fails now,
+    /// rather than at frame 0, a source whose pictures cannot be.
+    fn start(mut source: Source) -> Result<Self, MediaError> {
+        let Some(first) = source.next()? else {
+            return Err(MediaError::io(
+                source.path(),
+                "its video stream holds no picture that libav can decode",
+            ));
         };
-        self.first_time = first.time;
-        let bytes = picture_bytes(first).max(1);
-        self.capacity = (MAX_DECODED_BYTES / bytes).clamp(MIN_PICTURES, MAX_PICTURES);
-        // The page's first request is for the first picture; have it converted once to fail now
-        // rather than at frame 0 if it cannot be.
-        self.converter
-            .convert(first, &self.source.display)
-            .map_err(|e| MediaError::io(self.source.path(), e))?;
-        Ok(())
+        let mut converter = Converter::new(&first, &source.display);
+        converter
+            .convert(&first, &source.display)
+            .map_err(|e| MediaError::io(source.path(), e))?;
+        let bytes = picture_bytes(&first).max(1);
+        Ok(Cursor {
+            converter,
+            ended: false,
+            first_time: first.time,
+            written: None,
+            capacity: (MAX_DECODED_BYTES / bytes).clamp(MIN_PICTURES, MAX_PICTURES),
+            failed: None,
+            queue: VecDeque::from([first]),
+            source,
+        })
     }
 
     fn run(mut self, incoming: mpsc::Receiver<Request>) {
@@ -147,11 +155,11 @@ impl Cursor {
         if self.written == Some(picture.time) {
             return Ok(false);
         }
-        let rgba = self
+        let bytes = self
             .converter
             .convert(picture, &self.source.display)
             .map_err(|e| MediaError::io(self.source.path(), e))?;
-        fs::write(output, rgba).map_err(|e| MediaError::io(output, format!("cannot write a video picture: {e}")))?;
+        fs::write(output, bytes).map_err(|e| MediaError::io(output, format!("cannot write a video picture: {e}")))?;
         self.written = Some(picture.time);
         Ok(true)
     }
@@ -171,7 +179,10 @@ impl Cursor {
             self.decode_one()?;
         }
         if self.queue.is_empty() {
-            return Err(MediaError::io(self.source.path(), format!("no picture decodes at {t:.3} s")));
+            return Err(MediaError::io(
+                self.source.path(),
+                format!("no picture decodes at {t:.3} s"),
+            ));
         }
         let shown = shown_at(self.queue.iter().map(|p| p.time), allowance, t);
         self.queue.drain(..shown);
@@ -188,7 +199,9 @@ impl Cursor {
             self.ended = false;
             self.decode_one()?;
             match self.queue.front() {
-                Some(first) if first.time > self.first_time + EPSILON && !started_by(first.time, self.source.allowance, t) => {
+                Some(first)
+                    if first.time > self.first_time + EPSILON && !started_by(first.time, self.source.allowance, t) =>
+                {
                     target = (t - back).max(0.0);
                 }
                 _ => return Ok(()),

@@ -46,20 +46,32 @@ mod tests {
         let allowance = rounding_allowance(MP4_TICK);
         for n in 0..90 {
             let t = f64::from(n) / 30.0;
-            assert_eq!(shown_at(times.iter().copied(), allowance, t), n.min(59) as usize, "t = {t}");
+            assert_eq!(
+                shown_at(times.iter().copied(), allowance, t),
+                n.min(59) as usize,
+                "t = {t}"
+            );
             // Just before the next frame starts, the frame is still this one.
             let before_next = f64::from(n + 1) / 30.0 - 0.001;
-            assert_eq!(shown_at(times.iter().copied(), allowance, before_next), n.min(59) as usize);
+            assert_eq!(
+                shown_at(times.iter().copied(), allowance, before_next),
+                n.min(59) as usize
+            );
         }
     }
 
     #[test]
     fn whole_millisecond_timestamps_of_webm_still_show_at_their_exact_time() {
         // 30 fps in a 1 ms time base: frame 2 stored at 67 ms, 0.33 ms after 2/30 s.
-        let times: Vec<f64> = (0..30).map(|k| (f64::from(k) * 1000.0 / 30.0).round() / 1000.0).collect();
+        let times: Vec<f64> = (0..30)
+            .map(|k| (f64::from(k) * 1000.0 / 30.0).round() / 1000.0)
+            .collect();
         let allowance = rounding_allowance(0.001);
         for n in 0..30 {
-            assert_eq!(shown_at(times.iter().copied(), allowance, f64::from(n) / 30.0), n as usize);
+            assert_eq!(
+                shown_at(times.iter().copied(), allowance, f64::from(n) / 30.0),
+                n as usize
+            );
         }
     }
 
@@ -71,7 +83,10 @@ mod tests {
         let allowance = rounding_allowance(1.0 / 30_000.0);
         assert_eq!(shown_at(times.iter().copied(), allowance, 0.0), 0);
         for n in 1..100 {
-            assert_eq!(shown_at(times.iter().copied(), allowance, f64::from(n) / 30.0), (n - 1) as usize);
+            assert_eq!(
+                shown_at(times.iter().copied(), allowance, f64::from(n) / 30.0),
+                (n - 1) as usize
+            );
         }
     }
 

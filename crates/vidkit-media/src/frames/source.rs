@@ -83,7 +83,8 @@ impl Source {
         let index = stream.index();
         let time_base = f64::from(stream.time_base());
         let codec_id = stream.parameters().id();
-        let mut context = codec::Context::from_parameters(stream.parameters()).map_err(|e| fail("read its video", &e))?;
+        let mut context =
+            codec::Context::from_parameters(stream.parameters()).map_err(|e| fail("read its video", &e))?;
         if area(&stream) >= LARGE_PICTURE {
             context.set_threading(codec::threading::Config {
                 kind: codec::threading::Type::Frame,
@@ -92,7 +93,13 @@ impl Source {
             });
         }
         let decoder = context.decoder().video().map_err(|e| {
-            fail(&format!("decode its {} video (this build of libav has no decoder for it)", codec_id.name()), &e)
+            fail(
+                &format!(
+                    "decode its {} video (this build of libav has no decoder for it)",
+                    codec_id.name()
+                ),
+                &e,
+            )
         })?;
         let alpha_mode = stream.metadata().get("alpha_mode").is_some_and(|v| v == "1");
         let alpha = if alpha_mode {
@@ -121,7 +128,11 @@ impl Source {
             0.0
         };
         let stream_end = if stream.duration() > 0 {
-            let stream_start = if stream.start_time() != sys::AV_NOPTS_VALUE { stream.start_time() } else { 0 };
+            let stream_start = if stream.start_time() != sys::AV_NOPTS_VALUE {
+                stream.start_time()
+            } else {
+                0
+            };
             (stream_start + stream.duration()) as f64 * time_base - start
         } else {
             container_duration
@@ -133,11 +144,19 @@ impl Source {
             quarter_turns: quarter_turns(&stream),
             codec: codec_id,
         };
-        let (shown_width, shown_height) = if display.quarter_turns % 2 == 1 { (height, width) } else { (width, height) };
+        let (shown_width, shown_height) = if display.quarter_turns % 2 == 1 {
+            (height, width)
+        } else {
+            (width, height)
+        };
         let info = VideoInfo {
             width: shown_width,
             height: shown_height,
-            duration_seconds: if container_duration > 0.0 { container_duration } else { stream_end },
+            duration_seconds: if container_duration > 0.0 {
+                container_duration
+            } else {
+                stream_end
+            },
             video_duration_seconds: stream_end,
             has_alpha: alpha_mode || has_alpha_pixels(decoder.format()),
             codec: codec_id.name().to_owned(),
@@ -181,16 +200,23 @@ impl Source {
     pub fn seek(&mut self, seconds: f64) -> Result<(), MediaError> {
         let target = ((seconds.max(0.0) + self.start) / self.time_base).floor() as i64;
         // SAFETY: the context is open; seeking only moves its read position.
-        let status = unsafe {
-            sys::avformat_seek_file(self.input.as_mut_ptr(), self.index as i32, i64::MIN, target, target, 0)
-        };
+        let status =
+            unsafe { sys::avformat_seek_file(self.input.as_mut_ptr(), self.index as i32, i64::MIN, target, target, 0) };
         if status < 0 {
             // Formats without an index still seek by their own means to the stream's start.
             let status = unsafe {
-                sys::av_seek_frame(self.input.as_mut_ptr(), self.index as i32, target, sys::AVSEEK_FLAG_BACKWARD)
+                sys::av_seek_frame(
+                    self.input.as_mut_ptr(),
+                    self.index as i32,
+                    target,
+                    sys::AVSEEK_FLAG_BACKWARD,
+                )
             };
             if status < 0 {
-                return Err(MediaError::io(&self.path, format!("cannot seek to {seconds:.3} s: {}", ffmpeg::Error::from(status))));
+                return Err(MediaError::io(
+                    &self.path,
+                    format!("cannot seek to {seconds:.3} s: {}", ffmpeg::Error::from(status)),
+                ));
             }
         }
         self.decoder.flush();
@@ -247,13 +273,16 @@ impl Source {
 }
 
 fn area(stream: &format::stream::Stream) -> u32 {
-    libav::with_typed_parameters(&stream.parameters(), |raw| (raw.width.max(0) as u32).saturating_mul(raw.height.max(0) as u32))
-        .unwrap_or(0)
+    libav::with_typed_parameters(&stream.parameters(), |raw| {
+        (raw.width.max(0) as u32).saturating_mul(raw.height.max(0) as u32)
+    })
+    .unwrap_or(0)
 }
 
 fn sample_aspect(stream: &format::stream::Stream, decoder: &decoder::Video) -> Rational {
     let from_stream = stream.parameters();
-    let sar = libav::with_typed_parameters(&from_stream, |raw| Rational::from(raw.sample_aspect_ratio)).unwrap_or(Rational(0, 1));
+    let sar = libav::with_typed_parameters(&from_stream, |raw| Rational::from(raw.sample_aspect_ratio))
+        .unwrap_or(Rational(0, 1));
     if sar.numerator() > 0 && sar.denominator() > 0 {
         sar
     } else {
@@ -313,7 +342,9 @@ const ALPHA_BLOCK_ADDITIONAL: u64 = 1;
 
 impl AlphaDecoder {
     fn open(stream: &format::stream::Stream) -> Result<Self, ffmpeg::Error> {
-        let decoder = codec::Context::from_parameters(stream.parameters())?.decoder().video()?;
+        let decoder = codec::Context::from_parameters(stream.parameters())?
+            .decoder()
+            .video()?;
         Ok(AlphaDecoder {
             decoder,
             ready: VecDeque::new(),
@@ -347,7 +378,8 @@ impl AlphaDecoder {
         let mut decoded = frame::Video::empty();
         while self.decoder.receive_frame(&mut decoded).is_ok() {
             if let Some(ts) = decoded.timestamp() {
-                self.ready.push_back((ts, std::mem::replace(&mut decoded, frame::Video::empty())));
+                self.ready
+                    .push_back((ts, std::mem::replace(&mut decoded, frame::Video::empty())));
             }
         }
     }
