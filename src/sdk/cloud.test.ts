@@ -24,7 +24,9 @@ import {
   readBits,
   toneProblems,
   transparentSquareProblems,
+  videoClockProblems,
   writeToneProject,
+  writeVideoClockProject,
 } from '../test-support/media';
 import { stackTemplate } from './deploy';
 
@@ -331,6 +333,21 @@ cloud('a multi-file HyperFrames project (sub-compositions from compositions/*.ht
   const frames = decodeRgba(file, 320, 180);
   assert.is(frames.length, 30);
   assert.equal(frames.flatMap((f, i) => hfSubScenesProblems(f, i)), []);
+});
+
+cloud('videos in 3 chunks: every output frame shows the exact source frame (rates, start, trim, 24/25/29.97 fps sources, held last frame, loop)', async () => {
+  await useZipFunction({});
+  const project = path.join(out, 'video-clock');
+  writeVideoClockProject(project);
+  const key = 'renders/video-clock.mp4';
+  const run = cli(['cloudfn', 'render', project, '--max-parallel-chunks', '3', '--chunk-size', '20', '--output-key', key, '--wait']);
+  assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+  assert.match(run.stderr, /60 frames in 3 chunks/);
+  const file = path.join(out, 'video-clock.mp4');
+  await download(key, file);
+  const frames = decodeGray(file, 320, 200);
+  assert.is(frames.length, 60);
+  assert.equal(frames.flatMap((f, i) => videoClockProblems(f, i)), []);
 });
 
 cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {
