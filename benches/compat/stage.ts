@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { stageComposition } from '../lib/stage';
+import { projectHtml, stageComposition, stageMedia } from '../lib/stage';
 
 /**
  * Files a composition may reference by name, copied in when its index.html names them: the
@@ -38,12 +37,6 @@ const MEDIA: Record<string, string[]> = {
   'sfx-ding.wav': ['-f', 'lavfi', '-i', 'aevalsrc=0.6*sin(2*PI*1320*t)*exp(-5*t):s=48000:d=0.8', '-c:a', 'pcm_s16le'],
 };
 
-/** The text of every HTML file of a staged project: index.html and its sub-compositions. */
-export function projectHtml(staged: string): string {
-  const files = fs.readdirSync(staged, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'));
-  return files.map((f) => fs.readFileSync(path.join(staged, f), 'utf8')).join('\n');
-}
-
 /**
  * Stages one suite composition under `dir` with the shared fonts and what its pages name; the
  * libraries and media land at the project root, where a sub-composition names them as `../<file>`.
@@ -59,9 +52,6 @@ export function stageCompatComposition(root: string, name: string, dir: string):
       fs.copyFileSync(from, path.join(staged, path.basename(source)));
     }
   }
-  for (const [file, args] of Object.entries(MEDIA)) {
-    if (!html.includes(`"${file}"`) && !html.includes(`"../${file}"`)) continue;
-    execFileSync('ffmpeg', ['-v', 'error', '-y', ...args, path.join(staged, file)]);
-  }
+  stageMedia(staged, MEDIA);
   return staged;
 }

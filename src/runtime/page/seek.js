@@ -11,20 +11,21 @@
 // settles once all of that has.
 function seekFrame(target) {
   if (target < frame) throw new Error('vidkit: cannot seek backwards from frame ' + frame + ' to ' + target);
-  return stepTo(target);
+  return stepTo(target, frame < target);
 }
 // DOM changes of frames stepped through that waited for nothing: the frame drawn looks at their
 // CSS images (an inline style may have set one).
 var steppedRecords = [];
-function stepTo(target) {
+function stepTo(target, stepped) {
   while (frame < target) {
     var t = ((frame + 1) * 1000) / fps;
     runTimers(t);
     nowMs = t;
     frame += 1;
     setAdapterTime(t / 1000);
-    runAnimationFrame(t);
+    // The target frame's callbacks run once its video pictures are in (showFrame).
     if (frame === target) break;
+    runAnimationFrame(t);
     // A frame stepped through waits for its loads too, as where that frame was drawn, when it may
     // have asked for one (loads.js).
     var records = mutations.takeRecords();
@@ -36,11 +37,15 @@ function stepTo(target) {
     records = steppedRecords.concat(records);
     steppedRecords = [];
     var loading = pendingLoads(records);
-    if (loading) return loading.then(function () { return stepTo(target); });
+    if (loading) return loading.then(function () { return stepTo(target, stepped); });
   }
-  return showFrame(target);
+  // The frame's video pictures are in before its animation callbacks draw with them.
+  var pictures = videoPictures();
+  if (pictures) return pictures.then(function () { return showFrame(target, stepped); });
+  return showFrame(target, stepped);
 }
-function showFrame(target) {
+function showFrame(target, stepped) {
+  if (stepped) runAnimationFrame(nowMs);
   forgetTiming();
   registerMedia();
   var waits = [];
@@ -50,6 +55,7 @@ function showFrame(target) {
   showClips(frame);
   syncAnimations();
   syncVideos(waits);
+  syncVideoFrames();
   seekFrames(target, waits);
   compositeTransition(target, waits);
   var records = steppedRecords.concat(mutations.takeRecords());
@@ -158,6 +164,8 @@ window.__vidkit = Object.freeze({
   __ready: ready,
   __afterPaint: afterPaint,
   __videosPresented: videosPresented,
+  __videoReply: videoReply,
+  __videoInput: function (id) { var state = stateById(id); return state ? state.input : null; },
   __mediaTimeline: mediaTimeline,
   /** Images, stylesheets and fonts that failed to load before the first frame ("image <url>"…). */
   /** What failed to load since the last call (loads.js). */
