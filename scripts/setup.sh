@@ -12,6 +12,7 @@ APT_PACKAGES=(
   fonts-dejavu-core fonts-liberation   # default fonts for compositions
   python3 python3-venv                 # venvs: the cloud tests' emulator and cfn-lint, the Python template
   bubblewrap                           # the tests' Lambda-shaped sandbox (read-only root, writable /tmp)
+  util-linux iproute2                  # unshare (root runs Chromium's sandbox in a user namespace); the security tests' private network namespace (ip)
   mmdebstrap                           # Debian 13 root filesystems: the render image (cloud/image/build-rootfs.sh), the addon's portability check
   autoconf automake libtool            # the image's Lambda runtime client (aws-lambda-ric), compiled once
   ca-certificates

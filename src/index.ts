@@ -51,8 +51,10 @@ export interface RenderOptions {
   capture?: CaptureMode | 'auto';
   /** A remote asset that cannot be fetched is a warning and a transparent placeholder, not an error. */
   allowMissingMedia?: boolean;
-  /** Remote assets may be fetched from loopback, link-local and private addresses (refused by default). */
+  /** The page and its remote assets may reach loopback, link-local and private addresses (refused by default). */
   allowPrivateNetwork?: boolean;
+  /** The page may register service workers (refused by default). */
+  allowServiceWorkers?: boolean;
   /** Bytes one remote asset may have; default 512 MiB. */
   maxAssetBytes?: number;
   /** Page deadlines in milliseconds; default 60 s to load, 30 s a frame. */
@@ -109,6 +111,7 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
     capture: options.capture ?? 'auto',
     allowMissingMedia: options.allowMissingMedia,
     allowPrivateNetwork: options.allowPrivateNetwork,
+    allowServiceWorkers: options.allowServiceWorkers,
     maxAssetBytes: options.maxAssetBytes,
     timeouts: options.timeouts,
     seed: options.seed,

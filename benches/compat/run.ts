@@ -9,9 +9,10 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { audioLevels, integratedLoudness, maxLevelDifference } from '../lib/audio';
 import { Measured, measure } from '../lib/measure';
+import { projectHtml } from '../lib/stage';
 import { printColumns } from '../lib/table';
 import { frameCount, framePsnr, frameSize } from '../lib/video';
-import { projectHtml, stageCompatComposition } from './stage';
+import { stageCompatComposition } from './stage';
 import { CompatCase, SUITE } from './suite';
 
 const ROOT = path.resolve(__dirname, '..', '..');

@@ -1,7 +1,6 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { stageComposition } from '../lib/stage';
+import { projectHtml, stageComposition, stageMedia } from '../lib/stage';
 import { PRODUCTION_SPECS, productionMedia, writeProductionProject } from './production';
 
 /**
@@ -71,12 +70,6 @@ function colourSources(): Record<string, string[]> {
   );
 }
 
-/** The text of every HTML file of a staged project: index.html and its sub-compositions. */
-export function projectHtml(staged: string): string {
-  const files = fs.readdirSync(staged, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'));
-  return files.map((f) => fs.readFileSync(path.join(staged, f), 'utf8')).join('\n');
-}
-
 /**
  * Stages one suite composition under `dir` with the shared fonts and what its pages name; the
  * libraries and media land at the project root, where a sub-composition names them as `../<file>`.
@@ -101,9 +94,6 @@ export function stageCompatComposition(root: string, name: string, dir: string):
       fs.copyFileSync(from, path.join(staged, path.basename(source)));
     }
   }
-  for (const [file, args] of Object.entries({ ...MEDIA, ...(spec ? productionMedia(spec) : {}) })) {
-    if (!html.includes(`"${file}"`) && !html.includes(`"../${file}"`)) continue;
-    execFileSync('ffmpeg', ['-v', 'error', '-y', ...args, path.join(staged, file)]);
-  }
+  stageMedia(staged, { ...MEDIA, ...(spec ? productionMedia(spec) : {}) });
   return staged;
 }

@@ -37,7 +37,10 @@ export abstract class CompositionCommand extends VidkitCommand {
     description: 'A remote image or media file that cannot be fetched is a warning and a transparent placeholder instead of an error',
   });
   allowPrivateNetwork = Option.Boolean('--allow-private-network', false, {
-    description: 'Remote assets may be fetched from loopback, link-local and private addresses (refused by default)',
+    description: 'The page and its remote assets may reach loopback, link-local and private addresses (refused by default)',
+  });
+  allowServiceWorkers = Option.Boolean('--allow-service-workers', false, {
+    description: 'The page may register service workers (refused by default: the render fails naming the worker)',
   });
   maxAssetBytes = Option.String('--max-asset-bytes', { description: `Bytes one remote asset may have (default ${DEFAULT_MAX_ASSET_BYTES}, 512 MiB)` });
   seed = Option.String('--seed', { description: `Seeds Math.random, crypto.getRandomValues and crypto.randomUUID in the page (default "${DEFAULT_SEED}")` });
@@ -76,6 +79,7 @@ export abstract class CompositionCommand extends VidkitCommand {
       capture: this.capture as CaptureMode | 'auto',
       allowMissingMedia: this.allowMissingMedia,
       allowPrivateNetwork: this.allowPrivateNetwork,
+      allowServiceWorkers: this.allowServiceWorkers,
       maxAssetBytes,
       timeouts: {
         loadMs: seconds('--load-timeout', this.loadTimeout, DEFAULT_TIMEOUTS.loadMs),

@@ -15,8 +15,9 @@ export class DoctorCommand extends VidkitCommand {
       failure. Required, for rendering here: the browser (found and starting), its capture mode,
       the native addon and the fonts (the browser draws a name in each script the bundled faces
       are for: Chinese, Japanese, Korean, Indic, Thai, Hebrew, Arabic, Cyrillic, Greek, Vietnamese,
-      emoji). Optional, warning when absent: GL on a GPU, AWS credentials
-      and region, and the render stack (\`vidkit cloudfn deploy\`). The browser probe's cached
+      emoji). Optional, warning when absent: GL on a GPU, Chromium's own sandbox (user
+      namespaces), AWS credentials and region, and the render stack (\`vidkit cloudfn deploy\`).
+      The browser probe's cached
       answer is used, as a render uses it; every AWS request has a deadline of a few seconds.
     `,
     examples: [

@@ -24,7 +24,8 @@ export class PreviewCommand extends VidkitCommand {
       \`--host\` says otherwise, and answers only requests addressed to localhost, 127.0.0.1 or
       [::1] on its port (with \`--host\` another address, also to an IP address), so a web page
       that points its own name at this machine cannot read the project. Dotfiles and files
-      that a symlink leads to outside the project are never served.
+      that a symlink leads to outside the project are never served, nor the script of a service
+      worker unless \`--allow-service-workers\` is given.
     `,
     examples: [
       ['Preview the current directory', '$0 preview'],
@@ -42,6 +43,9 @@ export class PreviewCommand extends VidkitCommand {
   host = Option.String('--host', '127.0.0.1', {
     description: 'Address to bind (default 127.0.0.1, this machine only); another address, e.g. 0.0.0.0, lets other machines open the preview by IP address',
   });
+  allowServiceWorkers = Option.Boolean('--allow-service-workers', false, {
+    description: 'Serve the script of a service worker the page registers (refused by default: a worker would stay installed for this origin in your browser)',
+  });
 
   protected async run(): Promise<number> {
     const port = Number(this.port);
@@ -50,6 +54,7 @@ export class PreviewCommand extends VidkitCommand {
       projectDir: this.projectDir ?? '.',
       port,
       host: this.host,
+      allowServiceWorkers: this.allowServiceWorkers,
       onChange: (file) => this.log(`changed ${file}: reloading the preview`),
       onWarning: (m) => this.warn(m),
     });

@@ -59,7 +59,9 @@ export class RenderCommand extends CompositionCommand {
 
       Media the page references by http(s) URL are fetched once per render, from public addresses
       only (loopback, link-local and private ones need \`--allow-private-network\`), each at most
-      \`--max-asset-bytes\`.
+      \`--max-asset-bytes\`. Everything else the browser sends (workers, WebSockets, iframes) goes
+      out through vidkit's egress gate under the same rule; service workers are refused unless
+      \`--allow-service-workers\` is given.
     `,
     examples: [
       ['Render the bundled example', '$0 render examples/ui-3d-reveal --output out/reveal.mp4'],
@@ -162,6 +164,7 @@ export class RenderCommand extends CompositionCommand {
     if (!this.browserGpu) pass.push('--no-browser-gpu');
     if (this.allowMissingMedia) pass.push('--allow-missing-media');
     if (this.allowPrivateNetwork) pass.push('--allow-private-network');
+    if (this.allowServiceWorkers) pass.push('--allow-service-workers');
     if (this.maxAssetBytes !== undefined) pass.push('--max-asset-bytes', this.maxAssetBytes);
     if (this.fps !== undefined) pass.push('--fps', this.fps);
     if (this.width !== undefined) pass.push('--width', this.width);

@@ -33,7 +33,10 @@ function doctorJson(env: Record<string, string>, args: string[] = []): { status:
 test('doctor passes on this machine: browser, capture, addon and fonts ok; no AWS is a warning with a fix', () => {
   const report = doctorJson({});
   assert.equal([report.status, report.ok], [0, true]);
-  assert.equal(Object.keys(report.checks), ['browser', 'capture', 'gl', 'addon', 'fonts', 'aws', 'stack']);
+  assert.equal(Object.keys(report.checks), ['browser', 'capture', 'gl', 'sandbox', 'addon', 'fonts', 'aws', 'stack']);
+  // User namespaces work on this machine, where vidkit runs as root: the sandbox runs in one of its own.
+  assert.equal([report.checks.sandbox.status, report.checks.sandbox.required], ['ok', false]);
+  assert.match(report.checks.sandbox.detail, process.getuid?.() === 0 ? /^Chromium's sandbox: as uid 1000 of a user namespace of its own/ : /^Chromium's sandbox: user namespaces$/);
   for (const name of ['browser', 'capture', 'addon', 'fonts']) assert.is(report.checks[name].status, 'ok', JSON.stringify(report.checks[name]));
   assert.match(report.checks.browser.detail, /chromium/i);
   assert.match(report.checks.addon.detail, /libavcodec \d+/);

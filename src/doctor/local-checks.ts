@@ -9,6 +9,7 @@ import { SCRIPT_SAMPLES } from '../fonts/script-samples';
 import { surveyGlyphs } from '../render/glyph-survey';
 import { loadNative, missingAddonHint, nativePackage } from '../native';
 import { closeBrowser, findBrowser, gpuDevices, launchBrowser, resolveProfile } from '../render/browser';
+import { SandboxProbe, runsAsRoot } from '../render/browser-sandbox';
 import { withDeadline } from '../render/deadline';
 import { CheckResult, ok, problem, skipped, warning } from './check';
 
@@ -29,6 +30,7 @@ export async function browserChecks(): Promise<CheckResult[]> {
       problem('browser', true, errorMessage(err), INSTALL_BROWSER),
       skipped('capture', true, 'no browser to probe'),
       skipped('gl', false, 'no browser to probe'),
+      skipped('sandbox', false, 'no browser to probe'),
     ];
   }
   try {
@@ -43,12 +45,13 @@ export async function browserChecks(): Promise<CheckResult[]> {
       profile.capture === 'beginframe'
         ? ok('capture', true, 'begin-frame: each frame is drawn when asked (headless shell)')
         : warning('capture', true, 'screenshots: this Chromium has no begin-frame control, renders are slower', `apt-get install chromium-headless-shell (${executablePath} is a full Chromium)`);
-    return [ok('browser', true, `${executablePath} (${profile.version})`), capture, glCheck(profile.gl, profile.glRenderer)];
+    return [ok('browser', true, `${executablePath} (${profile.version})`), capture, glCheck(profile.gl, profile.glRenderer), sandboxCheck(profile.sandbox)];
   } catch (err) {
     return [
       problem('browser', true, `${executablePath} does not start: ${errorMessage(err).split('\n')[0]}`, `run ${executablePath} --headless --version to see what it lacks, or ${INSTALL_BROWSER}`),
       skipped('capture', true, 'the browser did not start'),
       skipped('gl', false, 'the browser did not start'),
+      skipped('sandbox', false, 'the browser did not start'),
     ];
   }
 }
@@ -62,6 +65,23 @@ function glCheck(gl: 'gpu' | 'software', renderer: string): CheckResult {
     false,
     `software, though ${devices.join(', ')} exist: ${renderer}`,
     "install the GPU's Vulkan driver (mesa-vulkan-drivers, or the NVIDIA driver's Vulkan ICD) so Chromium can use it; renders work in software meanwhile",
+  );
+}
+
+/**
+ * Whether the page's renderer runs in Chromium's sandbox (README: Security model). Without it (no
+ * user namespaces: AWS Lambda, a container whose seccomp profile forbids them) a render still works,
+ * and the egress gate and the environment kept from the browser still hold.
+ */
+function sandboxCheck(sandbox: SandboxProbe): CheckResult {
+  if (sandbox.on) return ok('sandbox', false, `Chromium's sandbox: ${sandbox.detail}`);
+  return warning(
+    'sandbox',
+    false,
+    `off: ${sandbox.detail}; pages run without Chromium's sandbox (as in AWS Lambda, which has no user namespaces)`,
+    runsAsRoot() && sandbox.detail.includes('unshare')
+      ? 'apt-get install util-linux (unshare), or run vidkit as a user other than root'
+      : 'allow unprivileged user namespaces (sysctl kernel.unprivileged_userns_clone=1, or kernel.apparmor_restrict_unprivileged_userns=0), or in a container a seccomp profile that permits them',
   );
 }
 

@@ -6,16 +6,16 @@ import { CaptureSession, MediaElementTiming } from '../render/capture-session';
 import { SessionSlot, renderChunk, segmentEncoder } from '../render/chunk-renderer';
 import { encoderFormat, formatContentType, formatExtension } from '../render/formats';
 import { fpsToRational } from '../render/fps';
-import { serveProject } from '../render/project-server';
 import { RenderContextOptions, createRenderContext, framesOfPage, planRender } from '../render/render-context';
 import { MissingGlyphs, describeMissingGlyphs } from '../render/missing-glyphs';
+import { serveComposition } from '../render/served-composition';
 import { soundtrackOf } from '../render/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
 import { ChunkProgressRecord, ChunkSpec, DirectResult, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
 import { TransientChunkError, classifyChunkError } from './chunk-errors';
 import { injectedFault } from './fault-injection';
 import { AssembleResult, RenderEndResult, renderEnded, sendBatchEvent } from './render-end';
-import { portableTimeline, siteAssets, timelineAssets } from './site-media';
+import { portableTimeline, timelineAssets } from './site-media';
 
 /**
  * The render function (cloud/handler.js is its entry). The first four modes are the steps of
@@ -166,12 +166,12 @@ async function plan(job: RenderJob): Promise<{ totalFrames: number; chunks: Chun
 async function pageFrames(render: RenderJob, siteDir: string): Promise<number> {
   const context = await createRenderContext(renderOptions(render, siteDir));
   const workDir = path.join(WORK_ROOT, 'renders', render.renderId, 'plan');
-  const server = await serveProject(siteDir, { remoteDir: path.join(workDir, 'assets'), links: 'inside' });
+  // A cloud site's upload resolved the project's links into files: a link there is not the author's.
+  const server = await serveComposition(context.composition, workDir, { links: 'inside' });
   let session: CaptureSession | undefined;
   try {
-    const url = new URL('index.html', server.url).href;
     session = await CaptureSession.open({
-      ...context.sessionOptions(url, siteAssets(siteDir, path.join(workDir, 'assets'), server.url), path.join(workDir, 'profile')),
+      ...context.sessionOptions(server.url, server.assets, path.join(workDir, 'profile')),
       onWarning: (message) => console.warn(`vidkit: warning: ${message}`),
     });
     return await framesOfPage(context, session);
@@ -192,7 +192,6 @@ async function chunk(job: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
   for (const w of context.warnings) console.warn(`vidkit: warning: ${w}`);
   const workDir = path.join(WORK_ROOT, 'renders', render.renderId, `chunk-${range.index}`);
   const segmentFile = path.join(workDir, `segment${formatExtension(format)}`);
-  const assetDir = path.join(workDir, 'assets');
   fs.mkdirSync(workDir, { recursive: true });
   const totalFrames = range.endFrame - range.startFrame;
   const progressKey = renderKeys.progress(render.renderId, range.index);
@@ -206,12 +205,13 @@ async function chunk(job: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
     } satisfies ChunkProgressRecord);
   await record(0, false);
 
-  const server = await serveProject(context.composition.projectDir, { remoteDir: assetDir, links: 'inside' });
-  const url = new URL('index.html', server.url).href;
+  // The cloud path has no --allow-missing-media, --allow-private-network or --max-asset-bytes: a
+  // remote asset that cannot be fetched, on a private address or over 512 MiB fails the render.
+  const server = await serveComposition(context.composition, workDir, { links: 'inside' });
   let profiles = 0;
   const slot = new SessionSlot(() =>
     CaptureSession.open({
-      ...context.sessionOptions(url, siteAssets(siteDir, assetDir, server.url), path.join(workDir, `profile-${profiles++}`)),
+      ...context.sessionOptions(server.url, server.assets, path.join(workDir, `profile-${profiles++}`)),
       onWarning: (message) => console.warn(`vidkit: warning: chunk ${range.index}: ${message}`),
     }),
   );

@@ -1,5 +1,6 @@
 import { OUTPUT_FORMATS, OutputFormat, formatExtension, isDirectoryFormat } from '../render/formats';
 import { FONTS_PREFIX } from '../runtime/boot';
+import { ROWS_EXTENSIONS } from './rows-file';
 import { STUDIO_STYLE } from './studio-style';
 
 /** What the format menu calls each format. */
@@ -18,7 +19,7 @@ const FORMAT_NAMES: Record<OutputFormat, string> = {
  * The preview page, a studio: the compositions and lint findings on the left, the player in the
  * middle, the variables and the render queue on the right, and the timeline, the rows table and
  * the source view below. Scripts (src/preview/studio/) fill it in. It loads nothing but this
- * server's own files, fonts included (the bundled Inter and JetBrains Mono).
+ * server's own files, fonts included (the bundled Inter, JetBrains Mono and fallback faces).
  */
 export function previewPageHtml(title: string): string {
   const t = escapeHtml(title);
@@ -26,6 +27,7 @@ export function previewPageHtml(title: string): string {
   const options = OUTPUT_FORMATS.filter((f) => !isDirectoryFormat(f))
     .map((f) => `<option value="${f}" data-extension="${formatExtension(f)}">${FORMAT_NAMES[f]}</option>`)
     .join('');
+  const rowsTypes = ROWS_EXTENSIONS.map((e) => `<option value="${e}">${e}</option>`).join('');
   return `<!DOCTYPE html>
 <html lang="en" data-theme="dark">
 <head>
@@ -99,7 +101,8 @@ export function previewPageHtml(title: string): string {
       <div class="rows-toolbar">
         <label class="select"><span class="sr-only">Rows file</span><select id="rows-file"></select></label>
         <button id="rows-open" type="button" class="icon-button" title="Open the rows file" aria-label="Open the rows file"><span class="icon" data-icon="folder"></span></button>
-        <span class="new-rows"><input id="rows-new-name" type="text" placeholder="new rows file" aria-label="Name of a new rows file" spellcheck="false"><span class="muted">.jsonl</span>
+        <span class="new-rows"><input id="rows-new-name" type="text" placeholder="new rows file" aria-label="Name of a new rows file" spellcheck="false">
+        <label class="select"><span class="sr-only">Type of the new rows file</span><select id="rows-new-type" title="JSONL lines or a CSV / TSV table">${rowsTypes}</select></label>
         <button id="rows-new" type="button">New</button></span>
         <span class="sep"></span>
         <button id="rows-add" type="button" title="Add a row"><span class="icon" data-icon="plus"></span>Add</button>
@@ -112,7 +115,7 @@ export function previewPageHtml(title: string): string {
       </div>
       <ul id="rows-problems" class="plain"></ul>
       <div class="table-scroll"><table id="rows-table" class="empty"><thead></thead><tbody></tbody></table>
-        <p class="muted rows-empty">Open a JSONL rows file of the project, one <code>{"outputKey", "variables"}</code> a line as <code>vidkit render --batch</code> reads it, or start a new one.</p></div>
+        <p class="muted rows-empty">Open a rows file of the project as <code>vidkit render --batch</code> reads it: JSONL, one <code>{"outputKey", "variables"}</code> a line, or a CSV or TSV table with an <code>outputKey</code> column and a column per variable. Or start a new one.</p></div>
     </div>
     <div id="source-tab" role="tabpanel" class="dock-panel" hidden>
       <div class="source-head"><span class="icon" data-icon="code"></span><code id="source-file">Pick a lint finding or a clip's line to see its source.</code></div>

@@ -21,6 +21,8 @@ export interface PreviewOptions {
   projectDir: string;
   port: number;
   host: string;
+  /** Serves the script of a service worker the page registers (refused by default). */
+  allowServiceWorkers?: boolean;
   onChange?: (file: string) => void;
   /** A render of the page's queue warns (a variable of the wrong type, a missing medium allowed). */
   onWarning?: (message: string) => void;
@@ -51,7 +53,7 @@ export async function startPreview(opts: PreviewOptions): Promise<ProjectServer>
   };
   let server: ProjectServer;
   try {
-    server = await serveProject(projectDir, { port: opts.port, host: opts.host, handle });
+    server = await serveProject(projectDir, { port: opts.port, host: opts.host, handle, allowServiceWorkers: opts.allowServiceWorkers });
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code;
     if (code === 'EADDRINUSE') throw new VidkitError(`port ${opts.port} on ${opts.host} is in use: pass another --port`, { exitCode: ExitCode.BadInput });

@@ -75,14 +75,16 @@ preview('serves on loopback and says so on stdout', () => {
   assert.match(example.url, /^http:\/\/127\.0\.0\.1:\d+\/$/);
 });
 
-preview('answers only requests addressed to loopback with its port, and never serves dotfiles or symlinks out of the project', async () => {
+preview('answers only requests addressed to loopback with its port, never serves dotfiles, and follows links the project contains as a render does', async () => {
   const project = path.join(out, 'confined');
   fs.cpSync(path.join(FIXTURES, 'color-var'), project, { recursive: true });
   fs.writeFileSync(path.join(project, '.env'), 'TOKEN=1');
   fs.mkdirSync(path.join(project, '.git'));
   fs.writeFileSync(path.join(project, '.git', 'config'), '[core]');
   fs.writeFileSync(path.join(out, 'outside.txt'), 'outside the project');
-  fs.symlinkSync(path.join(out, 'outside.txt'), path.join(project, 'escape.txt'));
+  // A link the author made is followed as a local render follows it; a link to a dotfile is not.
+  fs.symlinkSync(path.join(out, 'outside.txt'), path.join(project, 'shared.txt'));
+  fs.symlinkSync('.env', path.join(project, 'public.txt'));
   const server = await vidkitServe(['preview', project, '--port', '0']);
   try {
     const port = new URL(server.url).port;
@@ -97,11 +99,13 @@ preview('answers only requests addressed to loopback with its port, and never se
         assert.equal([host, route, (await httpGet(server.url, route, host)).status], [host, route, 403]);
       }
     }
-    for (const route of ['/.env', '/.git/config', '/escape.txt']) {
+    for (const route of ['/.env', '/.git/config', '/public.txt', '/%2e%2e/outside.txt']) {
       const res = await httpGet(server.url, route);
       assert.equal([route, res.status], [route, 404]);
       assert.not.match(res.body, /TOKEN|core|outside/);
     }
+    const shared = await httpGet(server.url, '/shared.txt');
+    assert.equal([shared.status, shared.body], [200, 'outside the project']);
   } finally {
     assert.is(await server.stop(), 0);
   }

@@ -1,10 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
-import type { Overrides } from '../composition/variables';
+import { loadComposition } from '../composition/composition';
+import type { DeclarationSet, Overrides } from '../composition/variables';
 import { badInput } from '../errors';
-import { projectFile } from '../render/project-files';
+import { STUDIO_LINKS, projectFile } from '../render/project-files';
 import { readBatchFile } from '../sdk/batch-file';
+import { rowsTable } from './rows-table';
 
 /** One render of a rows file: its output and its variables (a batch entry, README "Local batch rendering"). */
 export interface Row {
@@ -32,7 +34,10 @@ export interface RowsFile {
 }
 
 /** The batch files the preview opens and writes: the batch parser's formats, told by the name. */
-export const ROWS_EXTENSIONS = ['.jsonl'];
+export const ROWS_EXTENSIONS = ['.jsonl', '.csv', '.tsv'];
+
+/** The tables among them, by their delimiter. */
+const TABLE_DELIMITERS: Record<string, ',' | '\t'> = { '.csv': ',', '.tsv': '\t' };
 
 /** Folders never searched for rows files: dependencies and renders. */
 const SKIPPED = new Set(['node_modules', 'out']);
@@ -51,10 +56,12 @@ export function listRowsFiles(projectDir: string, under = ''): string[] {
 
 /**
  * Reads a rows file of the project with the batch parser that `vidkit render --batch` and
- * `vidkit cloudfn render-batch` use (the native one), so the table shows what a batch renders.
+ * `vidkit cloudfn render-batch` use (the native one), so the table shows what a batch renders; a
+ * table's cells are typed by the declarations of `composition`, the page its rows render.
  */
-export async function readRowsFile(projectDir: string, file: string): Promise<RowsFile> {
-  const batch = await readBatchFile(existingRowsFile(projectDir, file));
+export async function readRowsFile(projectDir: string, file: string, composition: string): Promise<RowsFile> {
+  const found = existingRowsFile(projectDir, file);
+  const batch = await readBatchFile(found, { declarations: tableDeclarations(projectDir, file, composition) });
   const rows: FileRow[] = [];
   for (let i = 0; i < batch.entries.length; i++) {
     const entry = batch.entries.at(i)!;
@@ -63,23 +70,44 @@ export async function readRowsFile(projectDir: string, file: string): Promise<Ro
   return { file, rows, problems: batch.problems.map((p) => ({ line: p.line, reason: p.reason })) };
 }
 
-/** Writes the rows over the file (under a temporary name, then renamed), then reads it back as a batch would. */
-export async function writeRowsFile(projectDir: string, file: string, rows: Row[]): Promise<RowsFile> {
-  const target = projectFile(projectDir, file) ?? newRowsFile(projectDir, file);
-  const previous = fs.existsSync(target) ? await readRowsFile(projectDir, file) : undefined;
+/**
+ * Writes the rows over the file (under a temporary name, then renamed), then reads it back as a
+ * batch would: JSONL, or a table with a column per variable of `composition`.
+ */
+export async function writeRowsFile(projectDir: string, file: string, rows: Row[], composition: string): Promise<RowsFile> {
+  const target = projectFile(projectDir, file, STUDIO_LINKS) ?? newRowsFile(projectDir, file);
+  const previous = fs.existsSync(target) ? await readRowsFile(projectDir, file, composition) : undefined;
   if (previous && previous.problems.length > 0) {
     throw badInput(`${file} has lines the batch parser refuses (line ${previous.problems[0].line}: ${previous.problems[0].reason}): fix them in an editor first, saving here would drop them`);
   }
-  await writeFileAtomic(target, rows.map((r) => `${JSON.stringify({ outputKey: r.outputKey, variables: r.variables })}\n`).join(''));
-  return readRowsFile(projectDir, file);
+  await writeFileAtomic(target, rowsText(projectDir, file, rows, composition));
+  return readRowsFile(projectDir, file, composition);
 }
 
-/** Starts an empty rows file; bad input when it exists or is not a rows file in the project. */
-export async function createRowsFile(projectDir: string, file: string): Promise<RowsFile> {
+/** Starts a rows file without rows (a table: its header); bad input when it exists or is not a rows file in the project. */
+export async function createRowsFile(projectDir: string, file: string, composition: string): Promise<RowsFile> {
   const target = newRowsFile(projectDir, file);
   if (fs.existsSync(target)) throw badInput(`${file} exists already: open it instead`);
-  await writeFileAtomic(target, '');
+  await writeFileAtomic(target, rowsText(projectDir, file, [], composition));
   return { file, rows: [], problems: [] };
+}
+
+function rowsText(projectDir: string, file: string, rows: Row[], composition: string): string {
+  const delimiter = tableDelimiter(file);
+  if (delimiter !== undefined) return rowsTable(rows, tableDeclarations(projectDir, file, composition)!, delimiter);
+  return rows.map((r) => `${JSON.stringify({ outputKey: r.outputKey, variables: r.variables })}\n`).join('');
+}
+
+/**
+ * The declarations a table's cells are typed by; none for JSONL, whose values carry their types,
+ * so a composition that does not parse while its author edits it leaves JSONL rows readable.
+ */
+function tableDeclarations(projectDir: string, file: string, composition: string): DeclarationSet | undefined {
+  return tableDelimiter(file) === undefined ? undefined : loadComposition(projectDir, composition).variables;
+}
+
+function tableDelimiter(file: string): ',' | '\t' | undefined {
+  return TABLE_DELIMITERS[path.extname(file).toLowerCase()];
 }
 
 /** Checks a rows row sent by the page: an outputKey and an object of variables. */
@@ -95,7 +123,7 @@ export function parseRows(value: unknown): Row[] {
 
 function existingRowsFile(projectDir: string, file: string): string {
   checkRowsName(file);
-  const found = projectFile(projectDir, file);
+  const found = projectFile(projectDir, file, STUDIO_LINKS);
   if (found === undefined) throw badInput(`${file}: no such file in the project`);
   return found;
 }

@@ -5,9 +5,9 @@ import { clipLinesOfPage } from '../composition/clip-lines';
 import { ENTRY_FILE, loadComposition } from '../composition/composition';
 import { lintHtml } from '../composition/lint';
 import { listCompositions } from '../composition/list-compositions';
-import { VidkitError, cliErrorText, errorMessage } from '../errors';
+import { VidkitError, badInput, cliErrorText, errorMessage } from '../errors';
 import { projectReader } from '../render/project-page';
-import { projectFile } from '../render/project-files';
+import { STUDIO_LINKS, projectFile } from '../render/project-files';
 import { readJsonBody, sendJson } from './http-json';
 import { createRowsFile, listRowsFiles, parseRows, readRowsFile, writeRowsFile } from './rows-file';
 import { fromOwnPage } from './same-origin';
@@ -40,14 +40,14 @@ export function studioRoutes(projectDir: string, jobs: StudioJobs, onWarning: (m
     source: (q) => ({ file: required(q, 'file'), text: readText(projectDir, required(q, 'file')) }),
     jobs: () => jobs.list(),
     'rows-files': () => listRowsFiles(projectDir),
-    rows: (q) => readRowsFile(projectDir, required(q, 'file')),
+    rows: (q) => readRowsFile(projectDir, required(q, 'file'), required(q, 'composition')),
   };
   const writes: Record<string, Writer> = {
     jobs: async (body) => {
       const b = (body ?? {}) as Record<string, unknown>;
       if (b.kind === 'rows') {
         const request = { ...parseOutputRequest(b), rowsFile: String(b.rowsFile ?? '') };
-        const rows = await queuedRows(projectDir, request.rowsFile);
+        const rows = await queuedRows(projectDir, request.rowsFile, request.composition);
         return jobs.add({ kind: 'rows', ...request, rows }, (run) => renderRows(projectDir, request, run, onWarning));
       }
       const request = parseVideoRequest(b);
@@ -55,9 +55,12 @@ export function studioRoutes(projectDir: string, jobs: StudioJobs, onWarning: (m
     },
     'rows/save': async (body) => {
       const b = (body ?? {}) as Record<string, unknown>;
-      return writeRowsFile(projectDir, String(b.file ?? ''), parseRows(b.rows));
+      return writeRowsFile(projectDir, String(b.file ?? ''), parseRows(b.rows), rowsComposition(b));
     },
-    'rows/new': async (body) => createRowsFile(projectDir, String(((body ?? {}) as Record<string, unknown>).file ?? '')),
+    'rows/new': async (body) => {
+      const b = (body ?? {}) as Record<string, unknown>;
+      return createRowsFile(projectDir, String(b.file ?? ''), rowsComposition(b));
+    },
   };
 
   return (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
@@ -106,6 +109,12 @@ async function answer(res: http.ServerResponse, work: () => Promise<unknown>): P
   }
 }
 
+/** The page a rows file renders with, whose declarations type a table's cells. */
+function rowsComposition(body: Record<string, unknown>): string {
+  if (typeof body.composition !== 'string' || body.composition === '') throw badInput('"composition" must name the page the rows render with, e.g. index.html');
+  return body.composition;
+}
+
 function pageOf(query: Query): string {
   return query.get('file') || ENTRY_FILE;
 }
@@ -118,7 +127,7 @@ function required(query: Query, name: string): string {
 
 /** A project file's text, as the project server would serve it (no dotfiles, nothing outside). */
 function readText(projectDir: string, file: string): string {
-  const found = projectFile(projectDir, file);
+  const found = projectFile(projectDir, file, STUDIO_LINKS);
   if (found === undefined || path.relative(projectDir, found).split(path.sep).join('/') !== file.replace(/^\/+/, '')) {
     throw new VidkitError(`${file}: no such file in the project`, { exitCode: 2 });
   }

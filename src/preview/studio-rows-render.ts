@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { renderBatch } from '../render/batch/local-batch';
 import type { OutputFormat } from '../render/formats';
 import { Quality, qualitySettings } from '../render/quality';
-import { projectFile } from '../render/project-files';
+import { STUDIO_LINKS, projectFile } from '../render/project-files';
 import { badInput } from '../errors';
 import { readRowsFile } from './rows-file';
 import { FrameMeter, JobRun, RowProgress, emptyProgress } from './studio-jobs';
@@ -16,9 +16,9 @@ export interface RowsRequest {
   quality: Quality;
 }
 
-/** The rows of a rows file, waiting to render: what the queue shows before the job starts. */
-export async function queuedRows(projectDir: string, rowsFile: string): Promise<RowProgress[]> {
-  const { rows, problems } = await readRowsFile(projectDir, rowsFile);
+/** The rows of a rows file, waiting to render with a composition: what the queue shows before the job starts. */
+export async function queuedRows(projectDir: string, rowsFile: string, composition: string): Promise<RowProgress[]> {
+  const { rows, problems } = await readRowsFile(projectDir, rowsFile, composition);
   if (rows.length + problems.length === 0) throw badInput(`${rowsFile} has no rows: add one first`);
   return rows.map((r) => ({ line: r.line, outputKey: r.outputKey, state: 'queued', ...emptyProgress() }));
 }
@@ -28,7 +28,7 @@ export async function queuedRows(projectDir: string, rowsFile: string): Promise<
  * rows an earlier run completed with the same settings skipped), into `out/<rows file name>/`.
  */
 export async function renderRows(projectDir: string, request: RowsRequest, run: JobRun, onWarning: (message: string) => void): Promise<void> {
-  const batchFile = projectFile(projectDir, request.rowsFile);
+  const batchFile = projectFile(projectDir, request.rowsFile, STUDIO_LINKS);
   if (batchFile === undefined) throw badInput(`${request.rowsFile}: no such file in the project`);
   const outputDir = path.join(projectDir, OUTPUT_FOLDER, path.parse(request.rowsFile).name);
   const rows = run.job.rows ?? [];

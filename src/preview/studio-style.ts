@@ -1,7 +1,17 @@
+import { FALLBACK_FAMILY } from '../fonts/fallback-fonts';
+
+/**
+ * The page's fonts: the bundled Inter for text and JetBrains Mono for code, then the bundled
+ * fallback faces, so the values an author types in any script (a Japanese caption in a rows cell)
+ * are drawn too; never the machine's fonts.
+ */
+const TEXT_FONT = `"Inter", ${JSON.stringify(FALLBACK_FAMILY)}, sans-serif`;
+const CODE_FONT = `"JetBrains Mono", ${JSON.stringify(FALLBACK_FAMILY)}, monospace`;
+
 /**
  * The studio page's style sheet (inlined in the page, preview-page.ts): a grid of panels that
- * holds from 1024 px wide, light and dark themes, and only the bundled fonts (Inter for text,
- * JetBrains Mono for code), so every character drawn is one those fonts have.
+ * holds from 1024 px wide, light and dark themes, and only the bundled fonts, so every character
+ * drawn is one those fonts have.
  */
 export const STUDIO_STYLE: string = `
 :root { color-scheme: dark; }
@@ -25,9 +35,9 @@ html[data-theme="light"] {
 }
 * { box-sizing: border-box; }
 html, body { margin: 0; height: 100%; }
-body { min-width: 1024px; background: var(--bg); color: var(--text); font: 13px/1.45 "Inter", sans-serif;
+body { min-width: 1024px; background: var(--bg); color: var(--text); font: 13px/1.45 ${TEXT_FONT};
   font-feature-settings: "cv11", "ss01"; -webkit-font-smoothing: antialiased; overflow: hidden; }
-code, kbd, pre, .mono { font-family: "JetBrains Mono", monospace; font-size: 12px; }
+code, kbd, pre, .mono { font-family: ${CODE_FONT}; font-size: 12px; }
 button, input, select { font: inherit; color: inherit; }
 .muted { color: var(--muted); }
 .error { color: var(--error); }
@@ -118,7 +128,7 @@ button.finding-item small { color: var(--faint); }
 .panel { padding: 12px; overflow: auto; flex: 1; min-height: 0; }
 #variables label { display: block; margin: 0 0 12px; }
 #variables label > span { display: flex; align-items: baseline; gap: 6px; font-size: 12px; font-weight: 500; margin-bottom: 5px; }
-#variables label > span small { color: var(--faint); font-family: "JetBrains Mono", monospace; font-size: 10.5px; font-weight: 400; }
+#variables label > span small { color: var(--faint); font-family: ${CODE_FONT}; font-size: 10.5px; font-weight: 400; }
 #variables label.check { display: flex; align-items: center; gap: 8px; }
 #variables label.check > span { margin: 0; }
 #variables input[type=text], #variables input[type=number], #variables select { width: 100%; }
@@ -149,7 +159,7 @@ button.finding-item small { color: var(--faint); }
 .job-file code { flex: 1 1 100%; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; color: var(--muted); }
 .job-rows { margin: 8px 0 0; padding-left: 0; list-style: none; font-size: 12px; }
 .job-rows li { display: flex; align-items: center; gap: 8px; padding: 2px 0; }
-.row-key { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-family: "JetBrains Mono", monospace; font-size: 11px; }
+.row-key { flex: 1; min-width: 0; overflow: hidden; text-overflow: ellipsis; white-space: nowrap; font-family: ${CODE_FONT}; font-size: 11px; }
 .row-state-failed { color: var(--error); }
 
 .dock { grid-area: dock; display: flex; flex-direction: column; min-height: 0; background: var(--panel); border-top: 1px solid var(--line); }
@@ -158,7 +168,7 @@ button.finding-item small { color: var(--faint); }
 .dock-panel { flex: 1; min-height: 0; display: flex; flex-direction: column; }
 .timeline { flex: 1; min-height: 0; display: flex; flex-direction: column; }
 .tl-toolbar { display: flex; align-items: center; gap: 4px; padding: 4px 8px; border-bottom: 1px solid var(--line); flex: none; }
-.readout { font-family: "JetBrains Mono", monospace; font-size: 12px; font-variant-numeric: tabular-nums; padding: 0 8px;
+.readout { font-family: ${CODE_FONT}; font-size: 12px; font-variant-numeric: tabular-nums; padding: 0 8px;
   white-space: pre; color: var(--text); min-width: 210px; }
 .crumbs { display: flex; align-items: center; gap: 2px; min-width: 0; overflow: hidden; }
 .crumbs .icon { color: var(--faint); width: 14px; height: 14px; }
@@ -223,11 +233,11 @@ table:not(.empty) + .rows-empty { display: none; }
 .rows-empty { padding: 10px 12px; margin: 0; }
 th { position: sticky; top: 0; z-index: 1; background: var(--panel-2); text-align: left; font-weight: 600; font-size: 12px; padding: 6px 8px;
   border-bottom: 1px solid var(--line); white-space: nowrap; }
-th small { margin-left: 6px; color: var(--faint); font-weight: 400; font-family: "JetBrains Mono", monospace; font-size: 10px; }
+th small { margin-left: 6px; color: var(--faint); font-weight: 400; font-family: ${CODE_FONT}; font-size: 10px; }
 td { padding: 4px 6px; border-bottom: 1px solid var(--line); vertical-align: middle; }
 td.num, th.num { width: 36px; text-align: right; color: var(--muted); font-variant-numeric: tabular-nums; }
 td input[type=text], td input[type=number], td select { width: 160px; }
-td input[name=outputKey] { width: 180px; font-family: "JetBrains Mono", monospace; font-size: 12px; }
+td input[name=outputKey] { width: 180px; font-family: ${CODE_FONT}; font-size: 12px; }
 td .color input[type=text] { width: 110px; flex: none; }
 tbody tr { cursor: pointer; }
 tbody tr:hover td { background: var(--panel-2); }
@@ -236,7 +246,7 @@ tbody tr.selected td.num { color: var(--accent-2); font-weight: 600; }
 .row-progress { display: inline-flex; align-items: center; gap: 6px; font-size: 12px; }
 
 .source-head { display: flex; align-items: center; gap: 8px; padding: 6px 12px; border-bottom: 1px solid var(--line); color: var(--muted); }
-.source { flex: 1; min-height: 0; overflow: auto; font-family: "JetBrains Mono", monospace; font-size: 12px; line-height: 1.6; padding: 4px 0; }
+.source { flex: 1; min-height: 0; overflow: auto; font-family: ${CODE_FONT}; font-size: 12px; line-height: 1.6; padding: 4px 0; }
 .source-line { display: flex; white-space: pre; }
 .source-line .gutter { flex: none; width: 64px; display: inline-flex; justify-content: flex-end; align-items: center; gap: 4px;
   padding-right: 12px; color: var(--faint); user-select: none; }
@@ -245,7 +255,7 @@ tbody tr.selected td.num { color: var(--accent-2); font-weight: 600; }
 .source-line.current .gutter { color: var(--accent-2); }
 .source-line.has-error .gutter { color: var(--error); }
 .source-line.has-warning .gutter { color: var(--warning); }
-.source-finding { margin-left: 16px; font-family: "Inter", sans-serif; font-size: 11.5px; white-space: normal; }
+.source-finding { margin-left: 16px; font-family: ${TEXT_FONT}; font-size: 11.5px; white-space: normal; }
 .source-finding.error { color: var(--error); }
 .source-finding.warning { color: var(--warning); }
 `;

@@ -4,6 +4,7 @@ import type { Browser, Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fontsStylesheet } from '../fonts/bundled-fonts';
+import { FALLBACK_FAMILY } from '../fonts/fallback-fonts';
 import { findBrowser, launchBrowser } from '../render/browser';
 import { FIXTURES, REPO_ROOT, ServingCli, errorLines, fixtureCopy, tempDir, vidkit, vidkitServe } from '../test-support/cli';
 import { httpGet, httpRequest } from '../test-support/http';
@@ -158,10 +159,11 @@ function coverage(family: string): Array<[number, number]> {
 
 /**
  * No character of the studio draws as a missing glyph: every element with text is drawn with the
- * bundled Inter or JetBrains Mono only (Chromium names the fonts it used, a fallback or a missing
- * glyph would show another), and every character is in the ranges those fonts cover.
+ * bundled Inter or JetBrains Mono, or the bundled fallback faces (Chromium names the fonts it
+ * used: a system font or a missing glyph would show another), and every character is in the
+ * ranges those fonts cover. Returns the characters checked.
  */
-async function checkFonts(page: Page, where: string): Promise<void> {
+async function checkFonts(page: Page, where: string): Promise<string> {
   const cdp = await page.createCDPSession();
   await cdp.send('DOM.enable');
   await cdp.send('CSS.enable');
@@ -182,11 +184,14 @@ async function checkFonts(page: Page, where: string): Promise<void> {
   };
   await walk(root as Node);
   await cdp.detach();
-  const allowed = [...coverage('Inter'), ...coverage('JetBrains Mono')];
+  const allowed = [...coverage('Inter'), ...coverage('JetBrains Mono'), ...coverage(FALLBACK_FAMILY)];
   const missing = [...new Set(text)].filter((ch) => !/\s/.test(ch) && !allowed.some(([a, b]) => ch.codePointAt(0)! >= a && ch.codePointAt(0)! <= b));
   assert.equal(missing, [], `${where}: characters outside the bundled fonts`);
-  assert.equal([...families].filter((f) => !/^(Inter|JetBrains Mono)\b/.test(f) || f.endsWith('(system)')), [], `${where}: fonts other than the bundled ones (${[...families].join(', ')})`);
+  // The fallback faces are Noto's (fallback-fonts.ts); Chromium names a face by its file's own family name.
+  const bundled = /^(Inter|JetBrains Mono|Noto Sans|Noto Color Emoji)\b/;
+  assert.equal([...families].filter((f) => !bundled.test(f) || f.endsWith('(system)')), [], `${where}: fonts other than the bundled ones (${[...families].join(', ')})`);
   assert.ok(families.size > 0 && text.length > 100, `${where}: ${text.length} characters checked`);
+  return text;
 }
 
 const studio = suite('vidkit preview: the studio');
@@ -388,61 +393,36 @@ studio('the render button renders with the format and quality picked; the video 
   await page.close();
 });
 
-studio('the rows table opens a rows file, previews a row, saves an edit to the file and renders every row', async () => {
-  const project = fixtureCopy('color-var', out);
-  const rowsFile = path.join(project, 'viewers.jsonl');
-  fs.writeFileSync(
-    rowsFile,
-    [
-      { outputKey: 'red.mp4', variables: { fill: '#ff0000' } },
-      { outputKey: 'green.mp4', variables: { fill: '#00ff00', caption: 'two' } },
-      { outputKey: 'blue.mp4', variables: { fill: '#0000ff' } },
-    ]
-      .map((r) => `${JSON.stringify(r)}\n`)
-      .join(''),
-  );
-  const server = await serve(project);
-  const page = await openStudio(server.url);
-  await sizePlayer(page, 320);
+/** Opens a rows file of three rows in the Rows tab: the table has the declared variables as columns. */
+async function openRows(page: Page, file: string): Promise<void> {
   await page.click('[data-tab="rows"]');
-  await page.waitForFunction(() => [...document.querySelectorAll<HTMLOptionElement>('#rows-file option')].some((o) => o.value === 'viewers.jsonl'), { timeout: 10_000 });
-  await page.select('#rows-file', 'viewers.jsonl');
+  await page.waitForFunction((f) => [...document.querySelectorAll<HTMLOptionElement>('#rows-file option')].some((o) => o.value === f), { timeout: 10_000 }, file);
+  await page.select('#rows-file', file);
   await page.waitForFunction(() => document.querySelectorAll('#rows-table tbody tr').length === 3, { timeout: 10_000 });
   const headers = await page.$$eval('#rows-table th', (ths) => ths.map((th) => th.firstChild!.textContent));
   assert.equal(headers, ['#', 'outputKey', 'Fill', 'Caption', 'render']);
+}
 
-  // Row 2 picked: the player shows it, and the variables panel edits it.
+/** Row 2 picked: the player shows its green, and the variables panel edits it. */
+async function previewRow2(page: Page, name: string): Promise<void> {
   await page.click('#rows-table tbody tr[data-row="1"] td.num');
-  assert.equal(await centreColour(page, 'row-2.png', [0, 255, 0]), [0, 255, 0]);
+  assert.equal(await centreColour(page, `${name}-row-2.png`, [0, 255, 0]), [0, 255, 0]);
   assert.match(await page.$eval('#bound-row', (e) => e.textContent ?? ''), /row 2: green\.mp4/);
+}
 
-  // Rows added, duplicated and deleted.
-  const keys = () => page.$$eval('#rows-table tbody input[name="outputKey"]', (els) => els.map((e) => (e as HTMLInputElement).value));
-  await page.click('#rows-add');
-  assert.equal(await keys(), ['red.mp4', 'green.mp4', 'blue.mp4', 'row-4.mp4']);
-  await page.click('#rows-duplicate');
-  assert.equal(await keys(), ['red.mp4', 'green.mp4', 'blue.mp4', 'row-4.mp4', 'row-4-2.mp4']);
-  await page.click('#rows-delete');
-  await page.click('#rows-delete');
-  assert.equal(await keys(), ['red.mp4', 'green.mp4', 'blue.mp4']);
-
-  // A cell edited and saved: the file holds it.
+/**
+ * Row 3's colour typed in its cell (the player follows) and saved: the file then reads `saved`.
+ * Rendering the rows writes out/<file name>/red.mp4, green.mp4 and blue.mp4 in their colours.
+ */
+async function editSaveAndRender(page: Page, project: string, file: string, saved: string): Promise<void> {
   const cell = await page.$('#rows-table tbody tr[data-row="2"] input[name="fill-text"]');
   await cell!.click({ count: 3 });
   await cell!.type('#ffff00');
   await page.waitForFunction(() => document.getElementById('rows-status')!.textContent!.includes('not saved'), { timeout: 5000 });
-  assert.equal(await centreColour(page, 'row-3.png', [255, 255, 0]), [255, 255, 0]);
+  assert.equal(await centreColour(page, `${file}-row-3.png`, [255, 255, 0]), [255, 255, 0]);
   await page.click('#rows-save');
   await page.waitForFunction(() => document.getElementById('rows-status')!.textContent!.endsWith('saved') && !document.getElementById('rows-status')!.textContent!.includes('not'), { timeout: 10_000 });
-  assert.equal(
-    fs.readFileSync(rowsFile, 'utf8').trim().split('\n').map((l) => JSON.parse(l)),
-    [
-      { outputKey: 'red.mp4', variables: { fill: '#ff0000' } },
-      { outputKey: 'green.mp4', variables: { fill: '#00ff00', caption: 'two' } },
-      { outputKey: 'blue.mp4', variables: { fill: '#ffff00' } },
-    ],
-  );
-  await saveShot(page, 'studio-rows.png');
+  assert.is(fs.readFileSync(path.join(project, file), 'utf8'), saved);
 
   // Every row rendered on warm browsers, each with its own colour.
   await page.select('#quality', 'draft');
@@ -455,18 +435,68 @@ studio('the rows table opens a rows file, previews a row, saves an edit to the f
     ['green.mp4', [0, 255, 0]],
     ['blue.mp4', [255, 255, 0]],
   ] as const) {
-    const video = path.join(project, 'out', 'viewers', key);
+    const video = path.join(project, 'out', path.parse(file).name, key);
     assert.is(ffprobe(video).streams[0].codec_name, 'h264', key);
     const [r, g, b] = rgbAt(decodeRgbFrame(video, 0, 320, 180), 320, 160, 90);
     assert.ok(Math.abs(r - colour[0]) <= 16 && Math.abs(g - colour[1]) <= 16 && Math.abs(b - colour[2]) <= 16, `${key}: ${[r, g, b]}`);
   }
+}
 
-  // A new rows file, empty, opened at once.
-  await page.type('#rows-new-name', 'more');
+/** Starts a new rows file of the type picked from the table: it opens at once, without rows. */
+async function newRowsFile(page: Page, name: string, type: string): Promise<void> {
+  await page.type('#rows-new-name', name);
+  await page.select('#rows-new-type', type);
   await page.click('#rows-new');
-  await page.waitForFunction(() => document.getElementById('rows-status')!.textContent === 'more.jsonl: 0 rows', { timeout: 10_000 });
+  await page.waitForFunction((file) => document.getElementById('rows-status')!.textContent === `${file}: 0 rows`, { timeout: 10_000 }, `${name}${type}`);
+  await page.waitForFunction((file) => document.querySelector<HTMLSelectElement>('#rows-file')!.value === file, { timeout: 10_000 }, `${name}${type}`);
+}
+
+studio('a CSV of 3 rows opens in the rows table, row 2 previews with its colour, a cell edit is saved to the file, and rendering the rows writes 3 MP4s with their colours', async () => {
+  const project = fixtureCopy('color-var', out);
+  // A caption in scripts the bundled Inter lacks: the studio draws it with the bundled fallback faces.
+  const caption = 'こんにちは · مرحبا · नमस्ते';
+  fs.writeFileSync(path.join(project, 'viewers.csv'), `outputKey,fill,caption\r\nred.mp4,#ff0000,\r\ngreen.mp4,#00ff00,"${caption}"\r\nblue.mp4,#0000ff,\r\n`);
+  const server = await serve(project);
+  const page = await openStudio(server.url);
+  await sizePlayer(page, 320);
+  await openRows(page, 'viewers.csv');
+  await previewRow2(page, 'csv');
+  assert.is(await page.$eval('#rows-table tbody tr[data-row="1"] input[name="caption"]', (e) => (e as HTMLInputElement).value), caption);
+  const drawn = await checkFonts(page, 'rows table with a CSV');
+  assert.ok([...caption.replace(/[ ·]/g, '')].every((ch) => drawn.includes(ch)), `the caption's characters were not among those checked: ${drawn}`);
+
+  await editSaveAndRender(page, project, 'viewers.csv', `outputKey,fill,caption\nred.mp4,#ff0000,\ngreen.mp4,#00ff00,${caption}\nblue.mp4,#ffff00,\n`);
+  await saveShot(page, 'studio-rows.png');
+
+  await newRowsFile(page, 'more', '.csv');
+  assert.is(fs.readFileSync(path.join(project, 'more.csv'), 'utf8'), 'outputKey,fill,caption\n');
+  assert.equal(await page.$$eval('#rows-file option:not([disabled])', (os) => os.map((o) => (o as HTMLOptionElement).value)), ['more.csv', 'viewers.csv']);
+  await page.close();
+});
+
+studio('a JSONL rows file: rows added, duplicated and deleted, an edit saved, every row rendered; a new one started', async () => {
+  const project = fixtureCopy('color-var', out);
+  const line = (outputKey: string, variables: Record<string, string>) => `${JSON.stringify({ outputKey, variables })}\n`;
+  fs.writeFileSync(path.join(project, 'viewers.jsonl'), line('red.mp4', { fill: '#ff0000' }) + line('green.mp4', { fill: '#00ff00', caption: 'two' }) + line('blue.mp4', { fill: '#0000ff' }));
+  const server = await serve(project);
+  const page = await openStudio(server.url);
+  await sizePlayer(page, 320);
+  await openRows(page, 'viewers.jsonl');
+  await previewRow2(page, 'jsonl');
+
+  const keys = () => page.$$eval('#rows-table tbody input[name="outputKey"]', (els) => els.map((e) => (e as HTMLInputElement).value));
+  await page.click('#rows-add');
+  assert.equal(await keys(), ['red.mp4', 'green.mp4', 'blue.mp4', 'row-4.mp4']);
+  await page.click('#rows-duplicate');
+  assert.equal(await keys(), ['red.mp4', 'green.mp4', 'blue.mp4', 'row-4.mp4', 'row-4-2.mp4']);
+  await page.click('#rows-delete');
+  await page.click('#rows-delete');
+  assert.equal(await keys(), ['red.mp4', 'green.mp4', 'blue.mp4']);
+
+  await editSaveAndRender(page, project, 'viewers.jsonl', line('red.mp4', { fill: '#ff0000' }) + line('green.mp4', { fill: '#00ff00', caption: 'two' }) + line('blue.mp4', { fill: '#ffff00' }));
+
+  await newRowsFile(page, 'more', '.jsonl');
   assert.is(fs.readFileSync(path.join(project, 'more.jsonl'), 'utf8'), '');
-  await page.waitForFunction(() => document.querySelector<HTMLSelectElement>('#rows-file')!.value === 'more.jsonl', { timeout: 10_000 });
   assert.equal(await page.$$eval('#rows-file option:not([disabled])', (os) => os.map((o) => (o as HTMLOptionElement).value)), ['more.jsonl', 'viewers.jsonl']);
   await page.close();
 });
@@ -546,12 +576,12 @@ studio('the routes that render or write answer the studio page only (Host and Or
   for (const headers of refused) {
     const res = await post('jobs', job, headers);
     assert.is(res.status, 403, JSON.stringify(headers));
-    assert.is((await post('rows/new', { file: 'fresh.jsonl' }, headers)).status, 403);
+    assert.is((await post('rows/new', { file: 'fresh.jsonl', composition: 'index.html' }, headers)).status, 403);
   }
   assert.equal(JSON.parse((await httpGet(server.url, '/__vidkit/studio/jobs')).body), []);
   assert.not.ok(fs.existsSync(path.join(project, 'fresh.jsonl')));
   // The studio's own origin is answered.
-  const created = await post('rows/new', { file: 'fresh.jsonl' }, { ...json, origin: own.origin });
+  const created = await post('rows/new', { file: 'fresh.jsonl', composition: 'index.html' }, { ...json, origin: own.origin });
   assert.is(created.status, 200, created.body);
   assert.ok(fs.existsSync(path.join(project, 'fresh.jsonl')));
   assert.is((await httpGet(server.url, '/__vidkit/studio/jobs', `attacker.example:${own.port}`)).status, 403);
@@ -562,15 +592,18 @@ studio('the routes that render or write answer the studio page only (Host and Or
     assert.is(res.status, 400, file);
     assert.not.match(res.body, /SECRET|TOKEN/);
   }
-  assert.is((await httpGet(server.url, '/__vidkit/studio/rows?file=linked%2Frows.jsonl')).status, 400);
-  assert.is((await httpGet(server.url, '/__vidkit/studio/rows?file=rows.jsonl')).status, 400);
+  for (const file of ['linked/rows.jsonl', 'rows.jsonl']) {
+    const res = await httpGet(server.url, `/__vidkit/studio/rows?file=${encodeURIComponent(file)}&composition=index.html`);
+    assert.is(res.status, 400, file);
+    assert.match(res.body, /no such file in the project/);
+  }
   for (const [route, body] of [
     ['rows/new', { file: 'linked/new.jsonl' }],
     ['rows/new', { file: '../new.jsonl' }],
     ['rows/save', { file: 'rows.jsonl', rows: [] }],
     ['rows/save', { file: 'linked/rows.jsonl', rows: [] }],
   ] as const) {
-    const res = await post(route, body, { ...json, origin: own.origin });
+    const res = await post(route, { ...body, composition: 'index.html' }, { ...json, origin: own.origin });
     assert.is(res.status, 400, `${route} ${JSON.stringify(body)}: ${res.body}`);
   }
   assert.equal(fs.readdirSync(outside).sort(), ['rows.jsonl', 'secret.txt']);

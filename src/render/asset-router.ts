@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import type { EgressPolicy } from './egress-policy';
 import type { MediaProxies } from './media-proxies';
 import { ProjectLinks, projectFile } from './project-files';
 import { REMOTE_PREFIX } from './project-server';
@@ -24,6 +25,18 @@ export class AssetRouter {
     this.origin = new URL(opts.serverUrl).origin;
   }
 
+  /** What the page may reach: the policy of the downloads made for it and of its browser's egress gate. */
+  get egress(): EgressPolicy {
+    return this.opts.remote.policy;
+  }
+
+  /** How a message names the file behind `url`: a project file by its path in the project, anything else by its URL. */
+  nameOf(url: string, file: string | undefined): string {
+    const parsed = new URL(url);
+    if (file === undefined || parsed.origin !== this.origin || parsed.pathname.startsWith(REMOTE_PREFIX)) return url;
+    return path.relative(this.opts.projectDir, file).split(path.sep).join('/');
+  }
+
   /** The local file behind a URL the page uses, or undefined for one it cannot stand for (data:, blob:). */
   async localFile(url: string): Promise<string | undefined> {
     const parsed = new URL(url);
@@ -37,15 +50,19 @@ export class AssetRouter {
     return this.opts.remote.isMissing(url) ? undefined : file;
   }
 
-  /** The URL to load instead of `url`, or undefined to load it unchanged. Throws naming the URL. */
-  async route(url: string, resourceType: string): Promise<string | undefined> {
+  /**
+   * The URL to load instead of `url`, or undefined to load it unchanged. Throws naming the URL.
+   * Only downloads are answered from copies: a stream (EventSource) or a request that sends
+   * something (a POST, a beacon) goes out as it is, through the browser's egress gate.
+   */
+  async route(url: string, resourceType: string, method = 'GET'): Promise<string | undefined> {
+    if (resourceType === 'eventsource' || (method !== 'GET' && method !== 'HEAD')) return undefined;
     const parsed = new URL(url);
     const remote = /^https?:$/.test(parsed.protocol) && parsed.origin !== this.origin;
     if (resourceType === 'media' || (/^(fetch|xhr)$/.test(resourceType) && UNPLAYABLE_AUDIO.test(parsed.pathname))) {
       const file = await this.localFile(url);
       if (file === undefined && remote && this.opts.remote.isMissing(url)) return `${this.origin}${REMOTE_PREFIX}${this.opts.remote.silentMedia()}`;
-      // A project file is named by its path in the project, a remote one by its URL.
-      const name = remote || file === undefined ? url : path.relative(this.opts.projectDir, file).split(path.sep).join('/');
+      const name = this.nameOf(url, file);
       const proxy = file === undefined ? null : await this.opts.proxies.of(file, name);
       if (proxy) {
         if (remote) this.opts.remote.shareCors(url, proxy);

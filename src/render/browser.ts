@@ -1,9 +1,11 @@
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import puppeteer, { Browser, Page } from 'puppeteer-core';
 import { vidkitCacheDir } from '../cache-dir';
 import { ExitCode, VidkitError, errorMessage } from '../errors';
 import { browserFontconfig } from '../fonts/fontconfig';
+import { NAMESPACE_UID, SandboxProbe, browserEnvironment, namespaceCommand, runsAsRoot, sandboxConditions } from './browser-sandbox';
 import { withDeadline } from './deadline';
 import { killGroup, trackProcess, untrackProcess } from './leftovers';
 
@@ -19,6 +21,8 @@ export interface BrowserProfile {
   gl: GlMode;
   /** The WebGL renderer string the probe saw, for the report line. */
   glRenderer: string;
+  /** Chromium's own sandbox: on where this machine allows it (probed once), off with the reason elsewhere. */
+  sandbox: SandboxProbe;
 }
 
 const CANDIDATES = [
@@ -59,7 +63,6 @@ function isExecutable(p: string): boolean {
 
 // The closed network here refuses Chromium's background connections; these flags stop it trying.
 const BASE_ARGS = [
-  '--no-sandbox',
   '--no-first-run',
   '--no-default-browser-check',
   '--disable-background-networking',
@@ -81,10 +84,11 @@ const BASE_ARGS = [
 
 // Begin-frame control: the compositor draws only when we ask, so a frame is exactly one seek.
 const BEGIN_FRAME_ARGS = ['--deterministic-mode', '--disable-threaded-animation', '--disable-threaded-scrolling'];
-// One process per browser: 30% less memory per worker and a little faster than a browser, GPU and
-// renderer process each (ui-3d-reveal 1080p, 3 workers: 1.5 GB and 18.6 s against 2.2 GB and 20.1 s).
-// Software GL only: a GPU process folded into the browser hung WebGL context creation on a machine
-// without a GPU (Chromium 156, --use-angle=vulkan), so GPU browsers keep their processes apart.
+// Without the sandbox, one process per browser: 30% less memory per worker and a little faster than
+// a browser, GPU and renderer process each (ui-3d-reveal 1080p, 3 workers: 1.5 GB and 18.6 s against
+// 2.2 GB and 20.1 s). The sandbox confines a renderer process, so a sandboxed browser keeps its
+// processes apart. Software GL only: a GPU process folded into the browser hung WebGL context
+// creation on a machine without a GPU (Chromium 156, --use-angle=vulkan).
 const SINGLE_PROCESS_ARGS = ['--single-process', '--no-zygote'];
 
 // Software: CPU compositing and raster, 3x faster than compositing through SwiftShader GL at 1080p
@@ -121,29 +125,45 @@ export interface LaunchOptions {
   scale?: number;
   /** The browser's profile directory; by default puppeteer makes one and removes it on close. */
   userDataDir?: string;
+  /** The switches of the egress gate its pages go out through (egress-gate.ts). */
+  egress?: string[];
 }
 
-export async function launchBrowser(profile: Pick<BrowserProfile, 'executablePath' | 'capture' | 'gl'>, options: LaunchOptions = {}): Promise<Browser> {
+/**
+ * Starts Chromium for `profile`: in its sandbox where the profile's probe found one (a browser
+ * launched without a probed profile, as the tests' own are, runs without it).
+ */
+export async function launchBrowser(
+  profile: Pick<BrowserProfile, 'executablePath' | 'capture' | 'gl'> & Partial<Pick<BrowserProfile, 'sandbox'>>,
+  options: LaunchOptions = {},
+): Promise<Browser> {
   const scale = options.scale ?? 1;
+  const sandboxed = profile.sandbox?.on ?? false;
   const args = [
     ...BASE_ARGS,
+    ...(sandboxed ? [] : ['--no-sandbox']),
     ...GL_ARGS[profile.gl],
     `--enable-features=${FEATURES[profile.gl].join(',')}`,
     ...(profile.capture === 'beginframe' ? BEGIN_FRAME_ARGS : []),
-    ...(profile.capture === 'beginframe' && profile.gl === 'software' ? SINGLE_PROCESS_ARGS : []),
+    ...(!sandboxed && profile.capture === 'beginframe' && profile.gl === 'software' ? SINGLE_PROCESS_ARGS : []),
     ...(hasSharedMemory() ? [] : ['--disable-dev-shm-usage']),
     ...(scale !== 1 ? [`--force-device-scale-factor=${scale}`] : []),
+    ...(options.egress ?? []),
   ];
+  // As root, the sandboxed browser runs as a user of its own namespace (browser-sandbox.ts), with
+  // the arguments puppeteer would have given it.
+  const wrapper = sandboxed && runsAsRoot() ? namespaceCommand() : undefined;
   let browser: Browser;
   try {
     browser = await puppeteer.launch({
-      executablePath: profile.executablePath,
+      executablePath: wrapper?.file ?? profile.executablePath,
       headless: 'shell',
       pipe: true,
-      args,
+      ...(wrapper
+        ? { ignoreDefaultArgs: true, args: [...wrapper.args, profile.executablePath, ...puppeteer.defaultArgs({ headless: 'shell', args, userDataDir: options.userDataDir })] }
+        : { args, userDataDir: options.userDataDir }),
       defaultViewport: null,
-      env: { ...process.env, FONTCONFIG_FILE: browserFontconfig() },
-      userDataDir: options.userDataDir,
+      env: browserEnvironment({ FONTCONFIG_FILE: browserFontconfig() }),
       timeout: LAUNCH_TIMEOUT_MS,
       protocolTimeout: PROTOCOL_TIMEOUT_MS,
       // vidkit's own handlers clean up and choose the exit code (README, Exit codes).
@@ -197,24 +217,27 @@ export interface ProfileRequest {
 }
 
 /**
- * Decides capture and GL once per browser binary, in seconds, without ever failing the render:
+ * Decides sandbox, capture and GL once per browser binary, in seconds, without ever failing the
+ * render: Chromium's sandbox wherever a sandboxed browser starts here (user namespaces);
  * beginFrame where the browser has it (headless shell), screenshots otherwise; GPU only where this
  * machine has a GPU device and a browser of its own shows a hardware WebGL renderer in time.
- * Answers are cached by binary path and modification time (and, for GL, the GPU devices seen).
+ * Answers are cached by binary path and modification time (for the sandbox, also the user and
+ * the kernel's namespace settings; for GL, the GPU devices seen).
  */
 export async function resolveProfile(req: ProfileRequest): Promise<BrowserProfile> {
   const binary = binaryKey(req.executablePath);
-  const probed = await cached(`capture:${binary}`, () => probeCapture(req.executablePath));
+  const sandbox = await cached(`sandbox:${binary}:${sandboxConditions()}`, () => probeSandbox(req.executablePath));
+  const probed = await cached(`capture:${binary}:sandbox=${sandbox.on}`, () => probeCapture(req.executablePath, sandbox));
   const capture = req.capture === 'auto' ? probed.capture : req.capture;
   if (!req.allowGpu) {
-    return { executablePath: req.executablePath, version: probed.version, capture, gl: 'software', glRenderer: 'SwiftShader (forced by --no-browser-gpu)' };
+    return { executablePath: req.executablePath, version: probed.version, capture, gl: 'software', glRenderer: 'SwiftShader (forced by --no-browser-gpu)', sandbox };
   }
   const devices = gpuDevices();
   const gl: GlProbe =
     devices.length === 0
       ? { gl: 'software', glRenderer: 'SwiftShader (no GPU device in /dev)' }
-      : await cached(`gl:${binary}:${devices.join(',')}`, () => probeGl(req.executablePath));
-  return { executablePath: req.executablePath, version: probed.version, capture, ...gl };
+      : await cached(`gl:${binary}:${devices.join(',')}:sandbox=${sandbox.on}`, () => probeGl(req.executablePath, sandbox));
+  return { executablePath: req.executablePath, version: probed.version, capture, ...gl, sandbox };
 }
 
 interface CaptureProbe {
@@ -274,9 +297,57 @@ const CAPTURE_PROBE_MS = 5_000;
 /** Milliseconds the GPU browser may take to report its WebGL renderer. */
 const GL_PROBE_MS = 10_000;
 
+/** Milliseconds a sandboxed browser may take to draw a page before the sandbox counts as unavailable. */
+const SANDBOX_PROBE_MS = 15_000;
+
+/**
+ * Whether Chromium starts with its sandbox here and runs a page in it: a sandboxed browser dumps a
+ * page's DOM. Where the kernel or a container forbids user namespaces (AWS Lambda, Docker's
+ * default seccomp profile), Chromium refuses to start without `--no-sandbox`: the browser then
+ * runs without it, and `vidkit doctor` says so.
+ */
+async function probeSandbox(executablePath: string): Promise<SandboxProbe> {
+  const how = runsAsRoot() ? `as uid ${NAMESPACE_UID} of a user namespace of its own (vidkit runs as root, which Chromium refuses its sandbox to)` : 'user namespaces';
+  const wrapper = runsAsRoot() ? namespaceCommand() : undefined;
+  if (runsAsRoot() && !wrapper) {
+    return { on: false, detail: 'vidkit runs as root, and util-linux unshare, which would start Chromium as another user, is not installed' };
+  }
+  const marker = 'vidkit-sandbox-probe';
+  const args = ['--headless', '--no-first-run', '--disable-gpu', '--disable-extensions', '--dump-dom', `data:text/html,<p>${marker}</p>`];
+  const command = wrapper ? [wrapper.file, ...wrapper.args, executablePath, ...args] : [executablePath, ...args];
+  const run = await runWithDeadline(command, browserEnvironment({}), SANDBOX_PROBE_MS);
+  if (run.stdout.includes(marker)) return { on: true, detail: how };
+  // Chromium's own words, without its log prefix: "No usable sandbox! …" where namespaces are forbidden.
+  const said = run.stderr.split('\n').find((line) => /sandbox/i.test(line)) ?? run.stderr.split('\n').find((line) => line.trim() !== '') ?? run.failure;
+  return { on: false, detail: `Chromium's sandbox does not start here: ${said.replace(/^\[[^\]]*\]\s*/, '').split('. ')[0].trim()}` };
+}
+
+/** Runs `command` in a process group of its own, killed whole at the deadline; its output, and how it ended. */
+function runWithDeadline(command: string[], env: Record<string, string>, timeoutMs: number): Promise<{ stdout: string; stderr: string; failure: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command[0], command.slice(1), { env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+    trackProcess(child);
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
+    child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
+    const timer = setTimeout(() => killGroup(child), timeoutMs);
+    child.on('error', (err) => {
+      clearTimeout(timer);
+      untrackProcess(child);
+      resolve({ stdout, stderr, failure: errorMessage(err) });
+    });
+    child.on('close', (code, signal) => {
+      clearTimeout(timer);
+      untrackProcess(child);
+      resolve({ stdout, stderr, failure: signal ? `killed after ${timeoutMs / 1000} s (${signal})` : `exit code ${code}` });
+    });
+  });
+}
+
 /** Whether the browser answers a begin-frame, in the software browser renders use. */
-async function probeCapture(executablePath: string): Promise<CaptureProbe> {
-  const browser = await launchBrowser({ executablePath, capture: 'beginframe', gl: 'software' });
+async function probeCapture(executablePath: string, sandbox: SandboxProbe): Promise<CaptureProbe> {
+  const browser = await launchBrowser({ executablePath, capture: 'beginframe', gl: 'software', sandbox });
   try {
     const version = await withDeadline(browser.version(), CAPTURE_PROBE_MS, () => 'the browser did not report its version');
     const answered = await withDeadline(
@@ -296,10 +367,10 @@ async function probeCapture(executablePath: string): Promise<CaptureProbe> {
 }
 
 /** The WebGL renderer of a GPU browser; any failure or silence means software. */
-async function probeGl(executablePath: string): Promise<GlProbe> {
+async function probeGl(executablePath: string, sandbox: SandboxProbe): Promise<GlProbe> {
   let browser: Browser | undefined;
   try {
-    browser = await launchBrowser({ executablePath, capture: 'screenshot', gl: 'gpu' });
+    browser = await launchBrowser({ executablePath, capture: 'screenshot', gl: 'gpu', sandbox });
     const page = await browser.newPage();
     const glRenderer = await withDeadline(
       page.evaluate(() => {

@@ -7,7 +7,10 @@ import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from 
 import type { AssetRouter } from './asset-router';
 import { DeadlineError, withDeadline } from './deadline';
 import { PageDialog, answerDialogs } from './page-dialogs';
+import { EgressGate, openEgressGate } from './egress-gate';
+import { EgressPolicy } from './egress-policy';
 import type { PageTimeouts } from './render-context';
+import { PageVideoFrames } from './video-frames/page-video-frames';
 
 const DRAW_ATTEMPTS = 3;
 /** Draws without a capture that a seeked video may take to present its new picture. */
@@ -46,7 +49,10 @@ export interface SessionOptions {
   format: FrameFormat;
   /** Capture the page's transparency: where the page draws no background, alpha is 0. */
   transparent?: boolean;
-  /** Answers remote requests from the render's fetched copies and video requests from proxies. */
+  /**
+   * Answers remote requests from the render's fetched copies; with it, the page's videos show
+   * pictures of the native decoder (video-frames/), without it they play in the browser.
+   */
   assets?: AssetRouter;
   timeouts: PageTimeouts;
   /** The browser's profile directory, removed on close; by default puppeteer's own. */
@@ -84,8 +90,11 @@ export class BrowserFailure extends VidkitError {
  */
 export class CaptureSession {
   private browser?: Browser;
+  /** Everything the browser sends goes through it (egress-gate.ts); what it refuses fails the render. */
+  private gate?: EgressGate;
   private page?: Page;
   private client?: CDPSession;
+  private videoFrames?: PageVideoFrames;
   private frameTicks = 0;
   /** The last image drawn: what an unchanged page still shows. */
   private lastImage?: Buffer;
@@ -121,15 +130,19 @@ export class CaptureSession {
   private async start(): Promise<void> {
     const { profile, width, height } = this.opts;
     const scale = this.opts.scale ?? 1;
-    this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir });
+    this.gate = await openEgressGate(this.opts.assets?.egress ?? new EgressPolicy(), (message) => this.assetFailed(message));
+    this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir, egress: this.gate.args });
     this.browser.once('disconnected', () => (this.disconnected = true));
     const step = <T>(name: string, work: Promise<T>) =>
       this.guard(withDeadline(work, STEP_TIMEOUT_MS, () => `the browser did not ${name} within ${STEP_TIMEOUT_MS / 1000} s`), `while it was opening the page (${name})`);
     this.page = await step('open a page', this.createPage(this.browser));
     this.page.on('pageerror', (err) => this.pageErrors.push(errorMessage(err)));
-    if (this.opts.assets) await step('route assets', this.routeAssets(this.page, this.opts.assets));
     this.client = await step('open a protocol session', this.page.createCDPSession());
     const client = this.client;
+    if (this.opts.assets) await step('route assets', this.routeAssets(client, this.opts.assets));
+    if (this.opts.assets) {
+      this.videoFrames = await step('serve video pictures', PageVideoFrames.attach(client, this.opts.assets, this.opts.url, (message) => this.assetFailed(message)));
+    }
     await step('set the viewport', client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false }));
     await step(
       'set the background',
@@ -139,7 +152,7 @@ export class CaptureSession {
     await step('set the time zone', client.send('Emulation.setTimezoneOverride', { timezoneId: 'UTC' }));
     // Before the runtime, which makes the page's timers virtual: the check's deadline is real time.
     await step('add the glyph check', this.page.evaluateOnNewDocument(glyphCheckScript()));
-    this.bootScript = (await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.opts.boot)))).identifier;
+    this.bootScript = (await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.pageBoot(this.opts.boot))))).identifier;
     await step('watch navigation', this.watchNavigation(client));
     await step('answer dialogs', answerDialogs(this.page, (dialog) => this.warnDialog(dialog)));
     await this.load();
@@ -218,7 +231,7 @@ export class CaptureSession {
     await step('reset history', client.send('Page.resetNavigationHistory'));
     await step('replace the runtime', page.removeScriptToEvaluateOnNewDocument(this.bootScript!));
     this.opts = { ...this.opts, boot };
-    this.bootScript = (await step('add the runtime', page.evaluateOnNewDocument(bootScript(boot)))).identifier;
+    this.bootScript = (await step('add the runtime', page.evaluateOnNewDocument(bootScript(this.pageBoot(boot))))).identifier;
     this.lastImage = undefined;
     this.pageErrors.length = 0;
     this.assetErrors.length = 0;
@@ -229,8 +242,9 @@ export class CaptureSession {
    * What the page could not load (an image, a stylesheet, a font; any scheme, data: included) is
    * drawn as Chromium draws the page without it, as HyperFrames renders it, and named in a
    * warning; under `--strict` it fails the render. Media and script errors fail on their own.
+   * Read once the page is ready and again once a range is drawn (what failed on the way).
    */
-  private async reportFailedLoads(): Promise<void> {
+  async reportFailedLoads(): Promise<void> {
     const read = this.page!.evaluate('window.__vidkit.__failedLoads()') as Promise<string[]>;
     const failed = await this.guard(
       withDeadline(read, STEP_TIMEOUT_MS, () => `the page did not say what failed to load within ${STEP_TIMEOUT_MS / 1000} s`),
@@ -239,6 +253,11 @@ export class CaptureSession {
     if (failed.length === 0) return;
     if (this.opts.strictLoads) throw badInput(`--strict: the composition did not load whole: ${failed.join('; ')} failed to load`);
     this.opts.onWarning?.(`${failed.join('; ')} failed to load: drawn as the browser shows the page without ${failed.length === 1 ? 'it' : 'them'}`);
+  }
+
+  /** The runtime's configuration in this session's pages: videos show native pictures where this session serves them. */
+  private pageBoot(boot: RuntimeBoot): RuntimeBoot {
+    return this.videoFrames ? { ...boot, videoFrames: true } : boot;
   }
 
   /**
@@ -333,21 +352,35 @@ export class CaptureSession {
   }
 
   /**
-   * Sends each remote request to the render's local copy of it (fetched once per render, not once
-   * per worker) and each video to its all-intra proxy. The page still sees the URL it asked for.
+   * Sends each remote request of the page to the render's local copy of it (fetched once per
+   * render, not once per worker) and audio the browser cannot play to its FLAC copy. The page still
+   * sees the URL it asked for. Only the page's own requests are paused here (the Fetch domain on its
+   * session): a web worker's go out as they are, through the egress gate, since pausing them too
+   * (puppeteer's request interception) left a worker's fetch hanging now and then (Chromium 156).
    */
-  private async routeAssets(page: Page, assets: AssetRouter): Promise<void> {
-    await page.setRequestInterception(true);
-    page.on('request', (request) => {
-      assets.route(request.url(), request.resourceType()).then(
-        (url) => request.continue(url === undefined ? undefined : { url }),
-        (err) => {
-          this.assetErrors.push(err instanceof VidkitError ? err : new VidkitError(errorMessage(err)));
-          this.troubleSeen();
-          return request.abort('failed');
-        },
-      );
+  private async routeAssets(client: CDPSession, assets: AssetRouter): Promise<void> {
+    client.on('Fetch.requestPaused', ({ requestId, request, resourceType }) => {
+      // The Fetch domain calls an EventSource's request XHR; its Accept header tells it apart.
+      const accept = Object.entries(request.headers).find(([name]) => name.toLowerCase() === 'accept')?.[1];
+      assets
+        .route(request.url, accept === 'text/event-stream' ? 'eventsource' : resourceType.toLowerCase(), request.method)
+        .then(
+          (url) => client.send('Fetch.continueRequest', { requestId, ...(url === undefined ? {} : { url }) }),
+          (err) => {
+            this.assetFailed(err);
+            return client.send('Fetch.failRequest', { requestId, errorReason: 'Failed' });
+          },
+        )
+        // The page or its browser is gone: nothing waits for this request any more.
+        .catch(() => undefined);
     });
+    await client.send('Fetch.enable', { patterns: [{ urlPattern: '*', requestStage: 'Request' }] });
+  }
+
+  /** A request the page may not have (the router or the egress gate refused it): fails the render at once. */
+  private assetFailed(err: unknown): void {
+    this.assetErrors.push(err instanceof VidkitError ? err : new VidkitError(typeof err === 'string' ? err : errorMessage(err)));
+    this.troubleSeen();
   }
 
   private async createPage(browser: Browser): Promise<Page> {
@@ -429,6 +462,8 @@ export class CaptureSession {
       returnByValue: true,
       awaitPromise: true,
     });
+    // A video that cannot be decoded also fails the page's seek: its own message comes first.
+    this.throwIfTroubled(`at frame ${frame}`);
     if (seek.exceptionDetails) {
       this.throwIfTroubled(`at frame ${frame}`);
       const detail = seek.exceptionDetails.exception?.description ?? seek.exceptionDetails.text;
@@ -549,6 +584,8 @@ export class CaptureSession {
   close(): Promise<void> {
     this.closing ??= (async () => {
       if (this.browser) await closeBrowser(this.browser);
+      await this.gate?.close();
+      this.videoFrames?.close();
       if (this.opts.profileDir) fs.rmSync(this.opts.profileDir, { recursive: true, force: true, maxRetries: 3 });
     })();
     return this.closing;

@@ -5,6 +5,7 @@ import { OutputFormat, encoderFormat } from './formats';
 import type { Rational } from './fps';
 import { DeadlineError } from './deadline';
 import type { MissingGlyphs } from './missing-glyphs';
+import { checkTempSpace } from './run-dir';
 import type { RuntimeBoot } from '../runtime/runtime';
 
 /** Encoder settings shared by every chunk of a render, so segments join by stream copy. */
@@ -175,6 +176,8 @@ export async function renderChunk(
       } catch (err) {
         if (!(err instanceof BrowserFailure)) throw err;
         await slot.close();
+        // A full TMPDIR kills browsers (their profiles and shared memory live there): say that, not "relaunching".
+        checkTempSpace();
         if (relaunches === MAX_RELAUNCHES) {
           throw new VidkitError(`frame ${frame}: ${err.message}, and again after ${MAX_RELAUNCHES} relaunches; the render stops here`);
         }
@@ -189,6 +192,7 @@ export async function renderChunk(
       hooks.onFrame(frame);
       frame += 1;
     }
+    if (slot.isOpen) await (await slot.current()).reportFailedLoads();
     const missingGlyphs = slot.isOpen ? await (await slot.current()).missingGlyphs() : [];
     return { ...(await encoder.finish()), missingGlyphs };
   } catch (err) {

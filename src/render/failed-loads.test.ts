@@ -51,4 +51,27 @@ test('what fails to load is a warning naming it, the page drawn as the browser s
   assert.not.ok(fs.existsSync(strictOutput), 'no output under --strict');
 });
 
+test('an image a timer adds later that cannot load is a warning too (once, whatever the worker count), and --strict fails for it', () => {
+  const dir = path.join(out, 'late');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    `<html><body style="margin:0;background:#0000ff"><div data-composition-id="late" data-width="160" data-height="90" data-duration="0.4">
+<div id="box" style="position:absolute;left:20px;top:20px;width:40px;height:40px;background:#ff0000"></div></div>
+<script>setTimeout(function () { var img = new Image(); img.src = 'later-missing.png'; document.body.appendChild(img); }, 200);</script></body></html>`,
+  );
+  const output = path.join(out, 'late.mp4');
+  const run = vidkit(['render', dir, '--output', output, '--workers', '2'], { env });
+  assert.is(run.status, 0, run.stderr);
+  assert.is(run.stderr.split('later-missing.png').length - 1, 1, `one warning naming it: ${run.stderr}`);
+  const [r, g, b] = rgbAt(decodeRgbFrame(output, 10, 160, 90), 160, 40, 40);
+  assert.ok(r > 200 && g < 60 && b < 60, `the box is drawn after it: ${r},${g},${b}`);
+
+  const strictOutput = path.join(out, 'late-strict.mp4');
+  const strict = vidkit(['render', dir, '--output', strictOutput, '--strict'], { env });
+  assert.is(strict.status, 2, strict.stderr);
+  assert.match(strict.stderr, /--strict: the composition did not load whole: image \S*later-missing\.png failed to load/);
+  assert.not.ok(fs.existsSync(strictOutput), 'no output under --strict');
+});
+
 test.run();

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ExitCode, VidkitError } from '../errors';
+import { ExitCode, VidkitError, errorMessage } from '../errors';
 import { loadNative } from '../native';
 import type { CaptureMode } from './browser';
 import { CaptureSession, MediaElementTiming } from './capture-session';
@@ -13,6 +13,7 @@ import { assertReplaceableDirectory } from './output-directory';
 import { outputError, partialPathFor, prepareOutput } from './output-path';
 import { outputWriter } from './output-writer';
 import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
+import { checkTempSpace, makeRunDir, tempDirError } from './run-dir';
 import { AssetPolicy, serveComposition } from './served-composition';
 import { soundtrackOf } from './soundtrack';
 import { measureIdle } from './cpu-idle';
@@ -80,9 +81,10 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     format,
     beforeBrowser: ({ composition }) => {
       const output = outputFor(composition.id);
-      if (opts.sink !== 'discard') prepareOutput(output, { directory: isDirectoryFormat(format) });
+      if (opts.sink !== 'discard') prepareOutput(output, { directory: isDirectoryFormat(format), projectDir: composition.projectDir });
       assertOutputExtension(opts.output ?? output, format);
       if (opts.sink !== 'discard' && isDirectoryFormat(format)) assertReplaceableDirectory(output, format);
+      checkTempSpace();
     },
   });
   const { composition, profile, size, settings } = context;
@@ -90,7 +92,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
   const extension = formatExtension(format);
   const output = outputFor(composition.id);
   const native = loadNative();
-  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-'));
+  const tmpDir = makeRunDir('render');
   const partial = partialPathFor(output, extension);
   trackPath(tmpDir);
   trackPath(partial);
@@ -248,6 +250,9 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       firstFrameSeconds,
       missingGlyphs,
     };
+  } catch (err) {
+    // A segment or a browser profile that could not be written: TMPDIR's fault, not the render's.
+    throw (errorMessage(err).includes(tmpDir) && tempDirError(err)) || err;
   } finally {
     finished = true;
     opts.signal?.removeEventListener('abort', onAbort);

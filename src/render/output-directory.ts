@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
 import { badInput } from '../errors';
 import type { OutputFormat } from './formats';
+import { hiddenSibling } from './output-path';
 
 /** What vidkit writes into the directory of each directory format. */
 const OWN_FILES: Partial<Record<OutputFormat, RegExp>> = {
@@ -35,7 +35,7 @@ export function assertReplaceableDirectory(output: string, format: OutputFormat)
  * aside first and removed after), so the output directory is never seen half written.
  */
 export function publishDirectory(partial: string, output: string): void {
-  const old = path.join(path.dirname(output), `.${path.basename(output)}.${process.pid}.old`);
+  const old = hiddenSibling(output, '', `.${process.pid}.old`);
   const replacing = fs.existsSync(output);
   if (replacing) fs.renameSync(output, old);
   fs.renameSync(partial, output);

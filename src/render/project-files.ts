@@ -4,10 +4,10 @@ import * as path from 'node:path';
 /**
  * The file that the URL path `rawPath` names under `root`, or undefined when the page may not have
  * it: a name starting with `.` anywhere in the path (`.env`, `.git/config`, `sub/.secret`, `..`),
- * a path that resolves through a symlink to outside what the project may reach
- * ({@link projectPathStats}), or nothing there. A directory stands
- * for its `index.html`. The path is decoded as sirv decodes it (`decodeURI`, query and fragment
- * dropped), so the project server's sirv serves exactly the file checked here.
+ * a path that resolves through a symlink to outside what the project may reach or to a hidden path
+ * in it ({@link projectPathStats}), or nothing there. A directory stands for its `index.html`. The
+ * path is decoded as sirv decodes it (`decodeURI`, query and fragment dropped), so the project
+ * server's sirv serves exactly the file checked here.
  */
 export function projectFile(root: string, rawPath: string, links: ProjectLinks = 'follow'): string | undefined {
   let pathname = rawPath.split('#')[0].split('?')[0];
@@ -31,6 +31,12 @@ export function projectFile(root: string, rawPath: string, links: ProjectLinks =
  * upload resolved the project's links into files, so a link there was not the author's).
  */
 export type ProjectLinks = 'follow' | 'inside';
+
+/**
+ * The studio's file routes (source view, rows files) read and write only what lies in the project
+ * itself: a link the author made serves the page, but the studio never writes through it.
+ */
+export const STUDIO_LINKS: ProjectLinks = 'inside';
 
 /** Whether `file` is `dir` or lies under it. */
 function isUnder(file: string, dir: string): boolean {
@@ -63,8 +69,24 @@ export function projectPathStats(root: string, rel: string, links: ProjectLinks 
       }
       current = target;
     }
-    return fs.statSync(current);
+    // A link may not lead to a dotfile either (`public.txt -> .env`): the real path, relative to
+    // whichever reached directory holds it, has no hidden segment.
+    const real = fs.realpathSync(current);
+    const base = reached.find((dir) => isUnder(real, dir));
+    if (base === undefined || path.relative(base, real).split(path.sep).some((s) => s.startsWith('.'))) return undefined;
+    return fs.statSync(real);
   } catch {
     return undefined;
   }
+}
+
+/**
+ * What a path the page asks for may lead to, once symlinks are followed: `realRoot` itself or a
+ * path under it with no hidden segment, so a link can neither leave the project nor reach a
+ * dotfile inside it (`public.txt -> .env`). The one place that decides it.
+ */
+function mayResolveTo(realRoot: string, real: string): boolean {
+  if (real === realRoot) return true;
+  if (!real.startsWith(realRoot + path.sep)) return false;
+  return !path.relative(realRoot, real).split(path.sep).some((segment) => segment.startsWith('.'));
 }

@@ -29,6 +29,8 @@ export interface ServeOptions {
   remoteDir?: string;
   /** Which symlinks of the project are followed (project-files.ts); by default those it contains. */
   links?: ProjectLinks;
+  /** Serves a service worker's script (refused by default, see {@link isServiceWorkerScript}). */
+  allowServiceWorkers?: boolean;
 }
 
 /**
@@ -78,6 +80,11 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
       res.end(`forbidden: this server answers to localhost, 127.0.0.1 or [::1] on port ${port}${loopbackOnly ? '' : ', or an IP address'}`);
       return;
     }
+    if (isServiceWorkerScript(req) && !options.allowServiceWorkers) {
+      res.statusCode = 403;
+      res.end('service workers are refused: allow them with --allow-service-workers');
+      return;
+    }
     if (options.handle?.(req, res)) return;
     if (serveBundledFonts(req, res)) return;
     if (serveRemote && options.remoteDir !== undefined && req.url?.startsWith(REMOTE_PREFIX)) {
@@ -99,6 +106,16 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
         server.close(() => resolve());
       }),
   };
+}
+
+/**
+ * Whether the browser is fetching a service worker's script (it says so in a `Service-Worker`
+ * header). Refusing that fetch refuses the registration: a worker that would outlive the page,
+ * answer the next render's requests in a warm browser, or stay installed on this origin in the
+ * browser that opened a preview.
+ */
+function isServiceWorkerScript(req: http.IncomingMessage): boolean {
+  return req.headers['service-worker'] === 'script';
 }
 
 function isLoopback(host: string): boolean {

@@ -8,7 +8,8 @@ import { tempDir } from '../test-support/cli';
 import { httpGet } from '../test-support/http';
 import { serveProject } from './project-server';
 import { RemoteAssets } from './remote-assets';
-import { download, privateAddressRefusal } from './remote-fetch';
+import { EgressPolicy, privateAddressRefusal } from './egress-policy';
+import { download } from './remote-fetch';
 
 const MiB = 1024 * 1024;
 
@@ -82,7 +83,7 @@ privateNetworks('a URL on loopback is refused before any request, by address, by
     assert.equal(cdn.requests, []);
 
     // The stand-in origin is on loopback, which is exactly what the option allows.
-    const allowed = new RemoteAssets({ dir: tempDir('vidkit-assets-'), allowMissing: false, allowPrivateNetwork: true });
+    const allowed = new RemoteAssets({ dir: tempDir('vidkit-assets-'), allowMissing: false, policy: new EgressPolicy({ allowPrivateNetwork: true }) });
     assert.is(fs.readFileSync(await allowed.file(`${cdn.url}/a.png`), 'utf8'), 'png bytes');
   } finally {
     await cdn.close();
@@ -144,7 +145,7 @@ for (const withLength of [false, true]) {
     const cdn = await streamingOrigin(64 * MiB, withLength);
     const dir = tempDir('vidkit-assets-');
     // The stand-in origin is on loopback.
-    const assets = new RemoteAssets({ dir, allowMissing: false, allowPrivateNetwork: true, maxBytes: 8 * MiB });
+    const assets = new RemoteAssets({ dir, allowMissing: false, policy: new EgressPolicy({ allowPrivateNetwork: true }), maxBytes: 8 * MiB });
     const before = process.memoryUsage().rss;
     let peak = before;
     const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 1);
@@ -168,7 +169,7 @@ for (const withLength of [false, true]) {
 
 size('a body within the limit is kept whole', async () => {
   const cdn = await streamingOrigin(3 * MiB, false);
-  const assets = new RemoteAssets({ dir: tempDir('vidkit-assets-'), allowMissing: false, allowPrivateNetwork: true, maxBytes: 3 * MiB });
+  const assets = new RemoteAssets({ dir: tempDir('vidkit-assets-'), allowMissing: false, policy: new EgressPolicy({ allowPrivateNetwork: true }), maxBytes: 3 * MiB });
   try {
     assert.is(fs.statSync(await assets.file(`${cdn.url}/ok.mp4`)).size, 3 * MiB);
   } finally {
@@ -193,7 +194,7 @@ cors('a copy is served with the CORS headers its origin sent, and none where it 
   const server = await serveProject(tempDir('vidkit-project-'), { remoteDir });
   const page = new URL(server.url).origin;
   // The stand-in origin is on loopback.
-  const assets = new RemoteAssets({ dir: remoteDir, allowMissing: false, allowPrivateNetwork: true, origin: page });
+  const assets = new RemoteAssets({ dir: remoteDir, allowMissing: false, policy: new EgressPolicy({ allowPrivateNetwork: true }), origin: page });
   try {
     const served = async (name: string) => {
       const url = `${cdn.url}/${name}`;
@@ -206,13 +207,13 @@ cors('a copy is served with the CORS headers its origin sent, and none where it 
     assert.equal(await served('open.png'), { 'access-control-allow-origin': '*', 'timing-allow-origin': '*' });
     assert.equal(await served('reflecting.png'), { 'access-control-allow-origin': page, 'access-control-expose-headers': 'x-id' });
     assert.equal(origins, [page, page, page]);
-    // A video's all-intra proxy stands for the remote video, so it carries the video's headers.
-    for (const [name, proxy] of [['open.png', 'open.proxy.mp4'], ['closed.png', 'closed.proxy.mp4']]) {
+    // An audio file's FLAC copy stands for the remote file, so it carries the file's headers.
+    for (const [name, proxy] of [['open.png', 'open.proxy.flac'], ['closed.png', 'closed.proxy.flac']]) {
       fs.writeFileSync(path.join(remoteDir, proxy), 'png bytes');
       assets.shareCors(`${cdn.url}/${name}`, proxy);
     }
-    assert.is((await httpGet(server.url, '/__vidkit-remote/open.proxy.mp4')).headers['access-control-allow-origin'], '*');
-    assert.is((await httpGet(server.url, '/__vidkit-remote/closed.proxy.mp4')).headers['access-control-allow-origin'], undefined);
+    assert.is((await httpGet(server.url, '/__vidkit-remote/open.proxy.flac')).headers['access-control-allow-origin'], '*');
+    assert.is((await httpGet(server.url, '/__vidkit-remote/closed.proxy.flac')).headers['access-control-allow-origin'], undefined);
     const sidecars = fs.readdirSync(remoteDir).filter((f) => f.startsWith('.'));
     assert.is(sidecars.length, 5);
     for (const sidecar of sidecars) assert.is((await httpGet(server.url, `/__vidkit-remote/${sidecar}`)).status, 404);

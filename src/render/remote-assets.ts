@@ -2,7 +2,8 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VidkitError, errorMessage } from '../errors';
-import { download, privateAddressRefusal } from './remote-fetch';
+import { EgressPolicy } from './egress-policy';
+import { download } from './remote-fetch';
 
 /** A 1×1 transparent PNG: what a failed image becomes with `--allow-missing-media`. */
 export const TRANSPARENT_PNG = Buffer.from(
@@ -49,8 +50,8 @@ export interface RemoteAssetsOptions {
   dir: string;
   /** A failed fetch becomes a warning and a transparent placeholder instead of an error. */
   allowMissing: boolean;
-  /** Loopback, link-local and private addresses may be fetched (`--allow-private-network`); refused by default. */
-  allowPrivateNetwork?: boolean;
+  /** What the page may reach, its downloads included; by default public addresses only. */
+  policy?: EgressPolicy;
   /** Bytes one asset may have; default {@link DEFAULT_MAX_ASSET_BYTES}. */
   maxBytes?: number;
   /** The page's origin, sent as `Origin` with each fetch (see remote-fetch.ts). */
@@ -71,8 +72,12 @@ export class RemoteAssets {
   /** Names that differ from the one the URL gives (see {@link fetchOnce}). */
   private readonly names = new Map<string, string>();
 
+  /** The policy every download for the page follows, as the browser's own connections do. */
+  readonly policy: EgressPolicy;
+
   constructor(private readonly opts: RemoteAssetsOptions) {
     fs.mkdirSync(opts.dir, { recursive: true });
+    this.policy = opts.policy ?? new EgressPolicy();
   }
 
   /** The local file holding `url` (fetched on first use). Throws a VidkitError naming the URL. */
@@ -110,7 +115,7 @@ export class RemoteAssets {
     return createHash('sha256').update(url).digest('hex').slice(0, 32) + extension;
   }
 
-  /** Serves the file `name` beside the copies, made from the copy of `url` (a video proxy), with the CORS headers `url` came with. */
+  /** Serves the file `name` beside the copies, made from the copy of `url` (an audio proxy), with the CORS headers `url` came with. */
   shareCors(url: string, name: string): void {
     const from = corsFile(path.join(this.opts.dir, this.nameOf(url)));
     if (fs.existsSync(from)) fs.copyFileSync(from, corsFile(path.join(this.opts.dir, name)));
@@ -120,7 +125,7 @@ export class RemoteAssets {
     let target = path.join(this.opts.dir, this.nameFromUrl(url));
     try {
       const headers = await download(url, target, {
-        refuseAddress: this.opts.allowPrivateNetwork ? () => undefined : privateAddressRefusal,
+        refuseAddress: this.policy.refuseAddress,
         maxBytes: this.opts.maxBytes ?? DEFAULT_MAX_ASSET_BYTES,
         timeoutMs: this.opts.timeoutMs ?? 60_000,
         origin: this.opts.origin,

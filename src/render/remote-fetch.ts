@@ -1,19 +1,19 @@
-import * as dns from 'node:dns';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import * as https from 'node:https';
 import * as net from 'node:net';
 import { Transform } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
-import ipaddr from 'ipaddr.js';
 import { errorMessage } from '../errors';
 import { VERSION } from '../package-info';
+import { checkedLookup } from './egress-policy';
 
 /** What one download on behalf of a page may do. */
 export interface DownloadLimits {
   /**
-   * Why the page may not reach `address` (an IP address), or undefined when it may. Asked of every
-   * address a host name resolves to, on the first request and on every redirect.
+   * Why the page may not reach `address` (an IP address), or undefined when it may (an
+   * EgressPolicy's). Asked of every address a host name resolves to, on the first request and on
+   * every redirect.
    */
   refuseAddress: (address: string) => string | undefined;
   /** Bytes of body at most. */
@@ -27,33 +27,6 @@ export interface DownloadLimits {
 const REDIRECT_STATUSES = [301, 302, 303, 307, 308];
 /** As many as fetch follows. */
 const MAX_REDIRECTS = 20;
-
-/** What ipaddr.js calls the ranges a page is most likely to aim at, in words. */
-const RANGE_WORDS: Record<string, string> = {
-  loopback: 'a loopback address',
-  private: 'a private address',
-  uniqueLocal: 'a private (unique local) address',
-  linkLocal: 'a link-local address',
-  carrierGradeNat: 'a carrier-grade NAT address',
-  unspecified: 'an unspecified address',
-};
-
-/**
- * Undefined for a public unicast address; otherwise what the address is, in words. Every range but
- * global unicast counts (loopback, RFC 1918, CGNAT, link-local, ULA, multicast, reserved); an
- * IPv4-mapped IPv6 address is judged as the IPv4 address it carries.
- */
-export function nonPublicAddress(address: string): string | undefined {
-  const range = ipaddr.process(address).range();
-  if (range === 'unicast') return undefined;
-  return RANGE_WORDS[range] ?? `a reserved address (${range})`;
-}
-
-/** Undefined for a public unicast address; otherwise what the address is and what allows a page to reach it. */
-export function privateAddressRefusal(address: string): string | undefined {
-  const words = nonPublicAddress(address);
-  return words && `${words}, refused (a local render allows private networks with --allow-private-network)`;
-}
 
 /**
  * Downloads the http(s) URL `url` into `file` and returns the final response's headers. Each
@@ -119,21 +92,6 @@ function get(url: URL, limits: DownloadLimits, signal: AbortSignal): Promise<htt
   return new Promise((resolve, reject) => {
     client.get(url, { headers, signal, lookup: checkedLookup(limits.refuseAddress) }, resolve).on('error', reject);
   });
-}
-
-/** dns.lookup, failing when any address of the name is refused: the socket connects only to an address checked here. */
-export function checkedLookup(refuse: DownloadLimits['refuseAddress']): net.LookupFunction {
-  return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
-      if (err) return callback(err, []);
-      for (const { address } of addresses) {
-        const refused = refuse(address);
-        if (refused) return callback(new Error(`${hostname} resolves to ${address}, ${refused}`), []);
-      }
-      if (options.all) return callback(null, addresses);
-      callback(null, addresses[0].address, addresses[0].family);
-    });
-  };
 }
 
 /** Streams the body to `file`, never holding more than a chunk; over `maxBytes`, stops reading and fails. */

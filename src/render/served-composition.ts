@@ -1,6 +1,8 @@
 import * as path from 'node:path';
 import type { Composition } from '../composition/composition';
 import { AssetRouter } from './asset-router';
+import { EgressPolicy } from './egress-policy';
+import type { ProjectLinks } from './project-files';
 import { serveProject } from './project-server';
 import { RemoteAssets } from './remote-assets';
 import { MediaProxies } from './media-proxies';
@@ -8,10 +10,14 @@ import { MediaProxies } from './media-proxies';
 export interface AssetPolicy {
   /** A remote asset that cannot be fetched is a warning and a transparent placeholder, not an error. */
   allowMissingMedia?: boolean;
-  /** Remote assets may be fetched from loopback, link-local and private addresses (refused by default). */
+  /** The page may reach loopback, link-local and private addresses, and its remote assets come from them (refused by default). */
   allowPrivateNetwork?: boolean;
+  /** The page may register service workers (refused by default). */
+  allowServiceWorkers?: boolean;
   /** Bytes one remote asset may have; default 512 MiB. */
   maxAssetBytes?: number;
+  /** Which symlinks of the project are followed (project-files.ts); by default those it contains. */
+  links?: ProjectLinks;
   onWarning?: (message: string) => void;
 }
 
@@ -28,16 +34,16 @@ export interface ServedComposition {
  */
 export async function serveComposition(composition: Composition, tmpDir: string, policy: AssetPolicy): Promise<ServedComposition> {
   const assetDir = path.join(tmpDir, 'assets');
-  const server = await serveProject(composition.projectDir, { remoteDir: assetDir });
+  const server = await serveProject(composition.projectDir, { remoteDir: assetDir, allowServiceWorkers: policy.allowServiceWorkers, links: policy.links });
   const remote = new RemoteAssets({
     dir: assetDir,
     allowMissing: policy.allowMissingMedia ?? false,
-    allowPrivateNetwork: policy.allowPrivateNetwork,
+    policy: new EgressPolicy({ allowPrivateNetwork: policy.allowPrivateNetwork, allowServiceWorkers: policy.allowServiceWorkers, projectServer: server.url }),
     maxBytes: policy.maxAssetBytes,
     origin: new URL(server.url).origin,
     onWarning: policy.onWarning,
   });
-  const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new MediaProxies(assetDir) });
+  const assets = new AssetRouter({ projectDir: composition.projectDir, serverUrl: server.url, remote, proxies: new MediaProxies(assetDir), links: policy.links });
   const url = new URL(encodeURI(path.relative(composition.projectDir, composition.entryFile).split(path.sep).join('/')), server.url).href;
   return { url, assets, close: () => server.close() };
 }

@@ -1,5 +1,4 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { VidkitError, badInput } from '../errors';
 import type { CaptureMode } from './browser';
@@ -7,6 +6,7 @@ import { CaptureSession } from './capture-session';
 import { trackPath, untrackPath } from './leftovers';
 import { outputError, partialPathFor, prepareOutput } from './output-path';
 import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
+import { checkTempSpace, makeRunDir } from './run-dir';
 import { AssetPolicy, serveComposition } from './served-composition';
 
 /** JPEG quality of a `.jpg` still, as `--quality standard` captures video frames. */
@@ -57,14 +57,17 @@ export async function renderStill(opts: StillOptions): Promise<StillResult> {
     frameFormat: format === 'png' ? { type: 'png' } : { type: 'jpeg', quality: JPEG_QUALITY },
     crf: 0,
     preset: 'ultrafast',
-    beforeBrowser: () => prepareOutput(output),
+    beforeBrowser: ({ composition }) => {
+      prepareOutput(output, { projectDir: composition.projectDir });
+      checkTempSpace();
+    },
   });
   for (const w of context.warnings) opts.onWarning?.(w);
   // Floored with a margin, so a time written in decimals (0.1 s at 30 fps) is the frame it names.
   const frame = opts.frame ?? Math.floor((opts.timeSeconds ?? 0) * context.fps + 1e-6);
   if (context.totalFrames !== undefined) assertInside(frame, context.totalFrames, context.fps);
 
-  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-still-'));
+  const tmpDir = makeRunDir('still');
   const extension = path.extname(output);
   const partial = partialPathFor(output, extension);
   trackPath(tmpDir);
@@ -76,6 +79,7 @@ export async function renderStill(opts: StillOptions): Promise<StillResult> {
     if (context.totalFrames === undefined) assertInside(frame, await framesOfPage(context, session), context.fps);
     const image = await session.capture(frame, true);
     if (!image) throw new VidkitError(`frame ${frame}: the browser returned no image`);
+    await session.reportFailedLoads();
     try {
       fs.writeFileSync(partial, image);
       fs.renameSync(partial, output);

@@ -9,6 +9,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
 import { CliRun, FIXTURES, REPO_ROOT, errorLines, fixtureCopy, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
+import { LATE_PAGE, writeLateProject } from '../test-support/late-drawing';
 import { RENDER_FUNCTION, TEST_IMAGE, TestAws, downloadObject, keysUnder as keysUnderPrefix, registerZipHandler, testAwsClients } from '../test-support/cloud-stack';
 import {
   SQUARE,
@@ -17,6 +18,7 @@ import {
   decodePcm,
   decodeRgba,
   ffprobe,
+  frameHashes,
   hfSubScenesProblems,
   hfTimelinesProblems,
   measureTone,
@@ -24,7 +26,9 @@ import {
   readBits,
   toneProblems,
   transparentSquareProblems,
+  videoClockProblems,
   writeToneProject,
+  writeVideoClockProject,
 } from '../test-support/media';
 import { stackTemplate } from './deploy';
 
@@ -376,6 +380,42 @@ cloud('a symlinked asset folder (shared -> ../shared): the site holds its files,
   const frame = decodeRgba(file, 320, 180)[0];
   const i = (50 * 320 + 50) * 4;
   assert.ok(frame[i] < 60 && frame[i + 1] > 200 && frame[i + 2] < 60, `the linked image is drawn: ${[...frame.subarray(i, i + 3)]}`);
+});
+
+cloud('text that arrives late (web fonts shown at 0.5 s, text first written in a frame, a canvas, a video) in 3 chunks: every frame equal to a local render', async () => {
+  await useZipFunction({});
+  const project = writeLateProject(path.join(out, 'late'), 'by-script');
+  const local = path.join(out, 'late-local.mov');
+  const localRun = vidkit(['render', project, '--format', 'mov', '--workers', '1', '--output', local]);
+  assert.is(localRun.status, 0, localRun.stderr);
+  const key = 'renders/late.mov';
+  const run = cli(['cloudfn', 'render', project, '--format', 'mov', '--max-parallel-chunks', '3', '--chunk-size', '8', '--output-key', key, '--wait']);
+  assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+  assert.match(run.stderr, /24 frames in 3 chunks/);
+  const file = path.join(out, 'late.mov');
+  await download(key, file);
+  // ProRes codes every frame on its own, from the captured PNG: equal pictures decode to equal
+  // frames wherever the chunks were cut, so the comparison is exact, frame by frame.
+  const want = frameHashes(local);
+  assert.is(want.length, LATE_PAGE.frames);
+  const got = frameHashes(file);
+  assert.equal(got.flatMap((hash, i) => (hash === want[i] ? [] : [i])), [], 'frames that differ from the local render');
+  assert.is(got.length, want.length);
+});
+
+cloud('videos in 3 chunks: every output frame shows the exact source frame (rates, start, trim, 24/25/29.97 fps sources, held last frame, loop)', async () => {
+  await useZipFunction({});
+  const project = path.join(out, 'video-clock');
+  writeVideoClockProject(project);
+  const key = 'renders/video-clock.mp4';
+  const run = cli(['cloudfn', 'render', project, '--max-parallel-chunks', '3', '--chunk-size', '20', '--output-key', key, '--wait']);
+  assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+  assert.match(run.stderr, /60 frames in 3 chunks/);
+  const file = path.join(out, 'video-clock.mp4');
+  await download(key, file);
+  const frames = decodeGray(file, 320, 200);
+  assert.is(frames.length, 60);
+  assert.equal(frames.flatMap((f, i) => videoClockProblems(f, i)), []);
 });
 
 cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {

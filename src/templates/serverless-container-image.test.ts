@@ -3,11 +3,23 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FIXTURES, tempDir } from '../test-support/cli';
+import { FIXTURES, REPO_ROOT, tempDir } from '../test-support/cli';
 import { freePort } from '../test-support/ports';
 import { inImage } from '../test-support/render-image';
 import { ImageRecipe, buildImageRoot } from '../test-support/template-images';
-import { ACCENT_VARIABLES, RunningServer, SMALL_RENDER, TEMPLATES, assertSmallAccentRender, post, startServer } from '../test-support/templates';
+import {
+  ACCENT_VARIABLES,
+  RunningServer,
+  SCRIPT_NAMES_FIXTURE,
+  SCRIPT_NAMES_VARIABLES,
+  SMALL_RENDER,
+  TEMPLATES,
+  assertScriptNamesAsHere,
+  assertSmallAccentRender,
+  installFixtureComposition,
+  post,
+  startServer,
+} from '../test-support/templates';
 
 // The serverless-container template as it deploys: deploy.sh with the Modal CLI replaced by a
 // stand-in, then the image app.py builds (vidkit_web/image_recipe.py), built without Docker or an
@@ -19,8 +31,12 @@ const APP = path.join(TEMPLATES, 'serverless-container');
 const test = suite('serverless-container image');
 const work = tempDir('vidkit-modal-image-');
 const modalLog = path.join(work, 'modal');
+const compositions = path.join(APP, 'compositions');
+const namesComposition = `vidkit-test-${SCRIPT_NAMES_FIXTURE}`;
 let deploy: ReturnType<typeof spawnSync>;
 let server: RunningServer | undefined;
+/** The image built by the render test, and how to start its app. */
+let app: ((env: Record<string, string>) => Promise<RunningServer>) | undefined;
 
 interface Recipe {
   BASE_IMAGE: string;
@@ -45,6 +61,8 @@ test.before(() => {
 
 test.after(async () => {
   await server?.stop();
+  fs.rmSync(path.join(compositions, namesComposition), { recursive: true, force: true });
+  fs.rmSync(path.join(compositions, `${namesComposition}.request.schema.json`), { force: true });
   fs.rmSync(work, { recursive: true, force: true });
 });
 
@@ -94,12 +112,31 @@ test('the render function\'s image, built from its recipe, renders POST /api/ren
     console.error(err);
     throw err;
   }
-  const port = await freePort();
-  const env = { ...SMALL_RENDER, VIDKIT_LOCAL_STORE_DIR: '/tmp/renders', PREVIEW_COMPOSITION: 'ui-3d-reveal' };
   const binds = image.files.map(([host, inside]): [string, string, boolean] => [host, inside, false]);
-  const [command, ...args] = [...inImage(root, image.config, env, binds), 'python', '-m', 'vidkit_web.local', '--port', String(port)];
-  server = await startServer(command, args, { cwd: '/', env: {}, port });
-  const started = await post(`${server.url}/api/render`, JSON.stringify(ACCENT_VARIABLES));
+  app = async (env) => {
+    const port = await freePort();
+    const [command, ...args] = [...inImage(root, image.config, { ...SMALL_RENDER, VIDKIT_LOCAL_STORE_DIR: '/tmp/renders', ...env }, binds), 'python', '-m', 'vidkit_web.local', '--port', String(port)];
+    return startServer(command, args, { cwd: '/', env: {}, port });
+  };
+  server = await app({ PREVIEW_COMPOSITION: 'ui-3d-reveal' });
+  assertSmallAccentRender(await renderToEnd(server, JSON.stringify(ACCENT_VARIABLES)));
+});
+
+test('the image draws a name in each script as `vidkit render` does here, and warns of no character without a font', async () => {
+  assert.ok(app, 'the image was not built: see the test above');
+  // Its compositions are bound into the image as it runs (add_local_dir): no layer changes. The
+  // app renders one composition; its request contract is written beside it, as deploy.sh does.
+  installFixtureComposition(SCRIPT_NAMES_FIXTURE, compositions);
+  const contract = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'template-assets.js'), 'static/vidkit-player.js', 'compositions'], { cwd: APP, encoding: 'utf8' });
+  assert.is(contract.status, 0, contract.stderr);
+  await server?.stop();
+  server = await app!({ PREVIEW_COMPOSITION: namesComposition });
+  await assertScriptNamesAsHere(await renderToEnd(server, JSON.stringify(SCRIPT_NAMES_VARIABLES)), server.output());
+});
+
+/** POSTs a render to the app and polls it to its end: the MP4's bytes. */
+async function renderToEnd(app: RunningServer, body: string): Promise<Uint8Array> {
+  const started = await post(`${app.url}/api/render`, body);
   assert.is(started.status, 202, await started.clone().text());
   const poll = ((await started.json()) as { url: string }).url;
   let res = await fetch(poll);
@@ -107,8 +144,8 @@ test('the render function\'s image, built from its recipe, renders POST /api/ren
     await res.arrayBuffer();
     await new Promise((r) => setTimeout(r, 500));
   }
-  assert.is(res.status, 200, `${await res.clone().text()}\n${server.output()}`);
-  assertSmallAccentRender(new Uint8Array(await res.arrayBuffer()));
-});
+  assert.is(res.status, 200, `${await res.clone().text()}\n${app.output()}`);
+  return new Uint8Array(await res.arrayBuffer());
+}
 
 test.run();

@@ -4,10 +4,11 @@ import * as path from 'node:path';
 import { freePort } from './ports';
 import * as assert from 'uvu/assert';
 import { loadComposition } from '../composition/composition';
-import { parseRenderRequest } from '../composition/render-request';
+import { parseRenderRequest, renderCliArgs } from '../composition/render-request';
+import { SCRIPT_SAMPLES } from '../fonts/script-samples';
 import { findBrowser, launchBrowser } from '../render/browser';
-import { FIXTURES, REPO_ROOT, tempDir } from './cli';
-import { decodeRgbFrame, ffprobe, rgbAt } from './media';
+import { FIXTURES, REPO_ROOT, tempDir, vidkitAsync } from './cli';
+import { decodeRgbFrame, ffprobe, psnrPerFrame, rgbAt } from './media';
 
 export const TEMPLATES = path.join(REPO_ROOT, 'templates');
 /** How the templates' local adapters run vidkit: the built CLI of this checkout. */
@@ -201,6 +202,45 @@ export function assertSmallAccentRender(bytes: Uint8Array): void {
   // The panel covers x 40-639, y 128-299 of 1920x1080 from 0.9 s: (56, 35) at 320x180, frame 25 = 5 s.
   const [r, g, b] = rgbAt(decodeRgbFrame(file, 25, 320, 180), 320, 56, 35);
   assert.ok(Math.abs(r - 0xff) <= 12 && Math.abs(g - 0x33) <= 12 && Math.abs(b - 0x66) <= 12, `accent pixel ${[r, g, b]}`);
+}
+
+/**
+ * The script-names fixture: its `names` variable drawn at 17 px over a 320x180 page, 3 frames at 5
+ * fps, so at {@link SMALL_RENDER} its text is drawn at its own size (ui-3d-reveal's headline
+ * would be a few pixels high, and holds 90 characters).
+ */
+export const SCRIPT_NAMES_FIXTURE = 'script-names';
+/** A viewer's name in each script of the bundled fallback faces. */
+export const SCRIPT_NAMES_VARIABLES = { variables: { names: SCRIPT_SAMPLES.map((s) => s.text).join(' ') } };
+/** The start of a missing-glyph warning: `<p#names> (variable "names") draws … as empty boxes: no font has …`. */
+const MISSING_GLYPH_WARNING = / as empty boxes: no font has /;
+
+/**
+ * Asserts that an MP4 a template's image rendered of the script-names fixture with
+ * {@link SCRIPT_NAMES_VARIABLES} at {@link SMALL_RENDER} is, frame by frame at >= 50 dB, the
+ * render this checkout's `vidkit render` makes of it here with the same settings (the arguments
+ * the templates' route runs, renderCliArgs: its size and frame rate, the standard quality the warm
+ * renderer uses too), and that neither the image's process (`imageLog`, what it printed) nor the
+ * local render warned of text no font could draw.
+ */
+export async function assertScriptNamesAsHere(bytes: Uint8Array, imageLog: string): Promise<void> {
+  assert.not.match(imageLog, MISSING_GLYPH_WARNING, `text no font has, inside the image:\n${imageLog}`);
+  const dir = tempDir('vidkit-template-names-');
+  try {
+    const image = path.join(dir, 'image.mp4');
+    fs.writeFileSync(image, bytes);
+    const variablesFile = path.join(dir, 'variables.json');
+    fs.writeFileSync(variablesFile, JSON.stringify(SCRIPT_NAMES_VARIABLES.variables));
+    const here = path.join(dir, 'here.mp4');
+    const run = await vidkitAsync(renderCliArgs(path.join(FIXTURES, SCRIPT_NAMES_FIXTURE), here, variablesFile, SMALL_RENDER));
+    assert.is(run.status, 0, run.stderr);
+    assert.not.match(run.stderr, MISSING_GLYPH_WARNING, 'text no font has, on this machine');
+    const values = psnrPerFrame(image, here);
+    assert.is(values.length, 3, 'frames compared');
+    values.forEach((db, i) => assert.ok(db >= 50, `frame ${i}: ${db.toFixed(1)} dB between the image's render and this machine's`));
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** POSTs a raw body and returns the status and parsed JSON answer. */

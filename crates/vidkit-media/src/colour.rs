@@ -12,6 +12,7 @@ mod hdr;
 mod jfif;
 mod source;
 
+pub(crate) use source::is_full_range;
 pub use source::{source_colour, SourceColour};
 
 use std::os::raw::c_int;

@@ -8,15 +8,17 @@ import type { Studio } from './studio-state';
 import { variableControl } from './variable-controls';
 
 /**
- * The rows table: a rows file of the project (JSONL, one `{"outputKey", "variables"}` a line, as
- * `vidkit render --batch` reads it) as a table whose columns are the declared variables, each cell
- * a typed input (empty: the default). Picking a row previews it and binds the variables panel to
+ * The rows table: a rows file of the project as `vidkit render --batch` reads it (JSONL, one
+ * `{"outputKey", "variables"}` a line, or a CSV or TSV table whose cells the composition's
+ * declarations type) as a table whose columns are the declared variables, each cell a typed input
+ * (empty: the default). Picking a row previews it and binds the variables panel to
  * it; rows are added, duplicated and deleted here, saved back to the file, and rendered on warm
  * browsers with each row's progress.
  */
 export function rowsPanel(studio: Studio, showTab: () => void): void {
   const picker = byId<HTMLSelectElement>('rows-file');
   const newName = byId<HTMLInputElement>('rows-new-name');
+  const newType = byId<HTMLSelectElement>('rows-new-type');
   const table = byId<HTMLTableElement>('rows-table');
   const status = byId('rows-status');
   const problemsList = byId('rows-problems');
@@ -28,6 +30,8 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
 
   let file: string | null = null;
   let rows: Row[] = [];
+  /** The line each row starts on in the file as read: what a render's progress names it by (a table's header is line 1). */
+  let lines: number[] = [];
   let problems: RowProblem[] = [];
   let dirty = false;
   let selected: number | null = null;
@@ -45,6 +49,7 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
     const same = result.file === file;
     file = result.file;
     rows = result.rows.map(({ outputKey, variables }) => ({ outputKey, variables }));
+    lines = result.rows.map((r) => r.line);
     problems = result.problems;
     dirty = false;
     if (!same) progress = [];
@@ -121,9 +126,9 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
     return tr;
   };
 
-  /** A row's state in the latest render of this file: by line, each row being one line once saved. */
+  /** A row's state in the latest render of this file, by its line in the file; none while the rows are edited. */
   const rowStatus = (i: number): HTMLElement | string => {
-    const p = dirty ? undefined : progress.find((r) => r.line === i + 1);
+    const p = dirty ? undefined : progress.find((r) => r.line === lines[i]);
     if (!p) return '';
     const share = p.totalFrames ? Math.min(1, p.frames / p.totalFrames) : p.state === 'rendered' || p.state === 'skipped' ? 1 : 0;
     const url = p.output ? `/${p.output.split('/').map(encodeURIComponent).join('/')}` : null;
@@ -173,19 +178,21 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
     if (!picker.value) return;
     if (dirty && !confirm(`${file} has changes that are not saved. Open ${picker.value} and lose them?`)) return;
     try {
-      opened(await getJson<RowsFile>('rows', { file: picker.value }));
+      opened(await getJson<RowsFile>('rows', { file: picker.value, composition: studio.page }));
     } catch (err) {
       say((err as Error).message, true);
     }
   };
   byId('rows-new').addEventListener('click', async () => {
-    const name = newName.value.trim().replace(/\.jsonl$/i, '');
+    // A name typed with a rows file's extension has that type; else the type picked beside it.
+    const typed = [...newType.options].find((o) => newName.value.trim().toLowerCase().endsWith(o.value));
+    const name = newName.value.trim().slice(0, typed ? -typed.value.length : undefined);
     if (!name) {
       newName.focus();
       return;
     }
     try {
-      opened(await postJson<RowsFile>('rows/new', { file: `${name}.jsonl` }));
+      opened(await postJson<RowsFile>('rows/new', { file: `${name}${typed?.value ?? newType.value}`, composition: studio.page }));
       newName.value = '';
     } catch (err) {
       say((err as Error).message, true);
@@ -214,7 +221,7 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
   const save = async (): Promise<boolean> => {
     if (file === null) return false;
     try {
-      const saved = await postJson<RowsFile>('rows/save', { file, rows });
+      const saved = await postJson<RowsFile>('rows/save', { file, composition: studio.page, rows });
       opened(saved, selected);
       say(`${file}: ${rows.length} row${rows.length === 1 ? '' : 's'}, saved`);
       return saved.problems.length === 0;
@@ -243,7 +250,19 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
     if (!info.declarations) return;
     declarations = info.declarations;
     draw();
+    // A table's cells are typed by the declarations: read it again with these, unless it has edits.
+    if (file !== null && !dirty && !file.toLowerCase().endsWith('.jsonl')) void reread(file);
   });
+  const reread = async (name: string) => {
+    try {
+      const result = await getJson<RowsFile>('rows', { file: name, composition: studio.page });
+      if (name !== file || dirty) return;
+      opened(result, selected);
+      if (selected !== null) studio.setValues({ values: rows[selected].variables, row: { index: selected, name: rows[selected].outputKey }, from: 'rows' });
+    } catch (err) {
+      say((err as Error).message, true);
+    }
+  };
   studio.on('values', (v) => {
     if (v.row === null) highlight(null);
     // The panel edits the bound row.

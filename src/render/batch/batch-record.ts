@@ -22,10 +22,12 @@ export interface LocalBatchRow {
   seconds: number;
   /** Digest of everything that decides the output's frames and encoding ({@link settingsDigest}). */
   settings?: string;
-  /** The output's size once complete: a re-run skips the row only while the file still has it. */
+  /** The output's size once complete. */
   bytes?: number;
   /** Rendered with text that no font could draw: each element and its characters (README: A composition, Fonts). */
   missingGlyphs?: MissingGlyphs[];
+  /** SHA-256 of the output's bytes once complete (hex): a re-run skips the row only while the file still has them. */
+  sha256?: string;
 }
 
 const STATUSES: readonly LocalBatchStatus[] = ['rendered', 'skipped', 'failed'];
@@ -77,12 +79,24 @@ export function completedOutputs(manifest: string, onSkipped: (message: string) 
   return byKey;
 }
 
-/** Whether `previous` recorded `output` complete with these settings, and the file is still that one. */
-export function isComplete(previous: LocalBatchRow | undefined, output: string, settings: string): boolean {
-  if (!previous || previous.settings !== settings) return false;
+/**
+ * Whether `previous` recorded `output` complete with these settings, and the file is still that
+ * one: the same size and the same SHA-256 as when it was written. A row recorded without a digest
+ * (by an earlier vidkit) is rendered again.
+ */
+export async function isComplete(previous: LocalBatchRow | undefined, output: string, settings: string): Promise<boolean> {
+  if (!previous || previous.settings !== settings || previous.sha256 === undefined) return false;
   try {
-    return fs.statSync(output).size === previous.bytes;
+    if (fs.statSync(output).size !== previous.bytes) return false;
+    return (await fileDigest(output)) === previous.sha256;
   } catch {
     return false;
   }
+}
+
+/** SHA-256 of a file's bytes (hex), read as a stream. */
+export async function fileDigest(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of fs.createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }

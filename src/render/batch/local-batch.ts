@@ -9,9 +9,9 @@ import { ManifestWriter } from '../../sdk/batch-manifest';
 import { mapWithLimit } from '../../sdk/map-limit';
 import { formatExtension } from '../formats';
 import { describeMissingGlyphs } from '../missing-glyphs';
-import { outputError, prepareOutput } from '../output-path';
+import { prepareOutput, prepareOutputDir } from '../output-path';
 import { WorkersOption, resolveBatchConcurrency } from '../workers';
-import { LocalBatchRow, completedOutputs, isComplete, localManifestPath, settingsDigest } from './batch-record';
+import { LocalBatchRow, completedOutputs, fileDigest, isComplete, localManifestPath, settingsDigest } from './batch-record';
 import { WarmPool, WarmPoolOptions } from './warm-pool';
 
 export interface LocalBatchOptions extends Omit<WarmPoolOptions, 'size'> {
@@ -54,13 +54,23 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
   const batch = await readBatchFile(opts.batchFile, { declarations, outputKeyPattern: opts.outputKeyPattern });
   if (batch.entries.length + batch.problems.length === 0) throw badInput(`${opts.batchFile} has no entries: one {"outputKey", "variables"} object per line`);
   const concurrency = Math.min(resolveBatchConcurrency(opts.concurrency), Math.max(1, batch.entries.length));
-  try {
-    fs.mkdirSync(opts.outputDir, { recursive: true });
-  } catch (err) {
-    throw outputError(err, opts.outputDir);
-  }
+  prepareOutputDir(opts.outputDir);
   const manifestFile = localManifestPath(opts.outputDir, opts.batchFile);
-  const completed = opts.force ? new Map<string, LocalBatchRow>() : completedOutputs(manifestFile, (m) => opts.onWarning?.(m));
+  if (fs.lstatSync(manifestFile, { throwIfNoEntry: false })?.isSymbolicLink()) {
+    throw badInput(`the batch manifest ${manifestFile} is a symlink: a batch writes only inside its --output-dir`);
+  }
+  // Outputs an earlier run of this batch wrote: vidkit's own, which a re-run may replace even inside the project.
+  const recorded = completedOutputs(manifestFile, (m) => opts.onWarning?.(m));
+  const completed = opts.force ? new Map<string, LocalBatchRow>() : recorded;
+  // Every line's output is checked before any browser starts; a line that fails it is a failed row.
+  const refused: LocalBatchRow[] = [];
+  const writable: number[] = [];
+  for (let i = 0; i < batch.entries.length; i++) {
+    const entry = batch.entries.at(i)!;
+    const problem = outputProblem(entry, opts, recorded.has(entry.outputKey));
+    if (problem === undefined) writable.push(i);
+    else refused.push({ line: entry.line, outputKey: entry.outputKey, output: path.join(opts.outputDir, entry.outputKey), status: 'failed', error: problem, seconds: 0 });
+  }
   const pool = await WarmPool.open({ ...opts, size: concurrency });
   const rows: LocalBatchRow[] = [];
   const stop = new AbortController();
@@ -81,8 +91,9 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
       const key = problem.outputKey ?? null;
       record({ line: problem.line, outputKey: key, output: key === null ? null : path.join(opts.outputDir, key), status: 'failed', error: problem.reason, seconds: 0 });
     }
+    for (const row of refused) record(row);
     await mapWithLimit(
-      batch.entries,
+      { length: writable.length, at: (i) => batch.entries.at(writable[i]) },
       concurrency,
       async (entry) => {
         const row = await renderRow(pool, entry, opts, completed, stop.signal);
@@ -98,6 +109,20 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
     opts.signal?.removeEventListener('abort', onAbort);
     manifest?.close();
     await pool.close();
+  }
+}
+
+/**
+ * Why a line's output cannot be written (README, Local batch rendering: outside --output-dir through
+ * a symlink, a file of the project, a directory, not writable), or undefined when it can.
+ */
+function outputProblem(entry: BatchItem, opts: LocalBatchOptions, ownEarlierOutput: boolean): string | undefined {
+  try {
+    prepareOutput(path.join(opts.outputDir, entry.outputKey), { within: opts.outputDir, projectDir: opts.projectDir, replaces: ownEarlierOutput, option: '"outputKey"' });
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof VidkitError)) throw err;
+    return err.message;
   }
 }
 
@@ -122,8 +147,7 @@ async function renderRow(
     }
     const settings = settingsDigest(planned);
     const previous = completed.get(entry.outputKey);
-    if (isComplete(previous, output, settings)) return { ...row, status: 'skipped', seconds: seconds(), settings, bytes: previous!.bytes };
-    prepareOutput(output);
+    if (await isComplete(previous, output, settings)) return { ...row, status: 'skipped', seconds: seconds(), settings, bytes: previous!.bytes, sha256: previous!.sha256 };
     const done = await pool.render(planned, path.resolve(output), {
       onFrames: (frames) => opts.onRowStart?.(entry.line, frames),
       onFrame: () => opts.onFrame?.(entry.line),
@@ -132,7 +156,7 @@ async function renderRow(
     });
     for (const m of done.missingGlyphs) opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${describeMissingGlyphs(m)}`);
     const flagged = done.missingGlyphs.length > 0 ? { missingGlyphs: done.missingGlyphs } : {};
-    return { ...row, status: 'rendered', seconds: seconds(), settings, bytes: done.bytes, ...flagged };
+    return { ...row, status: 'rendered', seconds: seconds(), settings, bytes: done.bytes, sha256: await fileDigest(output), ...flagged };
   } catch (err) {
     if (signal.aborted) return undefined;
     return { ...row, status: 'failed', error: errorMessage(err), seconds: seconds() };

@@ -14,6 +14,7 @@ import { MissingGlyphs, missingGlyphsError } from '../missing-glyphs';
 import { outputError, partialPathFor } from '../output-path';
 import { outputWriter } from '../output-writer';
 import { PlannedRender, RenderSettings, framesOfPage, planRender, profileFor, withProfile } from '../render-context';
+import { checkTempSpace, makeRunDir } from '../run-dir';
 import { AssetPolicy, ServedComposition, serveComposition } from '../served-composition';
 import { soundtrackOf } from '../soundtrack';
 
@@ -88,7 +89,8 @@ export class WarmPool {
     // The record of a batch is one file per line: its size tells a complete one (batch-record.ts).
     if (isDirectoryFormat(opts.format)) throw badInput(`--format ${opts.format} writes a directory: a batch writes one file per line (mp4, webm, mov, hdr-pq, hdr-hlg, gif)`);
     const base = planRender({ ...opts, overrides: {}, strictVariables: false });
-    const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-pool-'));
+    checkTempSpace();
+    const tmpDir = makeRunDir('pool');
     trackPath(tmpDir);
     return new WarmPool(opts, tmpDir, await serveComposition(base.composition, tmpDir, opts), base);
   }
@@ -113,13 +115,13 @@ export class WarmPool {
 
   private async renderOn(worker: Worker, planned: PlannedRender, output: string, hooks: PooledRenderHooks): Promise<PooledRender> {
     const started = Date.now();
-    this.profile ??= profileFor(this.base, this.opts);
+    this.profile ??= profileFor(this.opts);
     const context = withProfile(planned, await this.profile);
     const { url, assets } = this.served;
     const options = { ...context.sessionOptions(url, assets), onWarning: (message: string) => worker.onWarning?.(message) };
     worker.onWarning = hooks.onWarning;
     // Profiles live in the pool's temporary directory, so an interrupted batch leaves none.
-    const open = () => CaptureSession.open({ ...options, onWarning: this.opts.onWarning, profileDir: path.join(this.tmpDir, `profile-${worker.id}-${worker.profiles++}`) });
+    const open = () => CaptureSession.open({ ...options, profileDir: path.join(this.tmpDir, `profile-${worker.id}-${worker.profiles++}`) });
     await worker.slot.reset(open, options.boot);
     const { slot } = worker;
     const totalFrames = context.totalFrames ?? (await framesOfPage(context, await slot.current()));

@@ -155,7 +155,10 @@ function onMutations(records) {
 }
 
 if (boot.fontsUrl) linkBundledFonts(boot.fontsUrl);
-new MutationObserver(onMutations).observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['style'] });
+var fontRewrites = new MutationObserver(onMutations);
+fontRewrites.observe(document, { subtree: true, childList: true, attributes: true, attributeFilter: ['style'] });
+// Applies the rewrites still waiting for the observer's callback: a frame lays the page out first.
+function applyFontRewrites() { onMutations(fontRewrites.takeRecords()); }
 // Installed into a page that has already loaded (the player's iframes): its styles are all there.
 if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', rewriteGenericFonts);
 else rewriteGenericFonts();

@@ -2,22 +2,50 @@
 // Moving forward steps through every frame in between (timers, then animation frames), so state a
 // page builds up frame by frame, and the start of every animation a callback creates, are the
 // same in every chunk. The renderer only ever moves forward. At the frame itself everything else
-// follows: timelines, the adapters, clips, animations, media, iframes.
+// follows: timelines, the adapters, clips, animations, media, iframes, then the loads all that
+// called for (loads.js).
 // Returns whether anything on the page may look different from the previous frame: a callback
-// ran, an animation or timeline moved, or the DOM changed. When not, the renderer repeats the
-// previous image without asking the browser to draw (a begin-frame screenshot always redraws).
-// While videos seek or the page asked to wait (hf-seek's waitUntil), the answer comes as a promise
-// that settles once all of that has.
+// ran, an animation or timeline moved, the DOM changed, something arrived or a canvas was painted
+// (changes.js). When not, the renderer repeats the previous image. While fonts or images load,
+// videos seek or the page asked to wait (hf-seek's waitUntil), the answer comes as a promise that
+// settles once all of that has.
 function seekFrame(target) {
   if (target < frame) throw new Error('vidkit: cannot seek backwards from frame ' + frame + ' to ' + target);
+  return stepTo(target, frame < target);
+}
+// DOM changes of frames stepped through that waited for nothing: the frame drawn looks at their
+// CSS images (an inline style may have set one).
+var steppedRecords = [];
+function stepTo(target, stepped) {
   while (frame < target) {
     var t = ((frame + 1) * 1000) / fps;
     runTimers(t);
     nowMs = t;
     frame += 1;
     setAdapterTime(t / 1000);
+    // The target frame's callbacks run once its video pictures are in (showFrame).
+    if (frame === target) break;
     runAnimationFrame(t);
+    // A frame stepped through waits for its loads too, as where that frame was drawn, when it may
+    // have asked for one (loads.js).
+    var records = mutations.takeRecords();
+    if (records.length > 0) changed = true;
+    if (!stepMayLoad(records)) {
+      records.forEach(function (record) { steppedRecords.push(record); });
+      continue;
+    }
+    records = steppedRecords.concat(records);
+    steppedRecords = [];
+    var loading = pendingLoads(records);
+    if (loading) return loading.then(function () { return stepTo(target, stepped); });
   }
+  // The frame's video pictures are in before its animation callbacks draw with them.
+  var pictures = videoPictures();
+  if (pictures) return pictures.then(function () { return showFrame(target, stepped); });
+  return showFrame(target, stepped);
+}
+function showFrame(target, stepped) {
+  if (stepped) runAnimationFrame(nowMs);
   forgetTiming();
   registerMedia();
   var waits = [];
@@ -27,17 +55,27 @@ function seekFrame(target) {
   showClips(frame);
   syncAnimations();
   syncVideos(waits);
+  syncVideoFrames();
   seekFrames(target, waits);
   compositeTransition(target, waits);
-  if (mutations.takeRecords().length > 0 || hasUncontrolledMotion()) changed = true;
+  var records = steppedRecords.concat(mutations.takeRecords());
+  steppedRecords = [];
+  if (records.length > 0 || hasUncontrolledMotion() || arrivedSinceLastFrame()) changed = true;
+  var loading = pendingLoads(records);
+  if (loading) changed = true;
   var result = changed;
   changed = false;
-  if (waits.length === 0) return result;
-  // 'video': a video's new picture must also reach the compositor before the capture;
-  // 'composite': a shader transition's scenes must be painted before it is drawn.
-  return Promise.all(waits).then(function (values) {
-    return values.indexOf('composite') >= 0 ? 'composite' : values.indexOf('video') >= 0 ? 'video' : true;
-  });
+  if (waits.length === 0 && !loading) return result;
+  var others = Promise.all(waits);
+  return Promise.all([others, loading])
+    // What the page did while it waited (hf-seek's waitUntil) may call for loads of its own.
+    .then(function () { return waits.length > 0 ? pendingLoads(mutations.takeRecords()) : null; })
+    .then(function () { return others; })
+    // 'video': a video's new picture must also reach the compositor before the capture;
+    // 'composite': a shader transition's scenes must be painted before it is drawn.
+    .then(function (values) {
+      return values.indexOf('composite') >= 0 ? 'composite' : values.indexOf('video') >= 0 ? 'video' : true;
+    });
 }
 
 // HyperFrames' shader transitions wrap the protocol's seek (window.__hf.seek) once they have set
@@ -59,61 +97,16 @@ function compositeTransition(target, waits) {
   waits.push(Promise.resolve(window.__hf_page_composite_prepare()).then(function (ok) { return ok ? 'composite' : true; }));
 }
 
-var changed = true;
-var mutations = new MutationObserver(function () { changed = true; });
-mutations.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
-// Motion the clock does not drive (SVG animation, animated images) may change any frame: such
-// pages never skip a draw.
-var UNCONTROLLED = 'animate, animateMotion, animateTransform, set, img[src*=".gif" i], img[src^="data:image/gif" i]';
-function hasUncontrolledMotion() { return document.querySelector(UNCONTROLLED) !== null; }
-
 // --- readiness --------------------------------------------------------------------------------------
 var pending = [];
 function whenLoaded() {
   if (document.readyState === 'complete') return Promise.resolve();
   return new Promise(function (resolve) { window.addEventListener('load', function () { resolve(); }, { once: true }); });
 }
-// What failed to load is drawn as the browser draws it (a broken image shows nothing) and named in
-// a warning (the renderer reads `__failedLoads`); only --strict fails the render for it.
-var failedLoads = [];
-function noteFailedLoad(what) {
-  if (failedLoads.indexOf(what) < 0) failedLoads.push(what);
-}
-// A data: URL is named by its start: it may be kilobytes long.
-function shortUrl(url) { return /^data:/i.test(url) && url.length > 80 ? url.slice(0, 77) + '...' : url; }
-function imagesReady() {
-  var imgs = Array.prototype.slice.call(document.images);
-  return Promise.all(imgs.map(function (img) {
-    if (!img.src) return null;
-    return img.decode().catch(function () { noteFailedLoad('image ' + shortUrl(img.currentSrc || img.src)); });
-  }));
-}
-// CSS background images: the load event does not wait for those of elements styled later.
-function cssImagesReady() {
-  var urls = new Set();
-  var all = document.querySelectorAll('*');
-  for (var i = 0; i < all.length; i++) {
-    var bg = getComputedStyle(all[i]).backgroundImage;
-    if (!bg || bg === 'none') continue;
-    bg.replace(/url\(\s*(['"]?)(.*?)\1\s*\)/g, function (_, q, url) { urls.add(url); return ''; });
-  }
-  return Promise.all(Array.from(urls).map(function (url) {
-    var img = new Image();
-    img.src = url;
-    return img.decode().catch(function () { noteFailedLoad('image ' + shortUrl(url)); });
-  }));
-}
-// Stylesheets that did not load tell it by an error event (a 404 still gets an empty sheet).
-document.addEventListener('error', function (event) {
-  var el = event.target;
-  if (el && el.tagName === 'LINK' && /(^|\s)stylesheet(\s|$)/i.test(el.rel || '')) noteFailedLoad('stylesheet ' + el.href);
-}, true);
-// Web fonts that failed.
-function noteFailedStyles() {
-  if (document.fonts) document.fonts.forEach(function (face) {
-    if (face.status === 'error') noteFailedLoad('font ' + face.family);
-  });
-}
+// Images already in the page; CSS background images, which the load event does not wait for when
+// their elements are styled later.
+function imagesReady() { return decodeImages(undecodedImages()); }
+function cssImagesReady() { return decodeCssImages(cssImageUrls(document.querySelectorAll('*'), new Set())); }
 // three.js models and textures loading through its default manager.
 function threeLoaded() {
   var manager = window.THREE && window.THREE.DefaultLoadingManager;
@@ -138,9 +131,10 @@ function ready() {
     .then(threeLoaded)
     .then(framesReady)
     .then(function () { return document.fonts ? document.fonts.ready : null; })
-    .then(noteFailedStyles)
     // Animations that exist once the page is ready started at virtual time 0.
-    .then(function () { registerAnimations(); });
+    .then(function () { registerAnimations(); })
+    // The document as loaded, whose images were all decoded above: the first frame is drawn anyway.
+    .then(function () { mutations.takeRecords(); changed = true; });
 }
 
 // What the screenshot path waits for before it captures: two real animation frames, and more
@@ -170,9 +164,12 @@ window.__vidkit = Object.freeze({
   __ready: ready,
   __afterPaint: afterPaint,
   __videosPresented: videosPresented,
+  __videoReply: videoReply,
+  __videoInput: function (id) { var state = stateById(id); return state ? state.input : null; },
   __mediaTimeline: mediaTimeline,
   /** Images, stylesheets and fonts that failed to load before the first frame ("image <url>"…). */
-  __failedLoads: function () { return failedLoads.slice(); },
+  /** What failed to load since the last call (loads.js). */
+  __failedLoads: takeFailedLoads,
   /** The composition's length in seconds (declared, or inferred as timing.js says); 0 when unknown. */
   __duration: function () { forgetTiming(); return compositionDuration(); },
   /** The clips and nested compositions with their windows (timing.js, clipList). */

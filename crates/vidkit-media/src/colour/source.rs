@@ -1,5 +1,5 @@
-//! How a source video's pixels are read: the one rule every decode path follows (today the
-//! all-intra proxy the page plays; a native frame path calls the same function).
+//! How a source video's pixels are read: the one rule the native decoder's pictures follow
+//! (frames/convert.rs).
 //!
 //! As HyperFrames converts them: the tagged matrix and range, an untagged matrix guessed as
 //! Chromium guesses it (BT.601 for VP9 and AV1; for other codecs BT.709 from 720 lines up, BT.601
@@ -31,12 +31,7 @@ pub fn source_colour(
     codec: codec::Id,
     height: u32,
 ) -> SourceColour {
-    let full_range = range == color::Range::JPEG
-        || matches!(
-            format,
-            Pixel::YUVJ420P | Pixel::YUVJ422P | Pixel::YUVJ444P | Pixel::YUVJ440P | Pixel::YUVJ411P
-        );
-    let range = if full_range {
+    let range = if is_full_range(range, format) {
         color::Range::JPEG
     } else {
         color::Range::MPEG
@@ -59,6 +54,15 @@ pub fn source_colour(
         primaries: color::Primaries::BT709,
         transfer: color::TransferCharacteristic::IEC61966_2_1,
     }
+}
+
+/// Whether pictures of this declared range and pixel format are full range (JPEG's `yuvj` formats are).
+pub(crate) fn is_full_range(range: color::Range, format: Pixel) -> bool {
+    range == color::Range::JPEG
+        || matches!(
+            format,
+            Pixel::YUVJ420P | Pixel::YUVJ422P | Pixel::YUVJ444P | Pixel::YUVJ440P | Pixel::YUVJ411P
+        )
 }
 
 fn declared_or_guessed(matrix: color::Space, codec: codec::Id, height: u32) -> color::Space {
