@@ -11,33 +11,46 @@
 // settles once all of that has.
 function seekFrame(target) {
   if (target < frame) throw new Error('vidkit: cannot seek backwards from frame ' + frame + ' to ' + target);
-  return stepTo(target, frame < target);
+  return stepTo(target, frame < target, false);
 }
 // DOM changes of frames stepped through that waited for nothing: the frame drawn looks at their
 // CSS images (an inline style may have set one).
 var steppedRecords = [];
-function stepTo(target, stepped) {
-  while (frame < target) {
-    var t = ((frame + 1) * 1000) / fps;
-    runTimers(t);
-    nowMs = t;
-    frame += 1;
-    setAdapterTime(t / 1000);
+// The loads the DOM changes since the last call may have asked for (loads.js), or null: a frame
+// waits for them before its animation callbacks (what its timers asked for) and after them.
+function loadsAsked() {
+  var records = mutations.takeRecords();
+  if (records.length > 0) changed = true;
+  if (!stepMayLoad(records)) {
+    records.forEach(function (record) { steppedRecords.push(record); });
+    return null;
+  }
+  records = steppedRecords.concat(records);
+  steppedRecords = [];
+  return pendingLoads(records);
+}
+// Each frame: its timers, the loads they asked for, then (once the frame's video pictures are in,
+// when it is the one drawn) its animation callbacks and the loads those asked for. The same order
+// whether a frame is drawn or stepped through, with nothing else between the timers and the
+// callbacks, so an image a timer loads is complete in the same frame for every worker.
+// `timersRun`: this frame's timers have run and their loads arrived.
+function stepTo(target, stepped, timersRun) {
+  while (frame < target || timersRun) {
+    if (!timersRun) {
+      var t = ((frame + 1) * 1000) / fps;
+      runTimers(t);
+      nowMs = t;
+      frame += 1;
+      setAdapterTime(t / 1000);
+      var asked = loadsAsked();
+      if (asked) return asked.then(function () { return stepTo(target, stepped, true); });
+    }
+    timersRun = false;
     // The target frame's callbacks run once its video pictures are in (showFrame).
     if (frame === target) break;
-    runAnimationFrame(t);
-    // A frame stepped through waits for its loads too, as where that frame was drawn, when it may
-    // have asked for one (loads.js).
-    var records = mutations.takeRecords();
-    if (records.length > 0) changed = true;
-    if (!stepMayLoad(records)) {
-      records.forEach(function (record) { steppedRecords.push(record); });
-      continue;
-    }
-    records = steppedRecords.concat(records);
-    steppedRecords = [];
-    var loading = pendingLoads(records);
-    if (loading) return loading.then(function () { return stepTo(target, stepped); });
+    runAnimationFrame(nowMs);
+    var loading = loadsAsked();
+    if (loading) return loading.then(function () { return stepTo(target, stepped, false); });
   }
   // The frame's video pictures are in before its animation callbacks draw with them.
   var pictures = videoPictures();
