@@ -54,6 +54,8 @@ export interface SessionOptions {
    * pictures of the native decoder (video-frames/), without it they play in the browser.
    */
   assets?: AssetRouter;
+  /** What the browser may reach when it has no asset router (whose policy it otherwise follows); by default only public addresses. */
+  egress?: EgressPolicy;
   timeouts: PageTimeouts;
   /** The browser's profile directory, removed on close; by default puppeteer's own. */
   profileDir?: string;
@@ -130,7 +132,7 @@ export class CaptureSession {
   private async start(): Promise<void> {
     const { profile, width, height } = this.opts;
     const scale = this.opts.scale ?? 1;
-    this.gate = await openEgressGate(this.opts.assets?.egress ?? new EgressPolicy(), (message) => this.assetFailed(message));
+    this.gate = await openEgressGate(this.opts.assets?.egress ?? this.opts.egress ?? new EgressPolicy(), (message) => this.assetFailed(message));
     this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir, egress: this.gate.args });
     this.browser.once('disconnected', () => (this.disconnected = true));
     const step = <T>(name: string, work: Promise<T>) =>

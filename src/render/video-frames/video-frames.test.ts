@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { errorLines, tempDir, vidkit } from '../../test-support/cli';
 import { CaptureSession } from '../capture-session';
+import { EgressPolicy } from '../egress-policy';
 import { QUALITY_SETTINGS } from '../quality';
 import { createRenderContext } from '../render-context';
 import { serveComposition } from '../served-composition';
@@ -172,7 +173,7 @@ async function browserPicture(dir: string): Promise<Buffer> {
     projectDir: dir, overrides: {}, strictVariables: false, format: 'mp4', capture: 'screenshot', allowGpu: false, ...QUALITY_SETTINGS.standard, frameFormat: { type: 'png' },
   });
   const served = await serveComposition(context.composition, fs.mkdtempSync(path.join(work, 'served-')), {});
-  const session = await CaptureSession.open(context.sessionOptions(served.url, undefined));
+  const session = await CaptureSession.open({ ...context.sessionOptions(served.url, undefined), egress: new EgressPolicy({ projectServer: served.url }) });
   try {
     const file = path.join(work, `${path.basename(dir)}-browser.png`);
     fs.writeFileSync(file, (await session.capture(0, true))!);
