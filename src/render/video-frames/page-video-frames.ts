@@ -1,11 +1,11 @@
 import * as fs from 'node:fs';
-import * as os from 'node:os';
 import * as path from 'node:path';
 import type { CDPSession } from 'puppeteer-core';
 import { ExitCode, VidkitError, errorMessage } from '../../errors';
 import { VideoFrameInfo, VideoFrames, loadNative } from '../../native';
 import type { AssetRouter } from '../asset-router';
 import { trackPath, untrackPath } from '../leftovers';
+import { makeRunDir } from '../run-dir';
 
 /** The DevTools binding the page runtime asks through (src/runtime/page/video-frames.js). */
 export const VIDEO_FRAMES_BINDING = '__vidkitVideoFrames';
@@ -45,7 +45,8 @@ interface OpenVideo {
  */
 export class PageVideoFrames {
   private readonly videos = new Map<string, OpenVideo>();
-  private readonly dir: string;
+  /** Where pictures are written: made with the first one, removed once no document has a video open. */
+  private dir?: string;
   private nextFile = 0;
   private closed = false;
 
@@ -55,8 +56,6 @@ export class PageVideoFrames {
     private readonly pageOrigin: string,
     private readonly onError: (error: Error) => void,
   ) {
-    this.dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-video-'));
-    trackPath(this.dir);
   }
 
   /** Installs the binding on `client`'s page: every document it loads from now on asks here. */
@@ -114,7 +113,7 @@ export class PageVideoFrames {
     if (request.time !== undefined) {
       const video = this.videos.get(key);
       if (!video?.frames) return answer;
-      const file = path.join(this.dir, `${this.nextFile++}.rgba`);
+      const file = path.join(this.pictureDir(), `${this.nextFile++}.rgba`);
       answer.written = await video.frames.frameAt(request.time, file).catch((err) => {
         throw unplayable(`${video.name} at ${request.time!.toFixed(3)} s`, video.file, err);
       });
@@ -150,12 +149,29 @@ export class PageVideoFrames {
     return result.result.objectId;
   }
 
-  /** Closes the readers of the videos whose key starts with `prefix`. */
+  /** A run directory of its own (run-dir.ts), so that a killed vidkit's is removed by the next run. */
+  private pictureDir(): string {
+    if (this.dir === undefined) {
+      this.dir = makeRunDir('video');
+      trackPath(this.dir);
+    }
+    return this.dir;
+  }
+
+  /**
+   * Closes the readers of the videos whose key starts with `prefix`; with none left (a warm
+   * browser's page reset for the next render), their directory goes too.
+   */
   private forget(prefix: string): void {
     for (const [key, video] of this.videos) {
       if (!key.startsWith(prefix)) continue;
       video.frames?.close();
       this.videos.delete(key);
+    }
+    if (this.videos.size === 0 && this.dir !== undefined) {
+      fs.rmSync(this.dir, { recursive: true, force: true, maxRetries: 3 });
+      untrackPath(this.dir);
+      this.dir = undefined;
     }
   }
 
@@ -163,8 +179,6 @@ export class PageVideoFrames {
   close(): void {
     this.closed = true;
     this.forget('');
-    fs.rmSync(this.dir, { recursive: true, force: true, maxRetries: 3 });
-    untrackPath(this.dir);
   }
 }
 
