@@ -115,7 +115,7 @@ export class RemoteAssets {
     return createHash('sha256').update(url).digest('hex').slice(0, 32) + extension;
   }
 
-  /** Serves the file `name` beside the copies, made from the copy of `url` (a video proxy), with the CORS headers `url` came with. */
+  /** Serves the file `name` beside the copies, made from the copy of `url` (an audio proxy), with the CORS headers `url` came with. */
   shareCors(url: string, name: string): void {
     const from = corsFile(path.join(this.opts.dir, this.nameOf(url)));
     if (fs.existsSync(from)) fs.copyFileSync(from, corsFile(path.join(this.opts.dir, name)));

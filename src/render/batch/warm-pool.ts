@@ -114,7 +114,7 @@ export class WarmPool {
 
   private async renderOn(worker: Worker, planned: PlannedRender, output: string, hooks: PooledRenderHooks): Promise<PooledRender> {
     const started = Date.now();
-    this.profile ??= profileFor(this.base, this.opts);
+    this.profile ??= profileFor(this.opts);
     const context = withProfile(planned, await this.profile);
     const { url, assets } = this.served;
     const options = { ...context.sessionOptions(url, assets), onWarning: (message: string) => worker.onWarning?.(message) };
