@@ -36,7 +36,7 @@ interface OpenVideo {
 }
 
 /**
- * A capture session's side of the page's `<video>` pictures (README, "Media on the timeline"):
+ * A capture session's side of the page's `<video>` pictures (docs/reference/formats.md, "Media on the timeline"):
  * answers the page runtime's requests with pictures from the native decoder, one reader per
  * element, each picture written as RGBA to a file in this session's directory and handed to the
  * element's hidden file input. A failure (a source libav cannot decode, a remote one that cannot

@@ -1,5 +1,5 @@
 // --- <video> pictures from the renderer's decoder ------------------------------------------------
-// While rendering (README, "Media on the timeline"), a <video> playing an http(s) URL never loads in
+// While rendering (docs/reference/formats.md, "Media on the timeline"), a <video> playing an http(s) URL never loads in
 // the browser: the renderer installs a DevTools binding, window.__vidkitVideoFrames (and sets
 // boot.videoFrames), and this part
 // asks it for each video's picture at each frame. The renderer decodes the source with libav,

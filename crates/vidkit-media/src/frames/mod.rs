@@ -1,6 +1,6 @@
 //! Video pictures for the page: the frame a source shows at a media time, decoded by libav on a
 //! thread of its own and written raw (planar YUV as decoded, or RGBA) for the browser to paint
-//! (README, "Media on the timeline").
+//! (docs/reference/formats.md, "Media on the timeline").
 //!
 //! ```text
 //! frame_at(t) ──requests──► reader thread: demux + decode ahead (bounded) ──► pick the frame
