@@ -381,7 +381,7 @@ export class CaptureSession {
 
   /** A request the page may not have (the router or the egress gate refused it): fails the render at once. */
   private assetFailed(err: unknown): void {
-    this.assetErrors.push(err instanceof VidkitError ? err : new VidkitError(typeof err === 'string' ? err : errorMessage(err)));
+    this.assetErrors.push(err instanceof VidkitError ? err : new VidkitError(errorMessage(err)));
     this.troubleSeen();
   }
 
