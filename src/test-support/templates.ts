@@ -340,9 +340,11 @@ export function assertLongTitleRender(bytes: Uint8Array): void {
  * Marks the processes of one template server: every process it starts inherits the variable, the
  * render's vidkit and browser processes included.
  */
-export function processMarker(): { env: { VIDKIT_TEMPLATE_TEST_RUN: string }; entry: string } {
+export function processMarker(): { env: { XDG_VIDKIT_TEST_RUN: string }; entry: string } {
   const id = `${process.pid}-${Math.random().toString(36).slice(2)}`;
-  return { env: { VIDKIT_TEMPLATE_TEST_RUN: id }, entry: `VIDKIT_TEMPLATE_TEST_RUN=${id}` };
+  // An XDG_ name, because vidkit starts Chromium with only the variables its allowlist names: the
+  // marker has to reach the browser too, or a browser left running would go unseen.
+  return { env: { XDG_VIDKIT_TEST_RUN: id }, entry: `XDG_VIDKIT_TEST_RUN=${id}` };
 }
 
 export interface MarkedProcess {
