@@ -8,6 +8,7 @@ import { validateConfig } from '../sdk/render';
 import { renderKeys } from '../sdk/render-input';
 import { deploySite } from '../sdk/site';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
+import { cloudHandler } from '../test-support/build';
 import { downloadObject, testAwsClients } from '../test-support/cloud-stack';
 import { FIXTURES, REPO_ROOT, tempDir } from '../test-support/cli';
 import { decodeGray, readBits } from '../test-support/media';
@@ -33,7 +34,7 @@ test.after(async () => {
 
 /** Runs one chunk event through cloud/handler.js inside the sandbox; its printed result. */
 function runChunk(event: unknown): { status: number | null; stdout: string; stderr: string; error?: Error } {
-  const invoke = `require(${JSON.stringify(path.join(REPO_ROOT, 'cloud', 'handler.js'))}).handler(JSON.parse(process.argv[1])).then((r) => console.log(JSON.stringify(r)))`;
+  const invoke = `require(${JSON.stringify(cloudHandler())}).handler(JSON.parse(process.argv[1])).then((r) => console.log(JSON.stringify(r)))`;
   const env: Record<string, string> = { PATH: process.env.PATH!, HOME: '/tmp', ...emu.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
   return spawnSync(
     'bwrap',
