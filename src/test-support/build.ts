@@ -19,6 +19,9 @@ export function staleness(root: string): string | undefined {
  * forgotten rebuild would otherwise test yesterday's code.
  */
 export function assertBuildCurrent(): void {
+  if (process.env.VIDKIT_TEST_TIER === 'unit') {
+    throw new Error('a unit test runs on the sources, and this one reaches dist/: list it as end-to-end (UNIT_TESTS in scripts/test.sh)');
+  }
   if (checked) return;
   const problem = staleness(REPO_ROOT);
   if (problem) throw new Error(problem);
