@@ -19,6 +19,7 @@ UNIT_TESTS=(
   composition/render-request.test.ts
   composition/variables.test.ts
   lambda/chunk-errors.test.ts
+  lambda/payload-version.test.ts
   lambda/site-media.test.ts
   native.test.ts
   preview/rows-file.test.ts

@@ -68,7 +68,7 @@ function mockDocker(log: string): NodeJS.ProcessEnv {
 
 function chunkEvent(index: number, startFrame: number, endFrame: number) {
   const plan = validateConfig({ siteHandle: site, bucketName: BUCKET, config: { maxParallelChunks: 3 }, outputKey: 'renders/clock.mp4' });
-  return { mode: 'chunk', render: plan.input.render, chunk: { index, startFrame, endFrame } };
+  return { version: plan.input.version, mode: 'chunk', render: plan.input.render, chunk: { index, startFrame, endFrame } };
 }
 
 /** Frame i of the video shows the frame-clock fixture's clock at `first + i`, for `count` frames. */
