@@ -7,12 +7,12 @@ import { loadComposition } from '../composition/composition';
 import { parseRenderRequest, renderCliArgs } from '../composition/render-request';
 import { SCRIPT_SAMPLES } from '../fonts/script-samples';
 import { findBrowser, launchBrowser } from '../render/browser';
-import { FIXTURES, REPO_ROOT, tempDir, vidkitAsync } from './cli';
+import { FIXTURES, REPO_ROOT, built, tempDir, vidkitAsync } from './cli';
 import { decodeRgbFrame, ffprobe, psnrPerFrame, rgbAt } from './media';
 
 export const TEMPLATES = path.join(REPO_ROOT, 'templates');
 /** How the templates' local adapters run vidkit: the built CLI of this checkout. */
-export const LOCAL_VIDKIT_CLI = `${process.execPath} ${path.join(REPO_ROOT, 'dist', 'cli', 'main.js')}`;
+export const LOCAL_VIDKIT_CLI = `${process.execPath} ${built('cli', 'main.js')}`;
 
 /**
  * The small render every template test asks for (RENDER_WIDTH/HEIGHT/FPS, documented in each
