@@ -14,7 +14,7 @@ import { NATIVE_PACKAGES, PACKAGE_ROOT, VERSION } from './package-info';
 /** Options of planChunks; omitted fields take the defaults (chunkSize 240, maxParallelChunks 16). */
 export interface PlanChunksOptions {
   totalFrames: number;
-  /** When set, targetChunkFrames is ignored (SPEC 4.1 rule 3). */
+  /** When set, targetChunkFrames is ignored: a given chunk size wins. */
   chunkSize?: number;
   maxParallelChunks?: number;
   targetChunkFrames?: number;
@@ -182,6 +182,40 @@ export interface EncodeGifOptions {
   loopCount?: number;
 }
 
+/** A video as a page's `<video>` reports it. */
+export interface VideoFrameInfo {
+  /** The picture's size as a browser shows it: sample aspect ratio and rotation applied. */
+  width: number;
+  height: number;
+  /** The container's duration: the element's `duration`. */
+  durationSeconds: number;
+  /** Where the video stream ends: the length a looping clip repeats at. */
+  videoDurationSeconds: number;
+  hasAlpha: boolean;
+  codec: string;
+  /** How each picture is written: a WebCodecs VideoPixelFormat of tightly packed planes ('I420', 'I420A', 'I444'...) or 'RGBA'. */
+  format: string;
+  /** The written picture's size: turned, before the sample aspect ratio. */
+  codedWidth: number;
+  codedHeight: number;
+  /** WebCodecs VideoMatrixCoefficients of planar pictures. */
+  matrix: string;
+  fullRange: boolean;
+}
+
+/** One `<video>` element's reader, decoding ahead on a thread of its own (crates/vidkit-media/src/frames). */
+export interface VideoFrames {
+  readonly info: VideoFrameInfo;
+  /**
+   * Writes the picture shown at media time `seconds` (the last frame starting at or before it)
+   * to `output` in the info's `format`; false, writing nothing, when that picture is the one
+   * written last.
+   */
+  frameAt(seconds: number, output: string): Promise<boolean>;
+  /** Ends the reader thread. */
+  close(): void;
+}
+
 export interface NativeInfo {
   /** Version of the addon. */
   version: string;
@@ -202,13 +236,17 @@ export interface NativeBinding {
   concatSegments(inputs: string[], output: string, options?: ConcatOptions): Promise<ConcatResult>;
   probe(path: string): Promise<ProbeResult>;
   /**
-   * What the page plays for a media file: the proxy it needs, written at `proxyStem` plus `.mp4`
-   * (an all-intra H.264 copy of a video, with its timestamps) or `.flac` (audio in a codec the
-   * browser does not play), and resolved to its path; null when the page plays the file itself,
-   * which has been checked to decode (audio the browser plays, video with alpha). Rejects with
-   * libav's reason when the file cannot be decoded.
+   * What the page plays for a media file the browser loads (audio, or a video file played as
+   * audio): a FLAC copy of audio in a codec the browser does not play, written at `proxyStem` plus
+   * `.flac` and resolved to its path; null when the page plays the file itself, which has been
+   * checked to decode. Rejects with libav's reason when the file cannot be decoded.
    */
   mediaForPage(input: string, proxyStem: string): Promise<string | null>;
+  /**
+   * A reader of a file's video pictures, its first picture decoded (a file libav cannot play
+   * rejects, with libav's reason); null when the file has no video stream.
+   */
+  openVideoFrames(path: string): Promise<VideoFrames | null>;
   /** PNG frame files, in order, into one animated GIF with one palette for all of them (palettegen, paletteuse). */
   encodeGif(frames: string[], output: string, options: EncodeGifOptions): Promise<{ frames: number; bytes: number }>;
   /** Remuxes a joined H.264 MP4 into the empty directory `dir`: master.m3u8, stream.m3u8, stream_NNNNN.ts. */

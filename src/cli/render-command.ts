@@ -16,7 +16,7 @@ import { frameProgress } from './progress';
 import { refuseSingleRenderOptions, runRenderBatch } from './render-batch';
 import { exitOnTermination } from './termination';
 
-/** What a local render exits with (README, Exit codes). */
+/** What a local render exits with (docs/reference/command-line.md). */
 export const RENDER_EXIT_CODES: ExitCodes = {
   [ExitCode.Ok]: 'success',
   [ExitCode.RenderFailed]: 'render failed (a script error, a page that loops or navigates away, a browser that died three times)',

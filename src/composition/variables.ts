@@ -1,7 +1,7 @@
 import { badInput } from '../errors';
 
 /**
- * The variable types (README, "A composition"): string, number, color, boolean, enum, and
+ * The variable types (docs/guide/compositions.md): string, number, color, boolean, enum, and
  * HyperFrames' `font` (a font-family name) and `image` (an image URL or path), both strings.
  * Anything else is dropped silently.
  */
@@ -208,9 +208,9 @@ export function mergeVariables(set: DeclarationSet, overrides: Overrides): Recor
 
 /**
  * Reads overrides from `--variables` or `--variables-file` (never both). Both must hold a JSON
- * object; structured data travels as a serialised string inside it (SPEC.md 2.1). `flags` names
- * the two in messages; the caller passes them from the option table, which the player's bundle
- * (it uses this module) leaves out.
+ * object; structured data travels as a serialised string inside it. `flags` names the two in
+ * messages; the caller passes them from the option table, which the player's bundle (it uses this
+ * module) leaves out.
  */
 export function parseOverrides(
   source: { json?: string; file?: string },

@@ -55,17 +55,17 @@ export interface RenderOptionSpec {
   /** The placeholder of the value in the docs, e.g. `<s>`. */
   value?: string;
   description: string;
-  /** The README section that explains the option. */
+  /** The docs page (path from the repository root, with its heading anchor) that explains the option. */
   doc: string;
   appliesTo: readonly Surface[];
   /** `render --docker` hands the value to the render inside the image as given. */
   docker?: boolean;
 }
 
-const RENDER_DOC = 'README.md#vidkit-render-projectdir';
-const BATCH_DOC = 'README.md#local-batch-rendering';
-const SECURITY_DOC = 'README.md#security-model-what-a-page-can-reach';
-const CLOUD_DOC = 'README.md#distributed-rendering-on-aws-vidkit-cloudfn';
+const RENDER_DOC = 'docs/guide/render.md';
+const BATCH_DOC = 'docs/guide/batch.md';
+const SECURITY_DOC = 'docs/explanation/security-model.md';
+const CLOUD_DOC = 'docs/guide/cloud.md';
 const LOCAL: readonly Surface[] = ['render', 'still', 'batch'];
 const LOCAL_AND_SDK: readonly Surface[] = ['render', 'still', 'batch', 'sdk'];
 const EVERYWHERE: readonly Surface[] = ['render', 'still', 'batch', 'cloudfn', 'sdk'];
@@ -101,7 +101,7 @@ export const RENDER_OPTIONS = {
     value: '<name>',
     default: 'mp4',
     description: `Output format: ${OUTPUT_FORMATS.join(', ')} (default mp4)`,
-    doc: 'README.md#formats-audio-video-and-images',
+    doc: 'docs/reference/formats.md',
     appliesTo: ['render', 'batch', 'cloudfn', 'sdk'],
   },
   variables: {
@@ -183,7 +183,7 @@ export const RENDER_OPTIONS = {
     api: 'string',
     value: '<preset>',
     description: "Output size preset instead of --width/--height: 1080p, 720p, 480p, 4k (following the composition's orientation), or landscape, portrait, square with -4k, -720p, -480p",
-    doc: 'README.md#resolution-presets---resolution',
+    doc: 'docs/reference/resolution-presets.md',
     appliesTo: LOCAL,
     docker: true,
   },
@@ -194,7 +194,7 @@ export const RENDER_OPTIONS = {
     value: '<n>',
     default: '0 (for ever)',
     description: 'With --format gif: times the animation repeats after its first play, 0 to 65535 (default 0, for ever)',
-    doc: 'README.md#formats-audio-video-and-images',
+    doc: 'docs/reference/formats.md',
     appliesTo: ['render', 'batch'],
     docker: true,
   },
@@ -205,7 +205,7 @@ export const RENDER_OPTIONS = {
     value: '<s>',
     default: String(HLS_SEGMENT_SECONDS),
     description: `With --format hls: whole seconds a segment lasts, 1 to 60 (default ${HLS_SEGMENT_SECONDS}); a keyframe starts each`,
-    doc: 'README.md#formats-audio-video-and-images',
+    doc: 'docs/reference/formats.md',
     appliesTo: ['render'],
     docker: true,
   },
@@ -250,7 +250,7 @@ export const RENDER_OPTIONS = {
     value: '<auto|beginframe|screenshot>',
     default: 'auto',
     description: 'auto (a probe; screenshot for a page with <video>), beginframe (headless shell) or screenshot',
-    doc: 'README.md#how-a-render-runs',
+    doc: 'docs/explanation/how-a-render-runs.md',
     appliesTo: LOCAL,
     docker: true,
   },
@@ -305,7 +305,7 @@ export const RENDER_OPTIONS = {
     value: '<string>',
     default: `"${DEFAULT_SEED}"`,
     description: `Seeds Math.random, crypto.getRandomValues and crypto.randomUUID in the page (default "${DEFAULT_SEED}")`,
-    doc: 'README.md#a-composition',
+    doc: 'docs/explanation/determinism.md',
     appliesTo: LOCAL_AND_SDK,
     docker: true,
   },
@@ -316,7 +316,7 @@ export const RENDER_OPTIONS = {
     value: '<date|ms>',
     default: '2024-01-01T00:00:00Z',
     description: 'What Date reads at time 0: an ISO date (2024-01-01, 2024-01-01T12:00:00Z) or ms since 1970 (default 2024-01-01T00:00:00Z)',
-    doc: 'README.md#a-composition',
+    doc: 'docs/explanation/determinism.md',
     appliesTo: LOCAL_AND_SDK,
     docker: true,
   },
@@ -364,7 +364,7 @@ export const RENDER_OPTIONS = {
     kind: 'string',
     value: '<file>',
     description:
-      'Batch file: JSONL (one {"outputKey", "variables"} a line), a JSON array of those, or a CSV/TSV table whose header names the variables: one video per entry on browsers kept warm (README, Local batch rendering)',
+      'Batch file: JSONL (one {"outputKey", "variables"} a line), a JSON array of those, or a CSV/TSV table whose header names the variables: one video per entry on browsers kept warm (docs/guide/batch.md)',
     doc: BATCH_DOC,
     appliesTo: ['batch'],
   },

@@ -6,11 +6,11 @@ import { deleteKeys, getJsonTagged, listKeys, putJson } from './bucket-files';
 import { recordEnds } from './batch-tracking';
 import { mapWithLimit } from './map-limit';
 import { RenderState, renderState } from './progress';
-import { DirectRecord, ExecutionInput, RenderJob, renderKeys } from './render-input';
+import { DirectRecord, ExecutionInput, PAYLOAD_VERSION, RenderJob, renderKeys } from './render-input';
 import { requireRenderFunction } from './render';
 
 /**
- * `cloudfn cancel`: stops renders and removes what their chunks wrote (README "Cancelling").
+ * `cloudfn cancel`: stops renders and removes what their chunks wrote (docs/guide/cloud.md, Cancelling).
  * A marker is written first, so that a chunk still running (Lambda lets an invocation finish after
  * its execution stops) sees it at its next progress report, stops, and removes its own objects;
  * then the execution is stopped (a direct render has none: the marker alone stops it), the render's
@@ -57,7 +57,7 @@ export async function cancelRenders(targets: readonly CancelTarget[], opts: { bu
   for (const [batchId, group] of byBatch) {
     const completed = await recordEnds(group.bucket, batchId, group.renderIds.map((renderId) => ({ renderId, outcome: 'aborted' as const })));
     if (completed && opts.stateMachineArn) {
-      const payload = JSON.stringify({ mode: 'batch-webhook', bucket: group.bucket, batchId });
+      const payload = JSON.stringify({ version: PAYLOAD_VERSION, mode: 'batch-webhook', bucket: group.bucket, batchId });
       await awsClients().lambda.send(new InvokeCommand({ FunctionName: await requireRenderFunction(opts.stateMachineArn), InvocationType: 'Event', Payload: payload }));
     }
   }

@@ -8,12 +8,12 @@ import type { OutputFormat } from '../render/formats';
 import type { QualitySettings } from '../render/quality';
 import type { WebhookOptions } from './webhook';
 
-/** SPEC.md 2.6, with defaults applied where the interface fixes them. */
+/** The SDK's render `config`, with its defaults applied. */
 export interface RenderConfig {
   fps?: number;
   width?: number;
   height?: number;
-  /** mp4, webm or mov: HDR is refused in distributed mode (SPEC.md 4.1 rule 6). */
+  /** mp4, webm or mov: HDR is refused in distributed mode, before any request. */
   format: OutputFormat;
   variables: Record<string, unknown>;
   /** Frames per chunk; left unset, the plan uses DEFAULT_CHUNK_SIZE (src/options/constants.ts) and honours targetChunkFrames. */
@@ -40,7 +40,7 @@ export interface RenderJob {
   outputKey: string;
   config: RenderConfig;
   encode: QualitySettings;
-  /** Posted by the render function when the render succeeds or fails (README "Completion webhook"). */
+  /** Posted by the render function when the render succeeds or fails (docs/guide/cloud.md, Completion webhook). */
   webhook?: WebhookOptions;
   /** The batch run this render belongs to: its end is counted there (batch-tracking.ts). */
   batch?: { batchId: string };
@@ -51,8 +51,26 @@ export interface RenderJob {
   hostedVariables?: { key: string; bytes: number };
 }
 
+/**
+ * The version of what the SDK sends the render function: the execution input, and the events the
+ * state machine and the SDK invoke it with, which carry the input's `version` on. Raise it with
+ * any change to their shape that a function deployed before would misread: the function refuses
+ * any version but its own.
+ */
+export const PAYLOAD_VERSION = 1;
+
 export interface ExecutionInput {
+  version: number;
   render: RenderJob;
+}
+
+/** Why the function cannot take a payload of version `sent`; undefined when it speaks it. */
+export function payloadVersionMismatch(sent: unknown): string | undefined {
+  if (sent === PAYLOAD_VERSION) return undefined;
+  const speaks = `this function speaks version ${PAYLOAD_VERSION}`;
+  if (typeof sent !== 'number') return `${speaks}, the SDK sent no version (a vidkit older than the function): upgrade vidkit, or redeploy with its vidkit cloudfn deploy`;
+  if (sent > PAYLOAD_VERSION) return `${speaks}, the SDK sent version ${sent}: redeploy with vidkit cloudfn deploy`;
+  return `${speaks}, the SDK sent version ${sent}: upgrade vidkit, or redeploy with its vidkit cloudfn deploy`;
 }
 
 export interface ChunkSpec {
@@ -78,7 +96,7 @@ export interface ChunkProgressRecord {
   frames: number;
   totalFrames: number;
   done: boolean;
-  /** Once done: the chunk's text that no font could draw (README: A composition, Fonts); absent when none. */
+  /** Once done: the chunk's text that no font could draw (docs/explanation/fonts.md); absent when none. */
   missingGlyphs?: MissingGlyphs[];
 }
 

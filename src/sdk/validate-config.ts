@@ -6,7 +6,7 @@ import type { ApiOptions } from '../options/registry';
 import { EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import type { ExecutionInput, RenderConfig } from './render-input';
 
-/** Standard workflow executions take at most this many bytes of input (SPEC.md 8). */
+/** Standard workflow executions take at most this many bytes of input. */
 export const EXECUTION_INPUT_LIMIT = 262144;
 /**
  * The SDK's `config` as a caller writes it: the render options the table marks for cloud renders
@@ -58,7 +58,7 @@ export function resolveFormat(value: unknown): OutputFormat {
   return format;
 }
 
-/** Checks each field and applies the defaults of SPEC.md 2.6. Makes no request. */
+/** Checks each field and applies the documented defaults. Makes no request. */
 export function resolveConfig(input: RenderConfigInput | undefined): RenderConfig {
   const c = input ?? {};
   if (typeof c !== 'object' || Array.isArray(c)) throw configError('', 'must be an object');

@@ -9,13 +9,14 @@ import { deploySite } from '../sdk/site';
 import { WarmTemplateRenderer } from '../template-server/warm-render';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
 import { Canary, startCanary } from '../test-support/canary';
+import { cloudHandler } from '../test-support/build';
 import { REPO_ROOT, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
 import { testAwsClients } from '../test-support/cloud-stack';
 import { WORLD_ADDRESSES, inNetworkNamespace } from '../test-support/network-namespace';
 import { descendants } from '../test-support/processes';
 import { NETWORK_WAYS, NetworkWay, UDP_WAYS, networkWaysProject, wayPath } from '../test-support/ways-out';
 
-// README "Security model: what a page can reach": every way out of the browser, through every
+// docs/explanation/security-model.md: every way out of the browser, through every
 // command that runs a page. A canary on loopback records every connection, request and datagram;
 // without --allow-private-network it must see nothing, with it every way but UDP.
 const work = tempDir('vidkit-egress-test-');
@@ -134,8 +135,8 @@ egress('cloud chunk in a Lambda-shaped sandbox, S3 on the emulator: reaches noth
     await testAwsClients(emu).s3.send(new CreateBucketCommand({ Bucket: bucket }));
     const site = await deploySite({ projectDir: project, bucketName: bucket });
     const plan = validateConfig({ siteHandle: site, bucketName: bucket, config: { variables: { way: 'all' } }, outputKey: 'renders/ways.mp4' });
-    const event = { mode: 'chunk', render: plan.input.render, chunk: { index: 0, startFrame: 0, endFrame: 3, totalFrames: 3 } };
-    const invoke = `require(${JSON.stringify(path.join(REPO_ROOT, 'cloud', 'handler.js'))}).handler(JSON.parse(process.argv[1])).then(() => process.exit(0), (e) => { console.error(String(e.message)); process.exit(1); })`;
+    const event = { version: plan.input.version, mode: 'chunk', render: plan.input.render, chunk: { index: 0, startFrame: 0, endFrame: 3, totalFrames: 3 } };
+    const invoke = `require(${JSON.stringify(cloudHandler())}).handler(JSON.parse(process.argv[1])).then(() => process.exit(0), (e) => { console.error(String(e.message)); process.exit(1); })`;
     const env: Record<string, string> = { PATH: process.env.PATH!, HOME: '/tmp', ...emu.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
     // As lambda-sandbox.test.ts: a read-only root, an empty /tmp, the emulator's network shared.
     const child = spawn(

@@ -22,7 +22,7 @@ pub struct JsChunk {
     pub frame_count: u32,
 }
 
-/// Splits a render into balanced contiguous chunks (SPEC 4.1 rules 3 and 4).
+/// Splits a render into balanced contiguous chunks; a given chunk size wins over a target length.
 #[napi]
 pub fn plan_chunks(options: JsPlanOptions) -> napi::Result<Vec<JsChunk>> {
     let optional = |value: Option<f64>, name: &str| value.map(|v| whole(v, name, u32::MAX)).transpose();
