@@ -40,10 +40,47 @@ export function killGroup(proc: ChildProcess): void {
   }
 }
 
+/** Process groups whose members are still running (not yet dead or a zombie), from /proc. */
+function runningGroups(groups: Set<number>): boolean {
+  let entries: string[];
+  try {
+    entries = fs.readdirSync('/proc');
+  } catch {
+    return false;
+  }
+  for (const entry of entries) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Fields after the command name (which may hold spaces): state, ppid, pgrp.
+      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (state !== 'Z' && state !== 'X' && groups.has(Number(pgrp))) return true;
+    } catch {
+      // Gone while listed.
+    }
+  }
+  return false;
+}
+
+/**
+ * Waits, synchronously and at most `ms`, until the killed groups have died: SIGKILL is delivered
+ * when the kernel next schedules each process, which on a busy machine can be after vidkit has
+ * exited, and a browser must not be seen running once vidkit is gone.
+ */
+function awaitGroupsGone(groups: Set<number>, ms: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  for (const deadline = Date.now() + ms; runningGroups(groups) && Date.now() < deadline; ) Atomics.wait(pause, 0, 0, 10);
+}
+
 /** Kills every tracked process and removes every tracked path, now. */
 export function removeLeftovers(): void {
-  for (const proc of processes) killGroup(proc);
+  const groups = new Set<number>();
+  for (const proc of processes) {
+    killGroup(proc);
+    if (proc.pid !== undefined) groups.add(proc.pid);
+  }
   processes.clear();
+  if (groups.size > 0) awaitGroupsGone(groups, 3000);
   for (const p of paths) {
     try {
       fs.rmSync(p, { recursive: true, force: true, maxRetries: 3 });
