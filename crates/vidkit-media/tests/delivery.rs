@@ -52,7 +52,9 @@ fn gif_has_every_frame_in_its_colour_and_the_loop_count() {
         let centre = ((HEIGHT / 2 * WIDTH + WIDTH / 2) * 3) as usize;
         let got = &frame[centre..centre + 3];
         assert!(
-            got.iter().zip(want).all(|(g, w)| (i32::from(*g) - i32::from(w)).abs() <= 8),
+            got.iter()
+                .zip(want)
+                .all(|(g, w)| (i32::from(*g) - i32::from(w)).abs() <= 8),
             "{got:?} for {want:?}"
         );
     }
