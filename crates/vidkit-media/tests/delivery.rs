@@ -77,7 +77,9 @@ fn gif_of_no_frames_or_an_unreadable_one_fails_leaving_no_file() {
     };
     assert!(matches!(encode_gif(&[], &out, &options), Err(MediaError::Usage(_))));
     let missing = dir.join("missing.png");
-    let error = encode_gif(&[missing.clone()], &out, &options).unwrap_err().to_string();
+    let error = encode_gif(std::slice::from_ref(&missing), &out, &options)
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("missing.png") && error.contains("cannot read frame 0"),
         "{error}"

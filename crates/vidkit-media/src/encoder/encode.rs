@@ -151,7 +151,7 @@ impl Segment {
         frame.set_pts(Some(index as i64));
         if let Some((every, first_frame)) = self.keyframes {
             // Set on every frame: a repeated frame is the same picture sent again.
-            let key = (first_frame + index) % u64::from(every) == 0;
+            let key = (first_frame + index).is_multiple_of(u64::from(every));
             frame.set_kind(if key { picture::Type::I } else { picture::Type::None });
         }
         self.encoder
