@@ -5,9 +5,11 @@ use vidkit_core::{plan_chunks as plan, PlanOptions};
 
 use crate::js::{invalid_arg, whole};
 
+/// Options of `planChunks`; omitted fields take the defaults (chunkSize 240, maxParallelChunks 16).
 #[napi(object, js_name = "PlanChunksOptions")]
 pub struct JsPlanOptions {
     pub total_frames: f64,
+    /// When set, `targetChunkFrames` is ignored.
     pub chunk_size: Option<f64>,
     pub max_parallel_chunks: Option<f64>,
     pub target_chunk_frames: Option<f64>,
@@ -22,7 +24,8 @@ pub struct JsChunk {
     pub frame_count: u32,
 }
 
-/// Splits a render into balanced contiguous chunks (SPEC 4.1 rules 3 and 4).
+/// Splits a render into balanced contiguous chunks. Throws naming the option when one is 0 or not a
+/// whole number.
 #[napi]
 pub fn plan_chunks(options: JsPlanOptions) -> napi::Result<Vec<JsChunk>> {
     let optional = |value: Option<f64>, name: &str| value.map(|v| whole(v, name, u32::MAX)).transpose();
