@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: cargo test for the Rust core, uvu for the TypeScript (real Chromium, real
-# libav). Sets everything up first. The last line is the summary `tests: N passed, N failed`.
+# The whole test suite: checks of the sources (the generated addon types are current, clippy,
+# rustfmt), cargo test for the Rust core, uvu for the TypeScript (real Chromium, real libav). Sets
+# everything up first. The last line is the summary `tests: N passed, N failed`, each check one test.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 
@@ -18,6 +19,25 @@ mkdir -p "$HOME" "$XDG_CACHE_HOME"
 trap 'rm -rf "$logs"' EXIT
 strip() { sed -e 's/\x1b\[[0-9;]*m//g'; }
 
+# Each check counts as one test; its output is shown only when it fails.
+checks_passed=0 checks_failed=0
+check() { # name, command...
+  local name=$1
+  shift
+  if "$@" >"$logs/check.log" 2>&1; then
+    echo "check $name: passed"
+    checks_passed=$((checks_passed + 1))
+  else
+    cat "$logs/check.log"
+    echo "check $name: FAILED"
+    checks_failed=$((checks_failed + 1))
+  fi
+}
+# setup.sh has just rebuilt the addon, regenerating src/native-addon.d.ts from the Rust sources.
+check "addon types are current" bash scripts/check-addon-types.sh
+check "cargo clippy" cargo clippy --workspace --all-targets --quiet -- -D warnings
+check "cargo fmt" cargo fmt --all --check
+
 cargo test --workspace 2>&1 | tee "$logs/cargo.log"
 cargo_status=${PIPESTATUS[0]}
 read -r cargo_passed cargo_failed < <(strip <"$logs/cargo.log" |
@@ -28,8 +48,8 @@ uvu_status=${PIPESTATUS[0]}
 uvu_total=$(strip <"$logs/uvu.log" | sed -n 's/^ *Total: *\([0-9]\+\).*/\1/p' | tail -1)
 uvu_passed=$(strip <"$logs/uvu.log" | sed -n 's/^ *Passed: *\([0-9]\+\).*/\1/p' | tail -1)
 
-passed=$(( ${cargo_passed:-0} + ${uvu_passed:-0} ))
-failed=$(( ${cargo_failed:-0} + ${uvu_total:-0} - ${uvu_passed:-0} ))
+passed=$(( checks_passed + ${cargo_passed:-0} + ${uvu_passed:-0} ))
+failed=$(( checks_failed + ${cargo_failed:-0} + ${uvu_total:-0} - ${uvu_passed:-0} ))
 # A runner that crashed before its summary counts as a failure, never as zero tests.
 [ "$cargo_status" -ne 0 ] && [ "${cargo_failed:-0}" -eq 0 ] && failed=$((failed + 1))
 [ "$uvu_status" -ne 0 ] && [ "${uvu_total:-0}" -eq "${uvu_passed:-0}" ] && failed=$((failed + 1))
