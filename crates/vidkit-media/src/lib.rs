@@ -24,7 +24,7 @@ mod proxy;
 pub use audio::{flac_proxy, AudioMix, AudioProxyStats, AudioTrack, SAMPLE_RATE};
 pub use concat::{concat_segments, ConcatOptions, ConcatStats};
 pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
-pub use error::MediaError;
+pub use error::{ErrorCode, MediaError};
 pub use format::OutputFormat;
 pub use gif::{encode_gif, GifOptions, GifStats};
 pub use hls::{package_hls, HlsStats, HLS_MASTER_PLAYLIST, HLS_MEDIA_PLAYLIST};

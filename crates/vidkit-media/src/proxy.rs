@@ -15,6 +15,7 @@ use ffmpeg::software::scaling;
 use ffmpeg::{frame, media, Dictionary, Rational};
 use ffmpeg_next as ffmpeg;
 
+use crate::error::Cause;
 use crate::{libav, packets, MediaError};
 
 /// What a proxy holds.
@@ -36,8 +37,8 @@ pub fn intra_proxy(input: &Path, output: &Path) -> Result<Option<ProxyStats>, Me
 }
 
 fn write_proxy(input: &Path, output: &Path) -> Result<Option<ProxyStats>, MediaError> {
-    let reading = |what: &str, e: &dyn std::fmt::Display| MediaError::io(input, format!("cannot {what}: {e}"));
-    let mut source = ffmpeg::format::input(input).map_err(|e| reading("open it as a media file", &e))?;
+    let reading = |what: &str, e: ffmpeg::Error| MediaError::io(input, Cause::of(format!("cannot {what}"), e));
+    let mut source = ffmpeg::format::input(input).map_err(|e| reading("open it as a media file", e))?;
     let Some(stream) = source.streams().best(media::Type::Video) else {
         return Ok(None);
     };
@@ -45,13 +46,12 @@ fn write_proxy(input: &Path, output: &Path) -> Result<Option<ProxyStats>, MediaE
         return Ok(None);
     }
     let (index, time_base, rate) = (stream.index(), stream.time_base(), stream.avg_frame_rate());
-    let mut context =
-        codec::Context::from_parameters(stream.parameters()).map_err(|e| reading("read its video", &e))?;
+    let mut context = codec::Context::from_parameters(stream.parameters()).map_err(|e| reading("read its video", e))?;
     context.set_threading(codec::threading::Config::kind(codec::threading::Type::Frame));
     let mut decoder = context
         .decoder()
         .video()
-        .map_err(|e| reading("open its video decoder", &e))?;
+        .map_err(|e| reading("open its video decoder", e))?;
     // SAFETY: libav's pixel format descriptors are static.
     let has_alpha = decoder
         .format()
@@ -62,7 +62,7 @@ fn write_proxy(input: &Path, output: &Path) -> Result<Option<ProxyStats>, MediaE
     }
 
     let mut target = ffmpeg::format::output_as(output, "mp4")
-        .map_err(|e| MediaError::io(output, format!("cannot create it: {e}")))?;
+        .map_err(|e| MediaError::io(output, Cause::of("cannot create it", e)))?;
     let opening = "opening libx264 for a video proxy";
     let codec =
         encoder::find_by_name("libx264").ok_or_else(|| MediaError::libav(opening, "this libavcodec has no libx264"))?;
@@ -95,7 +95,7 @@ fn write_proxy(input: &Path, output: &Path) -> Result<Option<ProxyStats>, MediaE
     out_stream.set_avg_frame_rate(rate);
     target
         .write_header()
-        .map_err(|e| MediaError::io(output, format!("cannot write the header: {e}")))?;
+        .map_err(|e| MediaError::io(output, Cause::of("cannot write the header", e)))?;
     let out_time_base = target.stream(0).expect("just added").time_base();
     // Each frame lasts one frame period, so the proxy lasts as long as the source.
     let frame_duration = if rate.numerator() > 0 {
@@ -121,12 +121,12 @@ fn write_proxy(input: &Path, output: &Path) -> Result<Option<ProxyStats>, MediaE
         }
         decoder
             .send_packet(&packet)
-            .map_err(|e| reading("decode its video", &e))?;
+            .map_err(|e| reading("decode its video", e))?;
         while decoder.receive_frame(&mut decoded).is_ok() {
             proxy.encode(&mut decoded)?;
         }
     }
-    decoder.send_eof().map_err(|e| reading("decode its video", &e))?;
+    decoder.send_eof().map_err(|e| reading("decode its video", e))?;
     while decoder.receive_frame(&mut decoded).is_ok() {
         proxy.encode(&mut decoded)?;
     }
@@ -134,7 +134,7 @@ fn write_proxy(input: &Path, output: &Path) -> Result<Option<ProxyStats>, MediaE
     let frames = proxy.frames;
     target
         .write_trailer()
-        .map_err(|e| MediaError::io(output, format!("cannot write the trailer: {e}")))?;
+        .map_err(|e| MediaError::io(output, Cause::of("cannot write the trailer", e)))?;
     Ok(Some(ProxyStats { frames }))
 }
 

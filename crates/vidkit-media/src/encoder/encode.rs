@@ -12,6 +12,7 @@ use ffmpeg_next as ffmpeg;
 
 use super::decode::Picture;
 use super::flow::Flow;
+use crate::error::Cause;
 use crate::format::OutputFormat;
 use crate::{packets, MediaError};
 
@@ -236,5 +237,5 @@ fn vp9_speed(preset: &str) -> usize {
 }
 
 fn writing(path: &Path, what: &str, error: ffmpeg::Error) -> MediaError {
-    MediaError::io(path, format!("cannot write {what}: {error}"))
+    MediaError::io(path, Cause::of(format!("cannot write {what}"), error))
 }
