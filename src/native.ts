@@ -5,7 +5,8 @@
 // `npm run build:native` into <packageRoot>/native/.
 // Its types are native-addon.d.ts, which `npm run build:native` generates from the #[napi] items
 // and which is committed, so the TypeScript compiles without a Rust toolchain; the test suite
-// fails when the committed file differs from a fresh build's.
+// fails when the committed file differs from a fresh build's. Its errors carry a stable `code`
+// (`VIDKIT_DISK_FULL`, ...; read it with errorCode from ./errors).
 
 import * as fs from 'node:fs';
 import * as path from 'node:path';
