@@ -105,6 +105,7 @@ pub(crate) fn output_format(name: Option<&str>) -> Outcome<OutputFormat> {
     })
 }
 
+/// Encodes screenshots into one closed-GOP segment of the output format.
 #[napi]
 pub struct NativeEncoder {
     /// `None` once finish() or abort() has been called.
@@ -153,7 +154,7 @@ impl NativeEncoder {
         Ok(promise)
     }
 
-    /// Encodes everything queued, writes the MP4 trailer and closes the file. On failure the
+    /// Encodes everything queued, writes the container's trailer and closes the file. On failure the
     /// partial file is deleted and the first error (naming the frame) rejects the promise.
     #[napi(ts_return_type = "Promise<EncodeResult>")]
     pub fn finish(&mut self) -> AsyncTask<Finish> {

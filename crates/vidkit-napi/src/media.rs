@@ -1,4 +1,4 @@
-//! `concatSegments`, `probe` and `pageMedia`: file work on the libuv pool.
+//! `concatSegments`, `probe` and `mediaForPage`: file work on the libuv pool.
 
 use std::path::PathBuf;
 
