@@ -8,14 +8,17 @@ import * as path from 'node:path';
 import { parseArgs } from 'node:util';
 import { QUALITY_SETTINGS } from '../dist/render/quality';
 import { renderLocal } from '../dist/render/local-render';
+import { loadComposition } from '../dist/composition/composition';
 import { Measured, measure, median } from './lib/measure';
 import { renderReference } from './lib/reference';
-import { stageComposition } from './lib/stage';
+import { projectHtml, stageComposition } from './lib/stage';
 import { printTable } from './lib/table';
 import { frameCount, psnr } from './lib/video';
 
 const ROOT = path.resolve(__dirname, '..');
-const COMPOSITIONS = ['gsap-text', 'ui-3d-reveal', 'css-keyframes', 'canvas-raf', 'slides'];
+/** Compositions on a video, rendered at their own size only (two of them portrait). */
+const VIDEO_COMPOSITIONS = ['video-talking-head', 'video-sub-composition', 'video-pip'];
+const COMPOSITIONS = ['gsap-text', 'ui-3d-reveal', 'css-keyframes', 'canvas-raf', 'slides', ...VIDEO_COMPOSITIONS];
 
 const { values: opts } = parseArgs({
   options: {
@@ -60,9 +63,9 @@ export interface Row {
   workers: number;
 }
 
-/** Every composition is authored at 1920x1080; other resolutions are drawn at a scale factor. */
+/** Resolutions name the height of a 1920x1080 composition; other ones are drawn at a scale factor. */
 const AUTHORED_HEIGHT = 1080;
-const widthFor = (resolution: number) => Math.round((1920 * resolution) / AUTHORED_HEIGHT);
+const widthFor = (dir: string, resolution: number) => Math.round((loadComposition(dir).width * resolution) / AUTHORED_HEIGHT);
 
 function projectDir(name: string): string {
   return stageComposition(ROOT, name, path.join(work, 'compositions'));
@@ -70,7 +73,7 @@ function projectDir(name: string): string {
 
 function vidkitRun(dir: string, output: string, resolution: number, workers = 'auto'): Promise<Measured> {
   const cli = path.join(ROOT, 'dist', 'cli', 'main.js');
-  return measure(process.execPath, [cli, 'render', dir, '--output', output, '--workers', workers, '--width', String(widthFor(resolution)), '--json']);
+  return measure(process.execPath, [cli, 'render', dir, '--output', output, '--workers', workers, '--width', String(widthFor(dir, resolution)), '--json']);
 }
 
 function peerRun(dir: string, output: string, resolution: number): Promise<Measured> {
@@ -110,7 +113,7 @@ async function benchComposition(name: string, resolution: number): Promise<Row> 
   const scale = resolution / AUTHORED_HEIGHT;
   process.stderr.write(`bench: ${tag}: lossless reference\n`);
   const reference = path.join(work, `${tag}-ref.mkv`);
-  await renderReference(dir, reference, scale);
+  await renderReference(dir, reference, scale, { browserVideo: projectHtml(dir).includes('<video') });
 
   const vidkitOut = path.join(work, `${tag}-vidkit.mp4`);
   const peerOut = path.join(work, `${tag}-peer.mp4`);
@@ -135,7 +138,7 @@ async function benchComposition(name: string, resolution: number): Promise<Row> 
       overrides: {},
       strictVariables: false,
       workers,
-      width: widthFor(resolution),
+      width: widthFor(dir, resolution),
       ...QUALITY_SETTINGS.standard,
       allowGpu: true,
       capture: 'auto',
@@ -173,7 +176,12 @@ async function workersSweep(name: string): Promise<Array<{ workers: string; medi
 
 async function main(): Promise<void> {
   const rows: Row[] = [];
-  for (const name of names) for (const resolution of resolutions) rows.push(await benchComposition(name, resolution));
+  for (const name of names) {
+    for (const resolution of resolutions) {
+      if (VIDEO_COMPOSITIONS.includes(name) && resolution !== AUTHORED_HEIGHT) continue;
+      rows.push(await benchComposition(name, resolution));
+    }
+  }
   const sweep = opts['workers-sweep'] ? await workersSweep(opts['workers-sweep']) : undefined;
   printTable(rows, sweep);
   fs.mkdirSync(path.dirname(path.resolve(opts.out!)), { recursive: true });

@@ -1,8 +1,7 @@
 #!/usr/bin/env bash
 # Builds the static libav that the native addon links: FFmpeg 5.1 with x264, x265 (10-bit, for
 # hdr-pq and hdr-hlg), libvpx (VP9), Opus, dav1d (AV1 input) and zlib (PNG), each from Debian 12's
-# source package, configured with only the components vidkit uses (README: "Native addon and
-# licence"). The prefix is cached under a name keyed by this script and the exact source versions,
+# source package, configured with only the components vidkit uses (docs/explanation/video-pipeline.md). The prefix is cached under a name keyed by this script and the exact source versions,
 # so running it again, or from a fresh clone on the same machine, only links it.
 #
 # Prints the prefix on stdout and points `.libav` in the repository at it, which

@@ -13,7 +13,7 @@ export class VidkitError extends Error {
   }
 }
 
-/** Exit codes of every vidkit command, documented in the README. */
+/** Exit codes of every vidkit command, documented in docs/reference/command-line.md. */
 export const ExitCode = {
   Ok: 0,
   RenderFailed: 1,

@@ -35,7 +35,7 @@ export interface RenderOptions {
   /** Output size in pixels, keeping the aspect ratio; default `data-width` × `data-height`. */
   width?: number;
   height?: number;
-  /** A named output size instead of width and height: `1080p`, `720p`, `portrait-4k`... (README, Resolution presets). */
+  /** A named output size instead of width and height: `1080p`, `720p`, `portrait-4k`... (docs/reference/resolution-presets.md). */
   resolution?: string;
   /** `gif` only: repeats after the first play, 0 to 65535; default 0, for ever. */
   gifLoop?: number;

@@ -21,6 +21,18 @@ export declare class NativeEncoder {
   abort(): void
 }
 
+/** One element's reader; `close()` ends its thread. */
+export declare class VideoFrames {
+  get info(): VideoFrameInfo
+  /**
+   * Writes the picture shown at media time `seconds` to `output` in the info's `format`;
+   * resolves to false, writing nothing, when that is the picture written last.
+   */
+  frameAt(seconds: number, output: string): Promise<boolean>
+  /** Ends the reader; requests after this reject. Pictures already asked for are still answered. */
+  close(): void
+}
+
 export interface BatchLineError {
   line: number
   outputKey?: string
@@ -78,9 +90,9 @@ export interface HlsResult {
 }
 
 /**
- * What the page plays for a media file: writes the proxy it needs (an all-intra H.264 copy of a
- * video, `<proxyStem>.mp4`; a FLAC copy of audio the browser does not play, `<proxyStem>.flac`)
- * and resolves to its path, or to null when the page plays the file itself, which then decodes.
+ * What the page plays for a media file the browser loads (audio; a video file played as audio):
+ * writes a FLAC copy of audio the browser does not play to `<proxyStem>.flac` and resolves to its
+ * path, or to null when the page plays the file itself, which then decodes.
  * Rejects naming libav's reason when the file cannot be decoded.
  */
 export declare function mediaForPage(input: string, proxyStem: string): Promise<string | null>
@@ -125,6 +137,12 @@ export interface NativeInfo {
   libavformat: string
 }
 
+/**
+ * Opens a media file's video and decodes its first picture (a file libav cannot play fails
+ * here, with its reason); null when the file has no video stream.
+ */
+export declare function openVideoFrames(path: string): Promise<VideoFrames | null>
+
 /** Remuxes a joined H.264 MP4 into an HLS directory (master.m3u8, stream.m3u8, stream_NNNNN.ts). */
 export declare function packageHls(input: string, dir: string, segmentSeconds: number): Promise<HlsResult>
 
@@ -148,8 +166,8 @@ export interface PackedBatchParse {
 export declare function parseBatchFile(path: string, optionsJson?: string | undefined | null): Promise<PackedBatchParse>
 
 /**
- * Splits a render into balanced contiguous chunks. Throws naming the option when one is 0 or not a
- * whole number.
+ * Splits a render into balanced contiguous chunks; a given chunk size wins over a target length.
+ * Throws naming the option when one is 0 or not a whole number.
  */
 export declare function planChunks(options: PlanChunksOptions): Array<Chunk>
 
@@ -214,6 +232,29 @@ export interface SoundtrackTrack {
   end?: number
   /** Its volume over time, in time order, when the page moves it; absent: `volume` throughout. */
   volumes?: Array<VolumePoint>
+}
+
+export interface VideoFrameInfo {
+  /** The picture's size as a browser shows it (sample aspect ratio and rotation applied). */
+  width: number
+  height: number
+  /** The container's duration, which a browser reports as the element's `duration`. */
+  durationSeconds: number
+  /** Where the video stream ends. */
+  videoDurationSeconds: number
+  hasAlpha: boolean
+  codec: string
+  /**
+   * How each picture is written: a WebCodecs `VideoPixelFormat` of tightly packed planes
+   * ("I420", "I420A", "I422", "I444"...), or "RGBA".
+   */
+  format: string
+  /** The written picture's size (turned; before the sample aspect ratio). */
+  codedWidth: number
+  codedHeight: number
+  /** WebCodecs `VideoMatrixCoefficients` of planar pictures ("bt709", "smpte170m", "bt2020-ncl"). */
+  matrix: string
+  fullRange: boolean
 }
 
 /** The volume of a track at one composition time. */

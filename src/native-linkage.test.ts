@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { PACKAGE_ROOT } from './package-info';
 
-// The addon built by `npm run build:native`, with libav linked in (README: "Native addon and licence").
+// The addon built by `npm run build:native`, with libav linked in (docs/explanation/video-pipeline.md).
 const ADDON = path.join(PACKAGE_ROOT, 'native', `vidkit.linux-${process.arch}-gnu.node`);
 
 function tool(name: string, args: string[]): string {

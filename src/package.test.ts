@@ -31,16 +31,17 @@ function install(name: string, args: string[]): string {
   return dir;
 }
 
-test('the pack script writes vidkit and its native package, holding only what runs', () => {
+test('the pack script writes vidkit and its native package, holding only what runs and the licence', () => {
   const r = run(process.execPath, [path.join(REPO_ROOT, 'scripts', 'pack.mjs'), tarballs], REPO_ROOT);
   assert.is(r.status, 0, r.stderr);
   const files = run('tar', ['tzf', vidkitTarball], work).stdout.trim().split('\n');
-  for (const runs of ['package/dist/index.js', 'package/dist/player/vidkit-player.d.ts', 'package/cloud/template.json', 'package/examples/ui-3d-reveal/index.html']) {
+  for (const runs of ['package/dist/index.js', 'package/dist/player/vidkit-player.d.ts', 'package/cloud/template.json', 'package/examples/ui-3d-reveal/index.html', 'package/LICENSE']) {
     assert.ok(files.includes(runs), `${runs} is packed`);
   }
   assert.equal(files.filter((f) => /^package\/(src|crates|benches|templates|npm|native)\//.test(f) || f.endsWith('.map')), []);
   const native = run('tar', ['tzf', nativeTarball], work).stdout.trim().split('\n');
   assert.ok(native.includes('package/vidkit.linux-x64-gnu.node'), native.join(' '));
+  assert.ok(native.includes('package/LICENSE'), native.join(' '));
 });
 
 let app = '';

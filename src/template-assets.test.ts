@@ -6,6 +6,7 @@ import { loadComposition } from './composition/composition';
 import { renderRequestSchema } from './composition/render-request';
 import { FIXTURES, REPO_ROOT, tempDir } from './test-support/cli';
 import { fontsStylesheet } from './fonts/bundled-fonts';
+import { PEER_FAMILIES, staticFolder } from './fonts/static-fonts';
 import { installTemplateAssets } from './template-assets';
 
 const files = (dir: string): string[] => fs.readdirSync(dir, { recursive: true, encoding: 'utf8' }).filter((f) => fs.statSync(path.join(dir, f)).isFile()).sort();
@@ -29,6 +30,14 @@ test('installTemplateAssets copies the built player, the bundled fonts and examp
     const named = [...fontsStylesheet().matchAll(/url\(([^)]+)\)/g)].map((m) => m[1]);
     for (const f of named) assert.ok(fs.statSync(path.join(fonts, f)).size > 1000, f);
     assert.match(fs.readFileSync(path.join(fonts, 'inter', 'LICENSE'), 'utf8'), /SIL Open Font License/);
+    // HyperFrames' static faces: each family declared, each face the @fontsource package's file byte for byte.
+    for (const { family, pkg } of PEER_FAMILIES) {
+      assert.ok(fontsStylesheet().includes(`font-family: ${JSON.stringify(family)};`), family);
+      const faces = named.filter((f) => f.startsWith(`${staticFolder(pkg)}/`));
+      assert.ok(faces.length > 0, `${family}: no static face exported`);
+      const packaged = path.join(path.dirname(require.resolve(`${pkg}/package.json`)), 'files');
+      for (const f of faces) assert.ok(fs.readFileSync(path.join(fonts, f)).equals(fs.readFileSync(path.join(packaged, path.basename(f)))), f);
+    }
     const example = path.join(REPO_ROOT, 'examples', 'ui-3d-reveal');
     assert.equal(files(stale), files(example));
     for (const f of files(example)) assert.ok(fs.readFileSync(path.join(stale, f)).equals(fs.readFileSync(path.join(example, f))), f);

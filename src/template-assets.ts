@@ -5,7 +5,7 @@ import { renderRequestSchema } from './composition/render-request';
 import { FONTS_PREFIX, exportBundledFonts } from './fonts/bundled-fonts';
 import { PACKAGE_ROOT } from './package-info';
 
-/** The composition every web template ships (SPEC.md 1.9). */
+/** The composition every web template ships: the bundled example. */
 export const BUNDLED_COMPOSITION = 'ui-3d-reveal';
 
 /** Where the request contract of `<compositionsDir>/<name>/` goes: beside the project, not in it. */

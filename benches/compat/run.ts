@@ -7,11 +7,12 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { audioLevels, maxLevelDifference } from '../lib/audio';
+import { audioLevels, integratedLoudness, maxLevelDifference } from '../lib/audio';
 import { Measured, measure } from '../lib/measure';
+import { projectHtml } from '../lib/stage';
 import { printColumns } from '../lib/table';
 import { frameCount, framePsnr, frameSize } from '../lib/video';
-import { projectHtml, stageCompatComposition } from './stage';
+import { stageCompatComposition } from './stage';
 import { CompatCase, SUITE } from './suite';
 
 const ROOT = path.resolve(__dirname, '..', '..');
@@ -19,6 +20,8 @@ const ROOT = path.resolve(__dirname, '..', '..');
 export const PASS_DB = 30;
 /** The most two soundtracks' levels (50 ms windows, dBFS) may differ anywhere. */
 export const AUDIO_TOLERANCE_DB = 1;
+/** The most two soundtracks' integrated loudness (EBU R 128) may differ, LU. */
+export const LOUDNESS_TOLERANCE_LU = 0.5;
 /** A render of a 2 s composition that takes longer has hung (the peer waits without end on some pages). */
 const RENDER_TIMEOUT_MS = 120_000;
 
@@ -45,6 +48,8 @@ export interface CompatRow {
   meanDb: number | null;
   /** Largest loudness difference (dB) between the soundtracks, for compositions with audio. */
   audioMaxDiffDb?: number;
+  /** Integrated loudness (EBU R 128, LUFS) of each soundtrack, for compositions with audio. */
+  loudnessLufs?: { vidkit: number | null; peer: number | null };
   verdict: Verdict;
   /** Why a row failed when it is not the pictures: a render error, a frame count or size. */
   note?: string;
@@ -65,6 +70,7 @@ function vidkitRun(c: CompatCase, dir: string, output: string): Promise<Measured
   const args = [path.join(ROOT, 'dist', 'cli', 'main.js'), 'render', dir, '--output', output, '--quality', 'high', '--json'];
   if (c.format) args.push('--format', c.format);
   if (c.variables) args.push('--variables', JSON.stringify(c.variables));
+  if (c.workers) args.push('--workers', String(c.workers));
   return measure(process.execPath, args, {}, (c.timeoutSeconds ?? RENDER_TIMEOUT_MS / 1000) * 1000);
 }
 
@@ -72,6 +78,7 @@ function peerRun(c: CompatCase, dir: string, output: string): Promise<Measured> 
   const args = [path.join(ROOT, 'benches', 'peer', 'render.sh'), dir, output];
   if (c.format) args.push('--format', c.format);
   if (c.variables) args.push('--variables', JSON.stringify(c.variables));
+  if (c.workers) args.push('--workers', String(c.workers));
   return measure('bash', args, {}, (c.timeoutSeconds ?? RENDER_TIMEOUT_MS / 1000) * 1000);
 }
 
@@ -83,7 +90,7 @@ function failure(m: Measured, tool: string): string {
 }
 
 async function compare(c: CompatCase): Promise<CompatRow> {
-  const dir = stageCompatComposition(ROOT, c.name, path.join(work, 'compositions'));
+  const dir = stageCompatComposition(ROOT, c.folder ?? c.name, path.join(work, 'compositions'));
   const ext = c.format === 'webm' ? '.webm' : '.mp4';
   const peerOut = path.join(work, `${c.name}-peer${ext}`);
   const vidkitOut = path.join(work, `${c.name}-vidkit${ext}`);
@@ -126,6 +133,12 @@ async function compare(c: CompatCase): Promise<CompatRow> {
       pass = false;
       notes.push(`audio levels differ by up to ${row.audioMaxDiffDb.toFixed(1)} dB`);
     }
+    row.loudnessLufs = { vidkit: integratedLoudness(vidkitOut), peer: integratedLoudness(peerOut) };
+    const { vidkit: vl, peer: pl } = row.loudnessLufs;
+    if ((vl === null) !== (pl === null) || (vl !== null && pl !== null && Math.abs(vl - pl) > LOUDNESS_TOLERANCE_LU)) {
+      pass = false;
+      notes.push(`integrated loudness ${lufs(vl)} against the peer's ${lufs(pl)}`);
+    }
   }
   if (!pass && row.minDb < PASS_DB) notes.push(`${psnr.filter((db) => db < PASS_DB).length} of ${psnr.length} frames under ${PASS_DB} dB`);
   row.verdict = pass ? 'pass' : c.text ? 'FAIL (text)' : 'FAIL';
@@ -133,12 +146,13 @@ async function compare(c: CompatCase): Promise<CompatRow> {
   return row;
 }
 
+const lufs = (n: number | null) => (n === null ? 'silence' : `${n.toFixed(1)} LUFS`);
 const db = (n: number | null | undefined) => (n === null || n === undefined ? '-' : Number.isFinite(n) ? n.toFixed(1) : 'inf');
 
 async function main(): Promise<void> {
   const rows: CompatRow[] = [];
   for (const c of cases) rows.push(await compare(c));
-  const header = ['composition', 'feature', 'frames v/p', 'min dB', 'mean dB', 'audio Δ dB', `≥ ${PASS_DB} dB every frame`, 'note'];
+  const header = ['composition', 'feature', 'frames v/p', 'min dB', 'mean dB', 'audio Δ dB', 'LUFS v/p', `≥ ${PASS_DB} dB every frame`, 'note'];
   printColumns([
     header,
     ...rows.map((r) => [
@@ -148,6 +162,7 @@ async function main(): Promise<void> {
       db(r.minDb),
       db(r.meanDb),
       db(r.audioMaxDiffDb),
+      r.loudnessLufs ? `${db(r.loudnessLufs.vidkit)}/${db(r.loudnessLufs.peer)}` : '-',
       r.verdict,
       r.note ?? '',
     ]),
@@ -158,7 +173,7 @@ async function main(): Promise<void> {
   if (text.length > 0) process.stdout.write(`; text rows below ${PASS_DB} dB (font rasterisation unless their frames show otherwise): ${text.join(', ')}`);
   process.stdout.write('\n');
   fs.mkdirSync(path.dirname(path.resolve(opts.out!)), { recursive: true });
-  const record = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model }, passDb: PASS_DB, audioToleranceDb: AUDIO_TOLERANCE_DB, rows };
+  const record = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model }, passDb: PASS_DB, audioToleranceDb: AUDIO_TOLERANCE_DB, loudnessToleranceLu: LOUDNESS_TOLERANCE_LU, rows };
   fs.writeFileSync(opts.out!, `${JSON.stringify(record, null, 2)}\n`);
   process.stderr.write(`compat: results written to ${opts.out}${opts.keep ? `; renders kept in ${work}` : ''}\n`);
   if (!opts.keep) fs.rmSync(work, { recursive: true, force: true });

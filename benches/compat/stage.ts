@@ -1,7 +1,7 @@
-import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { stageComposition } from '../lib/stage';
+import { projectHtml, stageComposition, stageMedia } from '../lib/stage';
+import { PRODUCTION_SPECS, productionMedia, writeProductionProject } from './production';
 
 /**
  * Files a composition may reference by name, copied in when its index.html names them: the
@@ -34,14 +34,40 @@ const MEDIA: Record<string, string[]> = {
     '-f', 'lavfi', '-i', 'aevalsrc=0.3*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t)):s=48000:d=15',
     '-c:v', 'libx264', '-crf', '18', '-g', '30', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-shortest',
   ],
+  // A small a-roll for the mixing rows: 4 s of picture with the same voice-like sound.
+  'aroll-small.mp4': [
+    '-f', 'lavfi', '-i', 'testsrc2=s=320x180:r=30:d=4',
+    '-f', 'lavfi', '-i', 'aevalsrc=0.3*sin(2*PI*220*t)*(0.6+0.4*sin(2*PI*3*t)):s=48000:d=4',
+    '-c:v', 'libx264', '-crf', '18', '-g', '30', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-b:a', '128k', '-shortest',
+  ],
+  // Sources tagged in part, for the colour row: the matrix alone, the primaries alone, nothing,
+  // full range; at 1280x720 and 640x360 (a browser guesses an untagged matrix from the height).
+  ...colourSources(),
   'sfx-whoosh.wav': ['-f', 'lavfi', '-i', 'aevalsrc=0.5*sin(2*PI*(300+900*t)*t)*exp(-6*t):s=48000:d=0.5', '-c:a', 'pcm_s16le'],
   'sfx-ding.wav': ['-f', 'lavfi', '-i', 'aevalsrc=0.6*sin(2*PI*1320*t)*exp(-5*t):s=48000:d=0.8', '-c:a', 'pcm_s16le'],
 };
 
-/** The text of every HTML file of a staged project: index.html and its sub-compositions. */
-export function projectHtml(staged: string): string {
-  const files = fs.readdirSync(staged, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'));
-  return files.map((f) => fs.readFileSync(path.join(staged, f), 'utf8')).join('\n');
+/** 1 s of every hue at every lightness (a smooth picture, so only colour differs) with the given x264 colour tags, named `colour-<name>.mp4`. */
+function colourSources(): Record<string, string[]> {
+  const variants: Record<string, { size: string; tags: string[] }> = {
+    'untagged-720': { size: '1280x720', tags: [] },
+    'untagged-360': { size: '640x360', tags: [] },
+    'bt709-matrix-720': { size: '1280x720', tags: ['-colorspace', 'bt709'] },
+    'bt709-matrix-360': { size: '640x360', tags: ['-colorspace', 'bt709'] },
+    'bt601-matrix-720': { size: '1280x720', tags: ['-colorspace', 'smpte170m'] },
+    'bt709-primaries-360': { size: '640x360', tags: ['-color_primaries', 'bt709'] },
+    'bt709-primaries-720': { size: '1280x720', tags: ['-color_primaries', 'bt709', '-color_trc', 'bt709'] },
+    'bt709-full-360': { size: '640x360', tags: ['-colorspace', 'bt709', '-color_primaries', 'bt709', '-color_trc', 'bt709', '-color_range', 'pc'] },
+  };
+  return Object.fromEntries(
+    Object.entries(variants).map(([name, { size, tags }]) => [
+      `colour-${name}.mp4`,
+      [
+        '-f', 'lavfi', '-i', `colorspectrum=s=${size}:r=30:d=1:type=all`,
+        '-c:v', 'libx264', '-crf', '12', '-g', '30', '-pix_fmt', name.includes('full') ? 'yuvj420p' : 'yuv420p', ...tags, '-an',
+      ],
+    ]),
+  );
 }
 
 /**
@@ -49,7 +75,16 @@ export function projectHtml(staged: string): string {
  * libraries and media land at the project root, where a sub-composition names them as `../<file>`.
  */
 export function stageCompatComposition(root: string, name: string, dir: string): string {
-  const staged = stageComposition(root, name, dir, path.join(root, 'benches', 'compat', 'compositions'));
+  const spec = PRODUCTION_SPECS.find((p) => p.name === name);
+  let staged: string;
+  if (spec) {
+    staged = path.join(dir, name);
+    fs.rmSync(staged, { recursive: true, force: true });
+    writeProductionProject(spec, staged);
+    fs.cpSync(path.join(root, 'benches', 'compositions', 'fonts'), staged, { recursive: true });
+  } else {
+    staged = stageComposition(root, name, dir, path.join(root, 'benches', 'compat', 'compositions'));
+  }
   const html = projectHtml(staged);
   for (const [file, sources] of Object.entries(LIBRARIES)) {
     if (!html.includes(`"${file}"`) && !html.includes(`'./${file}'`)) continue;
@@ -59,9 +94,6 @@ export function stageCompatComposition(root: string, name: string, dir: string):
       fs.copyFileSync(from, path.join(staged, path.basename(source)));
     }
   }
-  for (const [file, args] of Object.entries(MEDIA)) {
-    if (!html.includes(`"${file}"`) && !html.includes(`"../${file}"`)) continue;
-    execFileSync('ffmpeg', ['-v', 'error', '-y', ...args, path.join(staged, file)]);
-  }
+  stageMedia(staged, { ...MEDIA, ...(spec ? productionMedia(spec) : {}) });
   return staged;
 }

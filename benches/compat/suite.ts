@@ -1,11 +1,15 @@
 /**
  * The compatibility suite: compositions in HyperFrames' format, written for it, each measuring one
- * feature of the format (README, HyperFrames compositions). Every one is rendered by the peer and by
+ * feature of the format (docs/guide/hyperframes.md). Every one is rendered by the peer and by
  * vidkit in the same run and compared frame by frame.
  */
+import { PRODUCTION_SPECS, ProductionSpec } from './production';
+
 export interface CompatCase {
-  /** Folder under benches/compat/compositions. */
+  /** The row's name; also its folder under benches/compat/compositions unless `folder` is given. */
   name: string;
+  /** Folder under benches/compat/compositions, for rows that render one composition another way. */
+  folder?: string;
   /** What the composition measures. */
   feature: string;
   /**
@@ -19,6 +23,8 @@ export interface CompatCase {
   variables?: Record<string, unknown>;
   /** Seconds each tool may take to render it, for the production rows; 120 unless given. */
   timeoutSeconds?: number;
+  /** Given to both tools with `--workers`; each tool's `auto` unless given. */
+  workers?: number;
 }
 
 export const SUITE: CompatCase[] = [
@@ -48,6 +54,7 @@ export const SUITE: CompatCase[] = [
   { name: 'media-video-rate', feature: 'media: data-playback-rate 2 and 0.5' },
   { name: 'media-audio', feature: 'media: audio data-volume, data-media-start, trim, relative start (levels compared)' },
   { name: 'media-audio-volume', feature: 'media: volume animated by a GSAP timeline (levels compared)' },
+  { name: 'media-video-colour', feature: 'media: sources tagged in part (matrix alone, primaries alone, none, full range) at 720 and 360 lines' },
   { name: 'alpha-webm', feature: 'alpha: html and body backgrounds left out in webm', format: 'webm' },
   { name: 'alpha-root-background', feature: "alpha: the root's own half-transparent background in webm", format: 'webm' },
   { name: 'sub-nested', feature: 'sub-compositions: files nested 3 deep, a host without an id, an inline template; GSAP timelines in host time' },
@@ -63,5 +70,23 @@ export const SUITE: CompatCase[] = [
     text: true,
     timeoutSeconds: 1200,
   },
+  { name: 'clips-hidden-descendants', feature: "clips: a hidden clip hides what it holds, even descendants whose CSS or GSAP made them visible (a CTA's buttons)" },
+  { name: 'sub-at-zero', feature: 'sub-compositions at t=0: from() and fromTo() tweens at 0, a host with and without a length, the root timeline beside them' },
+  { name: 'iframe-spinner', feature: 'same-origin iframe: spinners from a self-playing GSAP tween and requestAnimationFrame' },
+  { name: 'gsap-chunks-1', folder: 'gsap-chunks', workers: 1, feature: 'GSAP cross-fades straddling 1 s and 2 s, one worker each' },
+  { name: 'gsap-chunks-3', folder: 'gsap-chunks', workers: 3, feature: 'GSAP cross-fades straddling 1 s and 2 s, three workers each (chunks start inside the fades)' },
+  { name: 'audio-mix', feature: "mix: an a-roll's sound under overlapping effects, a video's sound beside an <audio> of it, effects two sub-compositions deep, a loop, a trim, data-volume above 1 (levels and integrated loudness compared)" },
+  ...PRODUCTION_SPECS.map((spec) => ({
+    name: spec.name,
+    feature: productionFeature(spec),
+    text: true as const,
+    timeoutSeconds: 1800,
+  })),
   { name: 'fonts-faces', feature: "fonts: HyperFrames' static faces and aliases, a weight between them, generic fallbacks after an unknown family, the default font", text: true },
 ];
+
+function productionFeature(spec: ProductionSpec): string {
+  const transition = typeof spec.transition === 'object' ? `shader-transitions ${spec.transition.shader}` : spec.transition === 'css' ? 'CSS wipe' : 'GSAP cross-fade';
+  const fonts = [spec.fonts.caption, spec.fonts.title, spec.fonts.lower, spec.fonts.button];
+  return `production: ${spec.seconds} s ${spec.width}x${spec.height}, a-roll with sound, word-by-word captions every ${spec.wordSeconds} s, ${spec.levels} levels of sub-compositions, ${transition}, ${fonts.join(', ')} (${spec.fonts.notBundled} not bundled), 3 sound effects and one in a sub-composition, CTA end card then outro`;
+}

@@ -33,3 +33,17 @@ export function audioLevels(file: string, seconds: number, windowSeconds = 0.05)
 export function maxLevelDifference(a: number[], b: number[]): number {
   return a.reduce((max, level, i) => Math.max(max, Math.abs(level - b[i])), 0);
 }
+
+/**
+ * Integrated loudness of a file's first audio stream, LUFS (EBU R 128, ffmpeg's ebur128 filter);
+ * null for a file without audio or with nothing above the gate.
+ */
+export function integratedLoudness(file: string): number | null {
+  const run = spawnSync('ffmpeg', ['-hide_banner', '-nostats', '-i', file, '-map', '0:a:0?', '-af', 'ebur128', '-f', 'null', '-'], { maxBuffer: 64 * 1024 * 1024 });
+  if (run.status !== 0) throw new Error(`ffmpeg could not measure the loudness of ${file}: ${run.stderr.toString().slice(-500)}`);
+  // The summary at the end: "Integrated loudness:\n    I:         -14.3 LUFS".
+  const summary = /Integrated loudness:\s*I:\s*(-?[\d.]+|-inf) LUFS/.exec(run.stderr.toString());
+  if (!summary || summary[1] === '-inf') return null;
+  const lufs = Number(summary[1]);
+  return lufs <= -70 ? null : lufs;
+}

@@ -8,11 +8,14 @@ import { runtimeBoot } from '../../dist/runtime/boot';
 
 /**
  * The lossless reference of a composition: every frame as the browser draws it (PNG from one
- * begin-frame session, frame i at time i/fps), stored losslessly as FFV1 RGB.
+ * begin-frame session, frame i at time i/fps), stored losslessly as FFV1 RGB. With
+ * `browserVideo`, the browser plays the page's videos itself (this session has no asset router,
+ * so its videos are not the native decoder's) and each seeked frame is taken by screenshot, which
+ * waits until the video presents it: the browser's own picture of each source frame.
  */
-export async function renderReference(projectDir: string, output: string, scale = 1): Promise<void> {
+export async function renderReference(projectDir: string, output: string, scale = 1, opts: { browserVideo?: boolean } = {}): Promise<void> {
   const comp = loadComposition(projectDir);
-  const profile = await resolveProfile({ executablePath: findBrowser(), capture: 'auto', allowGpu: true });
+  const profile = await resolveProfile({ executablePath: findBrowser(), capture: opts.browserVideo ? 'screenshot' : 'auto', allowGpu: true });
   const server = await serveProject(comp.projectDir);
   const ffmpeg = spawn('ffmpeg', ['-v', 'error', '-y', '-f', 'image2pipe', '-framerate', String(comp.fps), '-c:v', 'png', '-i', '-', '-c:v', 'ffv1', '-pix_fmt', 'bgr0', output], {
     stdio: ['pipe', 'ignore', 'inherit'],

@@ -1,11 +1,13 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 /**
  * The bench compositions as both tools render them, staged under `dir`: each composition's own
  * files plus the shared fonts (Liberation Sans, SIL OFL), so both tools draw the same glyphs from
- * the same files. `ui-3d-reveal` is made from examples/ui-3d-reveal rather than kept as a copy.
- * `compositions` is the folder they come from (the compatibility suite keeps its own).
+ * the same files, and the videos its pages name ({@link BENCH_MEDIA}). `ui-3d-reveal` is made from
+ * examples/ui-3d-reveal rather than kept as a copy. `compositions` is the folder they come from
+ * (the compatibility suite keeps its own).
  */
 export function stageComposition(root: string, name: string, dir: string, compositions = path.join(root, 'benches', 'compositions')): string {
   const staged = path.join(dir, name);
@@ -16,7 +18,46 @@ export function stageComposition(root: string, name: string, dir: string, compos
     fs.cpSync(path.join(compositions, name), staged, { recursive: true });
   }
   fs.cpSync(path.join(root, 'benches', 'compositions', 'fonts'), staged, { recursive: true });
+  stageMedia(staged, BENCH_MEDIA);
   return staged;
+}
+
+/** A test-pattern video (frame number and timecode burned in, colours turning), H.264 with a keyframe every 2 s. */
+function patternVideo(size: string, seconds: number, hue: string, tone: boolean): string[] {
+  return [
+    '-f', 'lavfi', '-i', `testsrc2=s=${size}:r=30:d=${seconds},hue=H=${hue}`,
+    ...(tone ? ['-f', 'lavfi', '-i', `sine=frequency=440:sample_rate=48000:duration=${seconds}`, '-af', 'volume=0.3', '-c:a', 'aac', '-b:a', '128k'] : ['-an']),
+    '-c:v', 'libx264', '-preset', 'veryfast', '-crf', '18', '-g', '60', '-pix_fmt', 'yuv420p',
+  ];
+}
+
+/**
+ * The bench compositions' videos, made with ffmpeg's own test source when a page names them, so
+ * every run has the same pictures without keeping large files in the repository.
+ */
+const BENCH_MEDIA: Record<string, string[]> = {
+  'talk.mp4': patternVideo('1080x1920', 30, '2*PI*t/30', true),
+  'scene.mp4': patternVideo('1080x1920', 13, 'PI/2+2*PI*t/13', false),
+  'main.mp4': patternVideo('1920x1080', 10, '2*PI*t/10', true),
+  'inset.mp4': patternVideo('1280x720', 10, 'PI', false),
+};
+
+/** The text of every HTML file of a staged project: index.html and its sub-compositions. */
+export function projectHtml(staged: string): string {
+  const files = fs.readdirSync(staged, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.html'));
+  return files.map((f) => fs.readFileSync(path.join(staged, f), 'utf8')).join('\n');
+}
+
+/**
+ * Makes each file of `media` (ffmpeg arguments before the output) that a page of the staged
+ * project names, as `"<file>"` or `"../<file>"`, at the project's root.
+ */
+export function stageMedia(staged: string, media: Record<string, string[]>): void {
+  const html = projectHtml(staged);
+  for (const [file, args] of Object.entries(media)) {
+    if (!html.includes(`"${file}"`) && !html.includes(`"../${file}"`)) continue;
+    execFileSync('ffmpeg', ['-v', 'error', '-y', ...args, path.join(staged, file)]);
+  }
 }
 
 const FONT_FACES =

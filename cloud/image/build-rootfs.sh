@@ -3,7 +3,7 @@
 # with mmdebstrap (Node.js, chromium-headless-shell, fonts), plus vidkit under /app (dist/,
 # production node_modules, package.json, the self-contained native addon, cloud/handler.js) and the
 # Lambda runtime interface client under /app/lambda-runtime. cloud/image/Dockerfile turns the
-# tarball into the images; README "Distributed rendering on AWS" has the commands.
+# tarball into the images; docs/guide/cloud.md has the commands.
 #
 # Usage: cloud/image/build-rootfs.sh [--addon <vidkit.linux-x64-gnu.node>] <out.tar | out-dir>
 #   out.tar   a tarball for `docker import` or the Dockerfile's `ADD rootfs.tar /`

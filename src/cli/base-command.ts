@@ -1,12 +1,12 @@
 import { Command } from 'clipanion';
 import { ExitCode, VidkitError, cliErrorText } from '../errors';
 
-/** A command's exit codes and what each means, listed at the end of its help (README, Exit codes). */
+/** A command's exit codes and what each means, listed at the end of its help (docs/reference/command-line.md). */
 export type ExitCodes = Readonly<Record<number, string>>;
 
 /**
  * Every vidkit command: results on stdout, log lines on stderr, and an error the user can act on
- * printed as one `vidkit: error: …` line with a meaningful exit code (see README, Exit codes).
+ * printed as one `vidkit: error: …` line with a meaningful exit code (see docs/reference/command-line.md).
  */
 export abstract class VidkitCommand extends Command {
   /** What a command that declares none of its own can exit with; a command adds its own meanings. */

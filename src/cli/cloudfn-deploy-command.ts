@@ -23,7 +23,7 @@ export class CloudfnDeployCommand extends CloudCommand {
         docker build --target cloudfn -t <ecr-uri> -f cloud/image/Dockerfile image && docker push <ecr-uri>
       or, with the same configuration and no Dockerfile, \`docker import\` of image/rootfs.tar with
       ENTRYPOINT ["/app/lambda-runtime/node_modules/.bin/aws-lambda-ric"], CMD ["handler.handler"],
-      WORKDIR /app/cloud and the Dockerfile's ENV (README "Distributed rendering on AWS").
+      WORKDIR /app/cloud and the Dockerfile's ENV (docs/guide/cloud.md).
     `,
     examples: [['Deploy with 64 reserved executions', '$0 cloudfn deploy --image-uri 123456789012.dkr.ecr.us-east-1.amazonaws.com/vidkit:1 --concurrency=64']],
   });

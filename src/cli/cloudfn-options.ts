@@ -16,7 +16,7 @@ export const BUCKET_DESCRIPTION = "Render bucket (default: VIDKIT_BUCKET, else t
 export const STATE_MACHINE_DESCRIPTION = "Render state machine ARN (default: VIDKIT_SFN_ARN, else the stack's RenderStateMachineArn)";
 export const STACK_NAME_DESCRIPTION = `Deployed stack to read the bucket and state machine from when they are not given (default ${DEFAULT_STACK_NAME})`;
 
-/** Exit codes of the cloudfn commands that read the deployed stack, listed in their help (README "Exit codes and environment"). */
+/** Exit codes of the cloudfn commands that read the deployed stack, listed in their help (docs/guide/cloud.md). */
 export const CLOUD_EXIT_CODES: ExitCodes = {
   ...CloudCommand.exitCodes,
   [ExitCode.MissingDependency]: 'missing dependency: no AWS region or credentials, AWS (or AWS_ENDPOINT_URL) unreachable, or no deployed stack to read the bucket or state machine from',

@@ -65,7 +65,7 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
       --wait: after the last start, progress lines (done, running, failed, renders per minute, ETA,
       cost so far by the estimate) until every render the run started has ended; exit 1 if any
       failed. --webhook <url>: the render function posts each render's signed event, and one
-      batch.completed event when the run's last render has ended (README "Completion webhook").
+      batch.completed event when the run's last render has ended (docs/guide/cloud.md, Completion webhook).
       --direct runs each render as one function invocation (each must plan to one chunk).
 
       The bucket and state machine are --bucket and --state-machine-arn, else VIDKIT_BUCKET and

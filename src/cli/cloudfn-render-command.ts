@@ -49,20 +49,20 @@ export class CloudfnRenderCommand extends CloudCommand {
       VIDKIT_SFN_ARN, else the outputs of the deployed stack (--stack-name, default vidkit-render).
 
       --estimate prints the expected Lambda GB-seconds, Step Functions state transitions and S3
-      requests of this render and their cost at us-east-1 list prices, and starts nothing (README
-      "Cost estimate"; --json for the numbers).
+      requests of this render and their cost at us-east-1 list prices, and starts nothing
+      (docs/guide/cloud.md, Cost estimate; --json for the numbers).
 
       --host-large-variables: a render whose execution input would exceed 256 KiB puts its
       variables in the render bucket and passes their key; each invocation reads them once.
 
       --direct: a render that plans to one chunk runs as one invocation of the render function,
       without the state machine (no execution: progress, cancel and the webhook work from its render
-      id; README "Direct renders").
+      id; docs/guide/cloud.md, Direct renders).
 
       --webhook <url>: when the render succeeds or fails, the render function POSTs a JSON body
       to the URL, signed in the X-Vidkit-Signature header (sha256=<HMAC-SHA256 of the raw body>)
       with --webhook-secret or VIDKIT_WEBHOOK_SECRET, retried on network errors and 5xx. Loopback
-      and private addresses only with --webhook-allow-private (README "Completion webhook").
+      and private addresses only with --webhook-allow-private (docs/guide/cloud.md, Completion webhook).
     `,
     examples: [['Render and wait', `$0 cloudfn render my-video --variables '{"title":"Hi"}' --output-key renders/hi.mp4 --wait`]],
   });
@@ -199,6 +199,6 @@ export function estimateLines(e: RenderCostEstimate, memoryFrom: string): string
     row('Step Functions', `${e.stepFunctions.stateTransitions} state transitions`, e.stepFunctions.cost),
     row('S3', `${e.s3.putOrListRequests} PUT/LIST, ${e.s3.getRequests} GET/HEAD requests`, e.s3.cost),
     row('Total', '', e.totalCost),
-    `Assumed ${e.assumptions.secondsPerFrame.toPrecision(2)} s a frame and ${e.assumptions.chunkStartSeconds} s to start each chunk; ${e.prices.region} list prices recorded ${e.prices.recorded} (README "Cost estimate").`,
+    `Assumed ${e.assumptions.secondsPerFrame.toPrecision(2)} s a frame and ${e.assumptions.chunkStartSeconds} s to start each chunk; ${e.prices.region} list prices recorded ${e.prices.recorded} (docs/guide/cloud.md, Cost estimate).`,
   ];
 }

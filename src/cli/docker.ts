@@ -33,7 +33,7 @@ export function requireDockerEngine(): void {
 function buildImage(): void {
   if (!fs.existsSync(BUILD_ROOTFS)) {
     throw new VidkitError(
-      `--docker: this Docker engine has no image ${IMAGE}, and building it needs a vidkit checkout (cloud/image/build-rootfs.sh; README "Distributed rendering on AWS"): build it there, or load it into this engine`,
+      `--docker: this Docker engine has no image ${IMAGE}, and building it needs a vidkit checkout (cloud/image/build-rootfs.sh; docs/guide/cloud.md): build it there, or load it into this engine`,
       { exitCode: ExitCode.MissingDependency },
     );
   }

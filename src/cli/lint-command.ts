@@ -5,7 +5,7 @@ import { lintGlyphs } from '../composition/lint-glyphs';
 import { ExitCode, badInput } from '../errors';
 import { VidkitCommand } from './base-command';
 
-/** `vidkit lint`'s exit status when it reports errors (README, `vidkit lint`). */
+/** `vidkit lint`'s exit status when it reports errors (docs/guide/lint.md). */
 const FOUND_ERRORS = 1;
 
 export class LintCommand extends VidkitCommand {

@@ -14,7 +14,7 @@ import { frameProgress } from './progress';
 import { refuseSingleRenderOptions, runRenderBatch } from './render-batch';
 import { exitOnTermination } from './termination';
 
-/** What a local render exits with (README, Exit codes). */
+/** What a local render exits with (docs/reference/command-line.md). */
 export const RENDER_EXIT_CODES: ExitCodes = {
   [ExitCode.Ok]: 'success',
   [ExitCode.RenderFailed]: 'render failed (a script error, a page that loops or navigates away, a browser that died three times)',
@@ -90,7 +90,7 @@ export class RenderCommand extends CompositionCommand {
     description: 'Run vidkit lint first and fail (exit 2) on its errors; text no font can draw fails the render (exit 2) instead of a warning',
   });
   batch = Option.String('--batch', {
-    description: 'Batch file: JSONL (one {"outputKey", "variables"} a line), a JSON array of those, or a CSV/TSV table whose header names the variables: one video per entry on browsers kept warm (README, Local batch rendering)',
+    description: 'Batch file: JSONL (one {"outputKey", "variables"} a line), a JSON array of those, or a CSV/TSV table whose header names the variables: one video per entry on browsers kept warm (docs/guide/batch.md)',
   });
   outputKey = Option.String('--output-key', { description: "With a CSV/TSV --batch without an outputKey column: each row's output named from its cells, e.g. '{id}.mp4'" });
   outputDir = Option.String('--output-dir', 'out', { description: 'With --batch: the folder outputKeys are relative to, and where the manifest is kept (default out)' });

@@ -7,7 +7,7 @@ const EXIT_CODES = { SIGINT: ExitCode.Interrupted, SIGTERM: ExitCode.Terminated,
 /**
  * Ctrl-C, SIGTERM and SIGHUP end a render at once: every browser is killed and every segment,
  * partial output and browser profile removed (synchronously, so nothing outlives the process),
- * then vidkit exits 130, 143 or 129 (README, Exit codes). Returns a function that removes the handlers.
+ * then vidkit exits 130, 143 or 129 (docs/reference/command-line.md). Returns a function that removes the handlers.
  */
 export function exitOnTermination(stderr: Writable, beforeExit: () => void = () => undefined): () => void {
   const handlers = Object.entries(EXIT_CODES).map(([signal, code]) => {

@@ -12,7 +12,7 @@ export interface CommandInfo {
 }
 
 /**
- * clipanion's CLI with what vidkit's help promises (README, The command line): value options show
+ * clipanion's CLI with what vidkit's help promises (docs/reference/command-line.md): value options show
  * a named placeholder (`--output <output>`, clipanion alone prints `#0`), every group of commands
  * (`cloudfn`, `cloudfn sites`) answers bare and with `--help` by listing its commands, `vidkit
  * help [command…]` works, every command's help ends with its exit codes, a command line that
@@ -63,7 +63,7 @@ export class VidkitCli extends Cli {
       command = this.process(this.helpFirst(input), context);
     } catch (err) {
       // An unknown option, a missing argument, an unknown command: bad input, exit 2 like every
-      // other (README, Exit codes); clipanion's own run would exit 1, which `vidkit lint` uses for
+      // other (docs/reference/command-line.md); clipanion's own run would exit 1, which `vidkit lint` uses for
       // "errors found".
       const stderr = context.stderr ?? Cli.defaultContext.stderr;
       stderr.write(this.error(err as Error, { colored: colorsWanted(stderr) }));

@@ -18,7 +18,7 @@ export interface Composition {
   height: number;
   /**
    * The root's `data-duration`; undefined when it has none, and the page tells the length once it
-   * runs (timelines, media, clips: README, "HyperFrames compositions").
+   * runs (timelines, media, clips: docs/guide/hyperframes.md).
    */
   durationSeconds?: number;
   /** `data-fps` when present, else {@link DEFAULT_FPS}; a caller may still override it. */
@@ -28,7 +28,7 @@ export interface Composition {
 
 /**
  * Reads `<projectDir>/index.html`, or `file` (a path in the project: a host page or a
- * sub-composition file, README "HyperFrames compositions"), and validates the composition root.
+ * sub-composition file, docs/guide/hyperframes.md), and validates the composition root.
  */
 export function loadComposition(projectDir: string, file: string = ENTRY_FILE): Composition {
   if (file === ENTRY_FILE) {
@@ -83,7 +83,7 @@ export function declaringElements(doc: HTMLElement): HTMLElement[] {
   return [...(htmlEl ? [htmlEl] : []), ...doc.querySelectorAll('[data-composition-variables]').filter((el) => el !== htmlEl)];
 }
 
-/** The composition root of a parsed document (README, HyperFrames compositions), if it has one. */
+/** The composition root of a parsed document (docs/guide/hyperframes.md), if it has one. */
 export function findRoot(doc: HTMLElement): HTMLElement | null {
   return doc.querySelector(ROOT_SELECTORS[0]) ?? doc.querySelector(ROOT_SELECTORS[1]);
 }

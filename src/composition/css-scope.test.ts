@@ -2,7 +2,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { scopeCss } from './css-scope';
 
-// Sub-composition styles scoped to one instance (README, "HyperFrames compositions").
+// Sub-composition styles scoped to one instance (docs/guide/hyperframes.md).
 const scope = { host: '[data-composition-id="card__hf1"]', root: '[data-vidkit-root="card__hf1"]', compositionId: 'card', rootDomId: 'card' };
 
 test('selectors are prefixed with the host; #root and [data-composition-id] name the instance root; html, body and :root the host', () => {

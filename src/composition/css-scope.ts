@@ -1,6 +1,6 @@
 /**
- * Scopes a sub-composition's style sheet to one instance of it (README, "HyperFrames
- * compositions", sub-compositions): every selector is prefixed with the host's selector; `html`,
+ * Scopes a sub-composition's style sheet to one instance of it (docs/guide/hyperframes.md,
+ * sub-compositions): every selector is prefixed with the host's selector; `html`,
  * `body` and `:root` at a selector's start name the host; the composition's own root (its `#id`
  * or `[data-composition-id="…"]`) names the instance's root. Rules inside @media, @supports,
  * @container, @layer and @scope are scoped too; @keyframes, @font-face and the like pass as they are.

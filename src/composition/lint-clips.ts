@@ -2,7 +2,7 @@ import type { HTMLElement } from 'node-html-parser';
 import { LintContext, pageFile } from './lint-finding';
 
 /**
- * A `data-start` as the page runtime reads it (README, HyperFrames compositions): seconds, or
+ * A `data-start` as the page runtime reads it (docs/guide/hyperframes.md): seconds, or
  * `id`, `id + s`, `id - s`. Null when it is neither.
  */
 export interface ClipStart {

@@ -3,7 +3,7 @@ import { projectFile } from '../render/project-files';
 
 export type Severity = 'error' | 'warning';
 
-/** One thing in a composition that will not render as its author expects (README, `vidkit lint`). */
+/** One thing in a composition that will not render as its author expects (docs/guide/lint.md). */
 export interface LintFinding {
   severity: Severity;
   /** Stable id of the rule, e.g. `clip-reference-unknown`. */

@@ -21,7 +21,7 @@ export interface CompositionEntry {
 const SKIPPED = new Set(['node_modules']);
 
 /**
- * Every HTML file of the project with a composition root (README, "HyperFrames compositions"):
+ * Every HTML file of the project with a composition root (docs/guide/hyperframes.md):
  * index.html first, then the others by path. A sub-composition file counts with the root inside
  * its `<template>`; its variables are those of its `<html>` and of its elements.
  */

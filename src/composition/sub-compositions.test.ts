@@ -11,7 +11,7 @@ import { REPO_ROOT, ServingCli, fixtureCopy, tempDir, vidkit, vidkitServe } from
 import { brightFrom, decodeGray, decodePcm, decodeRgbFrame, decodeRgba, hfSubScenesProblems, psnr, writeTone } from '../test-support/media';
 import { addPlayer, playerFrame } from '../test-support/player';
 
-// Sub-compositions (README, "HyperFrames compositions"): the fixtures hf-sub-* rendered by the
+// Sub-compositions (docs/guide/hyperframes.md): the fixtures hf-sub-* rendered by the
 // CLI, their decoded frames and soundtrack checked; the preview's player showing the same frames.
 const out = tempDir('vidkit-hf-sub-test-');
 const W = 320;

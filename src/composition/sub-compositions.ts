@@ -10,7 +10,7 @@ import { mergeVariables, parseDeclarationSources } from './variables';
 export type ProjectReader = (file: string) => string | undefined;
 
 /**
- * Mounts a page's sub-compositions (README, "HyperFrames compositions"), once, for every caller:
+ * Mounts a page's sub-compositions (docs/guide/hyperframes.md), once, for every caller:
  * the project server passes every HTML page it serves through here (render, preview, cloud
  * chunks, template renders), and the player passes pages it fetched from elsewhere (a template's
  * static files) through it too. No Node imports: the player bundle includes it.

@@ -1,7 +1,7 @@
 import { badInput } from '../errors';
 
 /**
- * The variable types (README, "A composition"): string, number, color, boolean, enum, and
+ * The variable types (docs/guide/compositions.md): string, number, color, boolean, enum, and
  * HyperFrames' `font` (a font-family name) and `image` (an image URL or path), both strings.
  * Anything else is dropped silently.
  */
@@ -208,7 +208,7 @@ export function mergeVariables(set: DeclarationSet, overrides: Overrides): Recor
 
 /**
  * Reads overrides from `--variables` or `--variables-file` (never both). Both must hold a JSON
- * object; structured data travels as a serialised string inside it (SPEC.md 2.1).
+ * object; structured data travels as a serialised string inside it.
  */
 export function parseOverrides(
   source: { json?: string; file?: string },

@@ -47,7 +47,7 @@ export async function awsChecks(stackName: string): Promise<CheckResult[]> {
     return [credentials, ok('stack', false, `${stackName} ${status}: bucket ${outputs.RenderBucketName ?? '?'}, state machine ${outputs.RenderStateMachineArn ?? '?'}`)];
   } catch (err) {
     if (/does not exist/i.test(errorMessage(err))) {
-      return [credentials, problem('stack', false, `no stack ${stackName} in ${region}`, `vidkit cloudfn deploy --image-uri <ecr image>${stackName === DEFAULT_STACK_NAME ? '' : ` --stack-name ${stackName}`} (README, Distributed rendering on AWS)`)];
+      return [credentials, problem('stack', false, `no stack ${stackName} in ${region}`, `vidkit cloudfn deploy --image-uri <ecr image>${stackName === DEFAULT_STACK_NAME ? '' : ` --stack-name ${stackName}`} (docs/guide/cloud.md)`)];
     }
     return [credentials, problem('stack', false, errorMessage(awsError(err)), 'check the network, AWS_ENDPOINT_URL and the credentials\' permission for cloudformation:DescribeStacks')];
   }

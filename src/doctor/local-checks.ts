@@ -19,7 +19,7 @@ const BROWSER_MS = 30_000;
 
 /**
  * The browser a render would use, whether it starts now, and what the probe decided for it: capture
- * mode and GL (README, Browser and capture). The probe's cached answer is reused, as a render does.
+ * mode and GL (docs/guide/render.md). The probe's cached answer is reused, as a render does.
  */
 export async function browserChecks(): Promise<CheckResult[]> {
   let executablePath: string;
@@ -69,7 +69,7 @@ function glCheck(gl: 'gpu' | 'software', renderer: string): CheckResult {
 }
 
 /**
- * Whether the page's renderer runs in Chromium's sandbox (README: Security model). Without it (no
+ * Whether the page's renderer runs in Chromium's sandbox (docs/explanation/security-model.md). Without it (no
  * user namespaces: AWS Lambda, a container whose seccomp profile forbids them) a render still works,
  * and the egress gate and the environment kept from the browser still hold.
  */

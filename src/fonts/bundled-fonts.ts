@@ -23,7 +23,7 @@ interface VariableFamily {
 const WEIGHTS = ['wght.css', 'wght-italic.css'];
 
 /**
- * The variable faces of twelve of HyperFrames' families (README: A composition, Fonts), under
+ * The variable faces of twelve of HyperFrames' families (docs/explanation/fonts.md), under
  * their packages' own names: a composition that sets a weight between the static faces' or
  * another axis (`font-variation-settings`) names "Inter Variable" instead of "Inter".
  */

@@ -4,7 +4,7 @@ import { PACKAGE_ROOT } from '../package-info';
 
 /**
  * The family the page runtime puts behind every font-family list, before its first generic family
- * (README: A composition, Fonts): one family whose faces are the fallback faces below, each with
+ * (docs/explanation/fonts.md): one family whose faces are the fallback faces below, each with
  * its `unicode-range`, so a render loads only the files of the characters it draws.
  */
 export const FALLBACK_FAMILY = 'Vidkit Fallback';
@@ -18,7 +18,7 @@ export interface FallbackPackage {
   sheet: string;
   /** The faces served, by file name: a package's Latin subsets are left to the faces before it. */
   files: RegExp;
-  /** What it draws, for the README and `vidkit doctor`. */
+  /** What it draws, for the docs and `vidkit doctor`. */
   scripts: string;
 }
 

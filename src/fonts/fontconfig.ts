@@ -12,7 +12,7 @@ let cachedFile: string | undefined;
 /**
  * The fontconfig file the browser runs with: the machine's own configuration (FONTCONFIG_FILE, or
  * the system's), for its rendering settings, with every font it lists rejected but the DejaVu
- * faces of the `dejavu-fonts-ttf` package (README: A composition, Fonts). So Chromium's system
+ * faces of the `dejavu-fonts-ttf` package (docs/explanation/fonts.md). So Chromium's system
  * fallback, and the generic families a page draws with where the page runtime cannot rewrite them
  * (a canvas, a form control's default font), find the same faces on every machine, and never a
  * font only this machine has: characters that neither the page's fonts nor the bundled families

@@ -11,7 +11,7 @@ import { httpGet } from '../test-support/http';
 import { decodeGray, decodeRgbFrame, imageAsVideoRgb, psnr, psnrPerFrame } from '../test-support/media';
 import { addPlayer, playerFrame } from '../test-support/player';
 
-// Deterministic fonts (README: A composition, Fonts), through real renders and a real server.
+// Deterministic fonts (docs/explanation/fonts.md), through real renders and a real server.
 const work = tempDir('vidkit-fonts-test-');
 
 /** A fontconfig configuration that lists no font at all: a machine with its fonts removed. */

@@ -1,5 +1,5 @@
 /**
- * A name in each script the bundled fallback faces are for (README: A composition, Fonts): what
+ * A name in each script the bundled fallback faces are for (docs/explanation/fonts.md): what
  * `vidkit doctor` checks the browser can draw, and what the tests draw.
  */
 export const SCRIPT_SAMPLES: ReadonlyArray<{ id: string; script: string; text: string }> = [

@@ -10,7 +10,7 @@ import { decodeImageRgb, decodeRgba, psnr } from '../test-support/media';
 import { FALLBACK_PACKAGES } from './fallback-fonts';
 import { SCRIPT_SAMPLES } from './script-samples';
 
-// Names in the world's scripts, through real renders (README: A composition, Fonts): drawn by the
+// Names in the world's scripts, through real renders (docs/explanation/fonts.md): drawn by the
 // bundled fallback faces, and text no face has is found by the glyph check.
 const work = tempDir('vidkit-world-scripts-');
 const test = suite('the world\'s scripts');

@@ -17,8 +17,7 @@ export function starterFiles(name: string, projectDir: string): Record<string, s
 /**
  * The vidkit the project's scripts run: this one, linked by its path relative to the project (as
  * npm writes a local dependency). vidkit is not on the npm registry, where a version range would
- * look for it: it is installed from a checkout or from the tarballs `npm run pack` writes (README,
- * Install).
+ * look for it: it is installed from a checkout or from the tarballs `npm run pack` writes (docs/guide/install.md).
  */
 function vidkitDependency(projectDir: string): string {
   return `file:${path.relative(projectDir, PACKAGE_ROOT).split(path.sep).join('/')}`;

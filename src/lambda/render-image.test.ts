@@ -203,7 +203,7 @@ test('render --docker from an installed vidkit, whose engine lacks the image: ex
   });
   assert.is(run.status, 3, run.stderr);
   assert.equal(errorLines(run.stderr), [
-    `vidkit: error: --docker: this Docker engine has no image vidkit-render:${VERSION}, and building it needs a vidkit checkout (cloud/image/build-rootfs.sh; README "Distributed rendering on AWS"): build it there, or load it into this engine`,
+    `vidkit: error: --docker: this Docker engine has no image vidkit-render:${VERSION}, and building it needs a vidkit checkout (cloud/image/build-rootfs.sh; docs/guide/cloud.md): build it there, or load it into this engine`,
   ]);
 });
 

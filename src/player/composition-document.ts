@@ -22,7 +22,7 @@ export interface CompositionDocument {
 
 const DEFAULT_FPS = 30;
 
-/** Fetches the composition page and reads its root the way the renderer does (SPEC.md 2.1, 2.2). */
+/** Fetches the composition page and reads its root the way the renderer does: its root and variable declarations. */
 export async function fetchComposition(url: string): Promise<CompositionDocument> {
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url}: HTTP ${response.status}`);

@@ -14,7 +14,7 @@ interface RuntimeWindow extends Window {
 }
 
 /**
- * A clip or nested composition of the page, as the runtime times it for a frame (README,
+ * A clip or nested composition of the page, as the runtime times it for a frame (docs/guide/authoring.md,
  * `<vidkit-player>`, clips()): seconds on the root timeline.
  */
 export interface PlayerClip {

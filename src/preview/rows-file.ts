@@ -8,7 +8,7 @@ import { STUDIO_LINKS, projectFile } from '../render/project-files';
 import { readBatchFile } from '../sdk/batch-file';
 import { rowsTable } from './rows-table';
 
-/** One render of a rows file: its output and its variables (a batch entry, README "Local batch rendering"). */
+/** One render of a rows file: its output and its variables (a batch entry, docs/guide/batch.md). */
 export interface Row {
   outputKey: string;
   variables: Overrides;

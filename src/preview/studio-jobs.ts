@@ -22,7 +22,7 @@ export interface RowProgress extends FrameProgress {
   error?: string;
 }
 
-/** A render of the preview's queue (README, `vidkit preview`), as the page shows it. */
+/** A render of the preview's queue (docs/guide/authoring.md), as the page shows it. */
 export interface StudioJob {
   id: number;
   kind: 'video' | 'rows';

@@ -26,7 +26,7 @@ type Reader = (query: Query) => unknown;
 type Writer = (body: unknown, query: Query) => Promise<unknown>;
 
 /**
- * The preview's routes under {@link STUDIO_PREFIX} (README, `vidkit preview`): the project's
+ * The preview's routes under {@link STUDIO_PREFIX} (docs/guide/authoring.md): the project's
  * compositions, a page's lint findings and clip lines, a file's text, the render queue and rows
  * files. Reads answer GET; what renders or writes answers POST from the preview's own page only
  * ({@link fromOwnPage}). Every file is a project file as the project server allows it.

@@ -30,6 +30,13 @@ export class AssetRouter {
     return this.opts.remote.policy;
   }
 
+  /** How a message names the file behind `url`: a project file by its path in the project, anything else by its URL. */
+  nameOf(url: string, file: string | undefined): string {
+    const parsed = new URL(url);
+    if (file === undefined || parsed.origin !== this.origin || parsed.pathname.startsWith(REMOTE_PREFIX)) return url;
+    return path.relative(this.opts.projectDir, file).split(path.sep).join('/');
+  }
+
   /** The local file behind a URL the page uses, or undefined for one it cannot stand for (data:, blob:). */
   async localFile(url: string): Promise<string | undefined> {
     const parsed = new URL(url);
@@ -55,8 +62,7 @@ export class AssetRouter {
     if (resourceType === 'media' || (/^(fetch|xhr)$/.test(resourceType) && UNPLAYABLE_AUDIO.test(parsed.pathname))) {
       const file = await this.localFile(url);
       if (file === undefined && remote && this.opts.remote.isMissing(url)) return `${this.origin}${REMOTE_PREFIX}${this.opts.remote.silentMedia()}`;
-      // A project file is named by its path in the project, a remote one by its URL.
-      const name = remote || file === undefined ? url : path.relative(this.opts.projectDir, file).split(path.sep).join('/');
+      const name = this.nameOf(url, file);
       const proxy = file === undefined ? null : await this.opts.proxies.of(file, name);
       if (proxy) {
         if (remote) this.opts.remote.shareCors(url, proxy);

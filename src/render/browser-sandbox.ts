@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 
-/** Whether Chromium runs with its own sandbox on this machine, and why (README: Security model). */
+/** Whether Chromium runs with its own sandbox on this machine, and why (docs/explanation/security-model.md). */
 export interface SandboxProbe {
   on: boolean;
   /** How it runs, or why it cannot: for the render's info line and `vidkit doctor`. */

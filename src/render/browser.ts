@@ -166,7 +166,7 @@ export async function launchBrowser(
       env: browserEnvironment({ FONTCONFIG_FILE: browserFontconfig() }),
       timeout: LAUNCH_TIMEOUT_MS,
       protocolTimeout: PROTOCOL_TIMEOUT_MS,
-      // vidkit's own handlers clean up and choose the exit code (README, Exit codes).
+      // vidkit's own handlers clean up and choose the exit code (docs/reference/command-line.md).
       handleSIGINT: false,
       handleSIGTERM: false,
       handleSIGHUP: false,

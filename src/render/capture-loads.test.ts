@@ -63,7 +63,7 @@ function differing(a: Buffer[], b: Buffer[]): number[] {
  * What every render of the composition must show: the text written on the first animation frame
  * from frame 0 on, in every frame the same as 10 frames away (the same text), whichever worker drew
  * it; the late texts absent before 0.5 s and present from then on; the sprite a script loads at
- * frame 9 drawn from frame 10 and the CSS background image it sets from frame 9, whichever
+ * frame 9 drawn from frame 9 (its callbacks run once the image is in) and the CSS background image it sets from frame 9, whichever
  * worker's page stepped through frame 9.
  */
 function drawnProblems(frames: Buffer[]): string[] {
@@ -85,7 +85,7 @@ function drawnProblems(frames: Buffer[]): string[] {
   return problems;
 }
 
-const beginFrame = suite('capture waits for fonts and images: begin-frame capture (a page without <video> in its source)');
+const beginFrame = suite('capture waits for fonts and images: begin-frame capture (a <video> a script adds)');
 
 let reference: Buffer[] = [];
 
@@ -158,13 +158,13 @@ beginFrame('<vidkit-player> shows the late texts at frame 18 as the render does'
 
 beginFrame.run();
 
-const screenshots = suite('capture waits for fonts and images: screenshot capture (a page with <video> in its source)');
+const screenshots = suite('capture waits for fonts and images: screenshot capture (--capture screenshot, a <video> in the page source)');
 
 screenshots('1, 2 and 3 workers write the same PNG bytes; text from its first frame; the late texts from frame 15', () => {
-  const one = sequence(IN_SOURCE, 'in-source-1', ['--workers', '1'], 'screenshot');
+  const one = sequence(IN_SOURCE, 'in-source-1', ['--workers', '1', '--capture', 'screenshot'], 'screenshot');
   assert.equal(drawnProblems(one), []);
   for (const workers of ['2', '3']) {
-    assert.equal(differing(sequence(IN_SOURCE, `in-source-${workers}`, ['--workers', workers], 'screenshot'), one), [], `${workers} workers against 1`);
+    assert.equal(differing(sequence(IN_SOURCE, `in-source-${workers}`, ['--workers', workers, '--capture', 'screenshot'], 'screenshot'), one), [], `${workers} workers against 1`);
   }
 });
 

@@ -10,6 +10,7 @@ import { PageDialog, answerDialogs } from './page-dialogs';
 import { EgressGate, openEgressGate } from './egress-gate';
 import { EgressPolicy } from './egress-policy';
 import type { PageTimeouts } from './render-context';
+import { PageVideoFrames } from './video-frames/page-video-frames';
 
 const DRAW_ATTEMPTS = 3;
 /** Draws without a capture that a seeked video may take to present its new picture. */
@@ -48,8 +49,13 @@ export interface SessionOptions {
   format: FrameFormat;
   /** Capture the page's transparency: where the page draws no background, alpha is 0. */
   transparent?: boolean;
-  /** Answers remote requests from the render's fetched copies and video requests from proxies. */
+  /**
+   * Answers remote requests from the render's fetched copies; with it, the page's videos show
+   * pictures of the native decoder (video-frames/), without it they play in the browser.
+   */
   assets?: AssetRouter;
+  /** What the browser may reach when it has no asset router (whose policy it otherwise follows); by default only public addresses. */
+  egress?: EgressPolicy;
   timeouts: PageTimeouts;
   /** The browser's profile directory, removed on close; by default puppeteer's own. */
   profileDir?: string;
@@ -71,7 +77,7 @@ const ALIVE_TIMEOUT_MS = 3_000;
 
 /**
  * The browser died or stopped answering: not the page's fault, so the worker relaunches it and
- * renders on from the frame it was at (README, "How a render runs").
+ * renders on from the frame it was at (docs/explanation/how-a-render-runs.md).
  */
 export class BrowserFailure extends VidkitError {
   constructor(message: string) {
@@ -90,6 +96,7 @@ export class CaptureSession {
   private gate?: EgressGate;
   private page?: Page;
   private client?: CDPSession;
+  private videoFrames?: PageVideoFrames;
   private frameTicks = 0;
   /** The last image drawn: what an unchanged page still shows. */
   private lastImage?: Buffer;
@@ -125,7 +132,7 @@ export class CaptureSession {
   private async start(): Promise<void> {
     const { profile, width, height } = this.opts;
     const scale = this.opts.scale ?? 1;
-    this.gate = await openEgressGate(this.opts.assets?.egress ?? new EgressPolicy(), (message) => this.assetFailed(message));
+    this.gate = await openEgressGate(this.opts.assets?.egress ?? this.opts.egress ?? new EgressPolicy(), (message) => this.assetFailed(message));
     this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir, egress: this.gate.args });
     this.browser.once('disconnected', () => (this.disconnected = true));
     const step = <T>(name: string, work: Promise<T>) =>
@@ -135,6 +142,9 @@ export class CaptureSession {
     this.client = await step('open a protocol session', this.page.createCDPSession());
     const client = this.client;
     if (this.opts.assets) await step('route assets', this.routeAssets(client, this.opts.assets));
+    if (this.opts.assets) {
+      this.videoFrames = await step('serve video pictures', PageVideoFrames.attach(client, this.opts.assets, this.opts.url, (message) => this.assetFailed(message)));
+    }
     await step('set the viewport', client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false }));
     await step(
       'set the background',
@@ -144,7 +154,7 @@ export class CaptureSession {
     await step('set the time zone', client.send('Emulation.setTimezoneOverride', { timezoneId: 'UTC' }));
     // Before the runtime, which makes the page's timers virtual: the check's deadline is real time.
     await step('add the glyph check', this.page.evaluateOnNewDocument(glyphCheckScript()));
-    this.bootScript = (await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.opts.boot)))).identifier;
+    this.bootScript = (await step('add the runtime', this.page.evaluateOnNewDocument(bootScript(this.pageBoot(this.opts.boot))))).identifier;
     await step('watch navigation', this.watchNavigation(client));
     await step('answer dialogs', answerDialogs(this.page, (dialog) => this.warnDialog(dialog)));
     await this.load();
@@ -223,7 +233,7 @@ export class CaptureSession {
     await step('reset history', client.send('Page.resetNavigationHistory'));
     await step('replace the runtime', page.removeScriptToEvaluateOnNewDocument(this.bootScript!));
     this.opts = { ...this.opts, boot };
-    this.bootScript = (await step('add the runtime', page.evaluateOnNewDocument(bootScript(boot)))).identifier;
+    this.bootScript = (await step('add the runtime', page.evaluateOnNewDocument(bootScript(this.pageBoot(boot))))).identifier;
     this.lastImage = undefined;
     this.pageErrors.length = 0;
     this.assetErrors.length = 0;
@@ -245,6 +255,11 @@ export class CaptureSession {
     if (failed.length === 0) return;
     if (this.opts.strictLoads) throw badInput(`--strict: the composition did not load whole: ${failed.join('; ')} failed to load`);
     this.opts.onWarning?.(`${failed.join('; ')} failed to load: drawn as the browser shows the page without ${failed.length === 1 ? 'it' : 'them'}`);
+  }
+
+  /** The runtime's configuration in this session's pages: videos show native pictures where this session serves them. */
+  private pageBoot(boot: RuntimeBoot): RuntimeBoot {
+    return this.videoFrames ? { ...boot, videoFrames: true } : boot;
   }
 
   /**
@@ -340,8 +355,8 @@ export class CaptureSession {
 
   /**
    * Sends each remote request of the page to the render's local copy of it (fetched once per
-   * render, not once per worker) and each video to its all-intra proxy. The page still sees the
-   * URL it asked for. Only the page's own requests are paused here (the Fetch domain on its
+   * render, not once per worker) and audio the browser cannot play to its FLAC copy. The page still
+   * sees the URL it asked for. Only the page's own requests are paused here (the Fetch domain on its
    * session): a web worker's go out as they are, through the egress gate, since pausing them too
    * (puppeteer's request interception) left a worker's fetch hanging now and then (Chromium 156).
    */
@@ -366,7 +381,7 @@ export class CaptureSession {
 
   /** A request the page may not have (the router or the egress gate refused it): fails the render at once. */
   private assetFailed(err: unknown): void {
-    this.assetErrors.push(err instanceof VidkitError ? err : new VidkitError(typeof err === 'string' ? err : errorMessage(err)));
+    this.assetErrors.push(err instanceof VidkitError ? err : new VidkitError(errorMessage(err)));
     this.troubleSeen();
   }
 
@@ -449,6 +464,8 @@ export class CaptureSession {
       returnByValue: true,
       awaitPromise: true,
     });
+    // A video that cannot be decoded also fails the page's seek: its own message comes first.
+    this.throwIfTroubled(`at frame ${frame}`);
     if (seek.exceptionDetails) {
       this.throwIfTroubled(`at frame ${frame}`);
       const detail = seek.exceptionDetails.exception?.description ?? seek.exceptionDetails.text;
@@ -513,8 +530,7 @@ export class CaptureSession {
   }
 
   /**
-   * Text of the frames shown since the last call that no available face can draw (README: A
-   * composition, Fonts), once the faces that text needs have loaded or failed.
+   * Text of the frames shown since the last call that no available face can draw (docs/explanation/fonts.md), once the faces that text needs have loaded or failed.
    */
   async missingGlyphs(): Promise<MissingGlyphs[]> {
     const report = this.client!.send('Runtime.evaluate', {
@@ -570,6 +586,7 @@ export class CaptureSession {
     this.closing ??= (async () => {
       if (this.browser) await closeBrowser(this.browser);
       await this.gate?.close();
+      this.videoFrames?.close();
       if (this.opts.profileDir) fs.rmSync(this.opts.profileDir, { recursive: true, force: true, maxRetries: 3 });
     })();
     return this.closing;

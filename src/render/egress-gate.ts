@@ -6,7 +6,7 @@ import { EgressPolicy, EgressRefusal } from './egress-policy';
 
 /**
  * One browser's way out: an HTTP proxy on loopback that every connection of the browser goes
- * through (README: Security model). Chromium sends every http: request to it and opens every
+ * through (docs/explanation/security-model.md). Chromium sends every http: request to it and opens every
  * https:, ws: and wss: connection as a CONNECT tunnel through it, whichever target asks: the page,
  * its iframes, dedicated, shared and service workers, prefetches, beacons, each hop of a redirect.
  * The gate resolves each host once, asks the {@link EgressPolicy} about every address, and connects

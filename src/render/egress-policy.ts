@@ -60,7 +60,7 @@ export interface CheckedAddress {
 }
 
 /**
- * What a page may reach on the network, decided in one place (README: Security model): the
+ * What a page may reach on the network, decided in one place (docs/explanation/security-model.md): the
  * browser's egress gate (egress-gate.ts) asks it about every connection the browser opens, and
  * vidkit's own downloads for the page (remote-fetch.ts) about every address they connect to.
  * The project server is always reachable; other loopback, private and link-local addresses only

@@ -17,7 +17,7 @@ test('the distributed path accepts the formats it joins by stream copy', () => {
   for (const format of ['mp4', 'webm', 'mov']) assertDistributedFormat(format);
 });
 
-test('the distributed path refuses HDR with the SPEC error, as bad input', () => {
+test('the distributed path refuses HDR with the error naming distributed mode, as bad input', () => {
   for (const format of ['hdr-pq', 'hdr-hlg']) {
     const err = thrown(() => assertDistributedFormat(format));
     assert.is(err.exitCode, ExitCode.BadInput);

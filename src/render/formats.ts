@@ -17,8 +17,7 @@ export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /**
  * The formats the cloud renders: their chunks join by stream copy in the assemble step. HDR is
- * encoded in-process only; gif, png-sequence and hls are made on this machine only (README,
- * "Output formats").
+ * encoded in-process only; gif, png-sequence and hls are made on this machine only (docs/reference/formats.md).
  */
 export const DISTRIBUTED_FORMATS: readonly OutputFormat[] = ['mp4', 'webm', 'mov'];
 

@@ -57,7 +57,7 @@ export interface LocalRenderResult {
   wallSeconds: number;
   /** Seconds from process start to the first captured frame. */
   firstFrameSeconds: number;
-  /** Text that no font could draw, each also a warning (README: A composition, Fonts). */
+  /** Text that no font could draw, each also a warning (docs/explanation/fonts.md). */
   missingGlyphs: MissingGlyphs[];
 }
 

@@ -4,11 +4,10 @@ import { ExitCode, VidkitError, errorMessage } from '../errors';
 import { loadNative } from '../native';
 
 /**
- * What the page plays for each media file it asks for, decided natively once per render
- * (crates/vidkit-media/src/page_media.rs): an all-intra H.264 copy of a video (the page seeks to
- * every frame, and a browser seek decodes from the previous keyframe, so with every frame a
- * keyframe each seek is one decode; see proxy.rs), a FLAC copy of audio in a codec the browser
- * does not play (WMA, AC-3…), or the file itself. Every file is decoded natively before the page
+ * What the page plays for each media file the browser loads itself (audio; a `<video>`'s pictures
+ * come from the native decoder, video-frames/), decided natively once per render
+ * (crates/vidkit-media/src/page_media.rs): a FLAC copy of audio in a codec the browser does not
+ * play (WMA, AC-3…), or the file itself. Every file is decoded natively before the page
  * gets it, so one that cannot be decoded fails the render at once, naming it and libav's reason.
  */
 export class MediaProxies {

@@ -26,7 +26,7 @@ export const NAME_MAX = 255;
  * device or other special file, inside `within` once symlinks are resolved, not a file of the
  * project, its folder made if missing, on a file system that holds files (not /proc or /sys), and
  * writable there (a file is created and removed to know). Bad choices are exit 2, an output that
- * cannot be written exit 4 (README, Exit codes). The output itself is written under a partial
+ * cannot be written exit 4 (docs/reference/command-line.md). The output itself is written under a partial
  * name beside it ({@link partialPathFor}).
  */
 export function prepareOutput(output: string, opts: OutputChecks = {}): void {

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { errorLines, tempDir, vidkitAsync } from '../test-support/cli';
 import { decodeRgbFrame, rgbAt } from '../test-support/media';
 
-// What a rendered page can reach on the network (README: Security model), through real renders.
+// What a rendered page can reach on the network (docs/explanation/security-model.md), through real renders.
 const work = tempDir('vidkit-reach-test-');
 
 /** A 320x180, 0.2 s project holding `body` (and `script`, run at load). */

@@ -69,12 +69,11 @@ export function projectPathStats(root: string, rel: string, links: ProjectLinks 
       }
       current = target;
     }
-    // A link may not lead to a dotfile either (`public.txt -> .env`): the real path, relative to
-    // whichever reached directory holds it, has no hidden segment.
-    const real = fs.realpathSync(current);
-    const base = reached.find((dir) => isUnder(real, dir));
-    if (base === undefined || path.relative(base, real).split(path.sep).some((s) => s.startsWith('.'))) return undefined;
-    return fs.statSync(real);
+    // A link may not lead to a dotfile either (`public.txt -> .env`): the real path (`current`, each
+    // link already resolved), relative to whichever reached directory holds it, has no hidden segment.
+    const base = reached.find((dir) => isUnder(current, dir));
+    if (base === undefined || path.relative(base, current).split(path.sep).some((s) => s.startsWith('.'))) return undefined;
+    return fs.statSync(current);
   } catch {
     return undefined;
   }

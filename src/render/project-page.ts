@@ -5,7 +5,7 @@ import { projectFile } from './project-files';
 
 /**
  * The page `file` of the project as every caller gets it: its sub-compositions mounted
- * (README, "HyperFrames compositions"), each read from the project as {@link projectFile} allows.
+ * (docs/guide/hyperframes.md), each read from the project as {@link projectFile} allows.
  */
 export function projectPage(projectDir: string, file: string): string {
   const page = path.relative(projectDir, file).split(path.sep).join('/');

@@ -207,13 +207,13 @@ cors('a copy is served with the CORS headers its origin sent, and none where it 
     assert.equal(await served('open.png'), { 'access-control-allow-origin': '*', 'timing-allow-origin': '*' });
     assert.equal(await served('reflecting.png'), { 'access-control-allow-origin': page, 'access-control-expose-headers': 'x-id' });
     assert.equal(origins, [page, page, page]);
-    // A video's all-intra proxy stands for the remote video, so it carries the video's headers.
-    for (const [name, proxy] of [['open.png', 'open.proxy.mp4'], ['closed.png', 'closed.proxy.mp4']]) {
+    // An audio file's FLAC copy stands for the remote file, so it carries the file's headers.
+    for (const [name, proxy] of [['open.png', 'open.proxy.flac'], ['closed.png', 'closed.proxy.flac']]) {
       fs.writeFileSync(path.join(remoteDir, proxy), 'png bytes');
       assets.shareCors(`${cdn.url}/${name}`, proxy);
     }
-    assert.is((await httpGet(server.url, '/__vidkit-remote/open.proxy.mp4')).headers['access-control-allow-origin'], '*');
-    assert.is((await httpGet(server.url, '/__vidkit-remote/closed.proxy.mp4')).headers['access-control-allow-origin'], undefined);
+    assert.is((await httpGet(server.url, '/__vidkit-remote/open.proxy.flac')).headers['access-control-allow-origin'], '*');
+    assert.is((await httpGet(server.url, '/__vidkit-remote/closed.proxy.flac')).headers['access-control-allow-origin'], undefined);
     const sidecars = fs.readdirSync(remoteDir).filter((f) => f.startsWith('.'));
     assert.is(sidecars.length, 5);
     for (const sidecar of sidecars) assert.is((await httpGet(server.url, `/__vidkit-remote/${sidecar}`)).status, 404);

@@ -62,9 +62,9 @@ export interface RemoteAssetsOptions {
 }
 
 /**
- * Media referenced by URL (README: Images and remote media), fetched once per render however many
+ * Media referenced by URL (docs/reference/formats.md), fetched once per render however many
  * workers ask: every browser's request for it is answered from the same local copy, and the audio
- * mixer reads it too. What may be fetched is README: Security model.
+ * mixer reads it too. What may be fetched is docs/explanation/security-model.md.
  */
 export class RemoteAssets {
   private readonly files = new Map<string, Promise<string>>();
@@ -115,7 +115,7 @@ export class RemoteAssets {
     return createHash('sha256').update(url).digest('hex').slice(0, 32) + extension;
   }
 
-  /** Serves the file `name` beside the copies, made from the copy of `url` (a video proxy), with the CORS headers `url` came with. */
+  /** Serves the file `name` beside the copies, made from the copy of `url` (an audio proxy), with the CORS headers `url` came with. */
   shareCors(url: string, name: string): void {
     const from = corsFile(path.join(this.opts.dir, this.nameOf(url)));
     if (fs.existsSync(from)) fs.copyFileSync(from, corsFile(path.join(this.opts.dir, name)));

@@ -14,7 +14,7 @@ import { OutputSize, resolveOutputSize } from './output-size';
 import { projectPage } from './project-page';
 import { resolutionSize } from './resolution-presets';
 
-/** Deadlines of the steps on a page (README, "How a render runs"). */
+/** Deadlines of the steps on a page (docs/explanation/how-a-render-runs.md). */
 export interface PageTimeouts {
   /** Milliseconds a page may take to load and become ready. */
   loadMs: number;
@@ -77,8 +77,6 @@ export type PlannedRender = Omit<RenderContext, 'profile' | 'sessionOptions'>;
  */
 export interface RenderContext {
   composition: Composition;
-  /** Whether the page, its sub-compositions mounted, holds a `<video>` (see {@link captureFor}). */
-  hasVideo: boolean;
   /** Warnings about the variables (mismatches that did not stop the render). */
   warnings: string[];
   fps: number;
@@ -107,7 +105,7 @@ export interface RenderContext {
 export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGpu'>): PlannedRender {
   const composition = loadComposition(opts.projectDir, opts.composition);
   // Mounted here too, so that a missing or looping data-composition-src fails before a browser starts.
-  const page = projectPage(composition.projectDir, composition.entryFile);
+  projectPage(composition.projectDir, composition.entryFile);
   const variables = resolveVariables(composition, opts.overrides, opts.strictVariables);
   const fps = opts.fps ?? composition.fps;
   const totalFrames =
@@ -121,7 +119,6 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
   return {
     composition,
     strictLoads: opts.strictGlyphs === true,
-    hasVideo: /<video[\s>]/i.test(page),
     warnings: variables.warnings,
     fps,
     totalFrames,
@@ -147,12 +144,12 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
 export async function createRenderContext(opts: RenderContextOptions): Promise<RenderContext> {
   const planned = planRender(opts);
   opts.beforeBrowser?.(planned);
-  return withProfile(planned, await profileFor(planned, opts));
+  return withProfile(planned, await profileFor(opts));
 }
 
-/** The browser profile a planned render runs with: one per render, or one for a warm pool's every row. */
-export function profileFor(planned: PlannedRender, opts: Pick<RenderSettings, 'capture' | 'allowGpu'>): Promise<BrowserProfile> {
-  return resolveProfile({ executablePath: findBrowser(), capture: captureFor(planned.hasVideo, opts.capture), allowGpu: opts.allowGpu });
+/** The browser profile a render runs with: one per render, or one for a warm pool's every row. */
+export function profileFor(opts: Pick<RenderSettings, 'capture' | 'allowGpu'>): Promise<BrowserProfile> {
+  return resolveProfile({ executablePath: findBrowser(), capture: opts.capture, allowGpu: opts.allowGpu });
 }
 
 /** A planned render made whole with the profile its sessions run with. */
@@ -175,17 +172,6 @@ export function withProfile(planned: PlannedRender, profile: BrowserProfile): Re
       strictLoads: planned.strictLoads,
     }),
   };
-}
-
-/**
- * `auto` capture of a page with a `<video>` takes screenshots: with begin-frame control, a seeked
- * video's new picture was measured to reach the capture one seek late now and then (a whole
- * chunk one frame behind in about 1 render in 10 of the frame-index test composition, on a loaded
- * 2-core machine; none in 10 with screenshots, at about twice the time).
- */
-function captureFor(hasVideo: boolean, capture: CaptureMode | 'auto'): CaptureMode | 'auto' {
-  if (capture !== 'auto') return capture;
-  return hasVideo ? 'screenshot' : 'auto';
 }
 
 function outputSizeOf(composition: Composition, opts: Pick<RenderSettings, 'width' | 'height' | 'resolution'>): OutputSize {

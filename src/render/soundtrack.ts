@@ -15,7 +15,7 @@ export async function soundtrackOf(
   const tracks = [];
   for (const element of timeline) {
     if (element.muted || (element.volume <= 0 && !element.volumes)) continue;
-    // The original source, not a proxy: proxies carry no audio. A missing one (placeholder) is silent.
+    // A missing source (placeholder) is silent.
     const source = await opts.assets.localFile(element.src);
     if (source === undefined) continue;
     tracks.push({

@@ -19,9 +19,15 @@ export interface RuntimeBoot {
   transparent?: boolean;
   /** The bundled fonts' stylesheet ({@link fontsStylesheetUrl}), linked in every frame the runtime runs in. */
   fontsUrl?: string;
+  /**
+   * Videos show the renderer's decoded pictures, asked for through the DevTools binding
+   * `__vidkitVideoFrames` (src/runtime/page/video-frames.js); set by the capture session that
+   * serves them. Without it (the player) videos play in the browser.
+   */
+  videoFrames?: boolean;
 }
 
-/** Where the project server serves the bundled fonts (README: A composition, Fonts). */
+/** Where the project server serves the bundled fonts (docs/explanation/fonts.md). */
 export const FONTS_PREFIX = '/__vidkit-fonts/';
 
 /** The bundled fonts' stylesheet for a page the project server at `pageUrl`'s origin serves. */

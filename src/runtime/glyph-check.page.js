@@ -1,5 +1,5 @@
 // --- glyph coverage ---------------------------------------------------------------------------------
-// Finds text that no font can draw (README: A composition, Fonts). Injected by renders (not by the
+// Finds text that no font can draw (docs/explanation/fonts.md). Injected by renders (not by the
 // player) beside the page runtime; the renderer reads `window.__vidkitGlyphs.report()`.
 //
 // The method asks the browser itself, so it sees exactly the faces it draws with: the page's own

@@ -19,7 +19,7 @@ import {
 } from '../test-support/media';
 import { addPlayer, playerFrame } from '../test-support/player';
 
-// HyperFrames compositions (README, "HyperFrames compositions"): the fixtures hf-* rendered by the
+// HyperFrames compositions (docs/guide/hyperframes.md): the fixtures hf-* rendered by the
 // CLI, their decoded frames and soundtrack checked frame by frame.
 const out = tempDir('vidkit-hf-test-');
 const W = 320;
@@ -40,7 +40,7 @@ function rgbaAt(frame: Buffer, x: number, y: number): number[] {
 
 const clips = suite('clips, relative starts and timelines');
 
-clips('each clip shows exactly in its frames: data-duration, data-end, relative starts, a clip ending hides the clips inside it', () => {
+clips('each clip shows exactly in its frames: data-duration, data-end, relative starts, a clip ending hides the clips inside it and what it holds, even an element visible by its own CSS', () => {
   const frames = decodeRgba(render(fixtureCopy('hf-clips', out), 'clips.mp4', ['--workers', '1']), W, H);
   assert.is(frames.length, 30);
   const expected: Array<[string, number, number, number, number, number]> = [
@@ -49,6 +49,7 @@ clips('each clip shows exactly in its frames: data-duration, data-end, relative 
     ['b (data-start "a + 0.1")', 120, 50, 1, 18, 24],
     ['c (data-start "b - 0.1", data-end 1)', 200, 50, 2, 21, 30],
     ['inner (1 s inside a 0.5 s clip)', 280, 150, 0, 0, 15],
+    ['button (visibility: visible inside a 0.5 s clip)', 40, 150, 1, 0, 15],
   ];
   const wrong: string[] = [];
   frames.forEach((f, i) => {

@@ -9,7 +9,7 @@ export type { RuntimeBoot } from './boot';
  * run. Each is a piece of one function body: they share its variables, and what a part declares
  * with `var` or `function` the others may use whatever their order.
  */
-const PARTS = ['clock.js', 'dialogs.js', 'fonts.js', 'animations.js', 'timing.js', 'timelines.js', 'adapters.js', 'media.js', 'variables.js', 'sub-compositions.js', 'frames.js', 'changes.js', 'loads.js', 'seek.js'];
+const PARTS = ['clock.js', 'dialogs.js', 'fonts.js', 'animations.js', 'timing.js', 'timelines.js', 'adapters.js', 'media.js', 'video-frames.js', 'variables.js', 'sub-compositions.js', 'frames.js', 'changes.js', 'loads.js', 'seek.js'];
 
 let cachedSource: string | undefined;
 

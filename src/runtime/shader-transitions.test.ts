@@ -5,7 +5,7 @@ import * as assert from 'uvu/assert';
 import { REPO_ROOT, fixtureCopy, tempDir, vidkit } from '../test-support/cli';
 import { decodeRgbFrame, rgbAt } from '../test-support/media';
 
-// @hyperframes/shader-transitions (README, HyperFrames compositions): the renderer gives the
+// @hyperframes/shader-transitions (docs/guide/hyperframes.md): the renderer gives the
 // library the hooks HyperFrames' renderer gives it, and composites each transition frame.
 const out = tempDir('vidkit-shader-test-');
 const W = 320;

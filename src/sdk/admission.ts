@@ -2,7 +2,7 @@ import { GetAccountSettingsCommand, GetFunctionConcurrencyCommand } from '@aws-s
 import { awsClients } from './aws-clients';
 
 /**
- * How a batch's starts are paced by what the account can run (README "Batch renders"): the
+ * How a batch's starts are paced by what the account can run (docs/guide/cloud-batch.md): the
  * render function's reserved concurrency (`cloudfn deploy --concurrency`), else the account's
  * unreserved pool, is read once and divided by the chunks of one render, giving about how many
  * renders can run at a time. Dispatch keeps at most that many of its renders running, and a

@@ -2,13 +2,13 @@ import { errorMessage } from '../errors';
 import { Indexed, mapWithLimit } from './map-limit';
 
 /**
- * A manifest row's status (SPEC.md 3): started, would-invoke (dry run) or failed-to-start; also
+ * A manifest row's status: started, would-invoke (dry run) or failed-to-start; also
  * skipped (a re-run found the line running or done with the same settings: the row names that
  * render) and cancelled (written by `cloudfn cancel`).
  */
 export type BatchRowStatus = 'started' | 'would-invoke' | 'failed-to-start' | 'skipped' | 'cancelled';
 
-/** One row of the batch manifest (SPEC.md 2.4), one per non-blank input line. */
+/** One row of the batch manifest, one per non-blank input line. */
 export interface BatchManifestRow {
   line: number;
   outputKey: string | null;
@@ -48,7 +48,7 @@ export interface StartedRender {
 export interface BatchDispatchOptions<Prepared> {
   entries: Indexed<BatchItem>;
   problems: readonly BatchLineProblem[];
-  /** Most StartExecution calls in flight at once (SPEC.md 4.1 rule 1). */
+  /** Most StartExecution calls in flight at once: it caps starts, not chunk invocations. */
   maxConcurrent: number;
   dryRun: boolean;
   /** Validates one entry (variables, input size) without any request; throws with the reason. */

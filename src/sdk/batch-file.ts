@@ -5,7 +5,8 @@ import type { BatchItem, BatchLineProblem } from './batch-dispatch';
 import type { Indexed } from './map-limit';
 
 /**
- * A batch file, parsed natively; entries are decoded when they are read. JSONL (SPEC.md 2.3), a
+ * A batch file, parsed natively; entries are decoded when they are read. JSONL (one
+ * `{"outputKey", "variables"}` object a line), a
  * JSON array of the same entries, or a CSV or TSV table, told by the file's name.
  */
 export interface BatchFile {

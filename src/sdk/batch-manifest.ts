@@ -150,7 +150,7 @@ export function countRows(rows: readonly BatchManifestRow[]): ManifestCounts {
   return { started: count('started'), wouldInvoke: count('would-invoke'), failedToStart: count('failed-to-start'), skipped: count('skipped') };
 }
 
-/** The text manifest of SPEC.md 2.4, line by line: a summary line, then one row per input line. */
+/** The text manifest, line by line: a summary line, then one row per input line. */
 export function* manifestText(rows: readonly BatchManifestRow[]): Generator<string> {
   const counts = countRows(rows);
   yield counts.wouldInvoke > 0

@@ -4,7 +4,7 @@ import type { WebhookOptions } from './webhook';
 
 /**
  * A batch run's record in the render bucket, kept by the cloud side so that it outlives the
- * client that started it (README "Batch renders"): the render function counts each render's end
+ * client that started it (docs/guide/cloud-batch.md): the render function counts each render's end
  * there, and whichever write completes the count sends the batch's webhook event, once.
  *
  *   batches/<batchId>/batch.json                     {@link BatchRecord}, written once by render-batch
@@ -24,7 +24,7 @@ export type RenderOutcome = 'done' | 'failed' | 'aborted';
 export interface BatchRecord {
   batchId: string;
   createdAt: string;
-  /** The batch's event goes here, signed like each render's (README "Completion webhook"). */
+  /** The batch's event goes here, signed like each render's (docs/guide/cloud.md, Completion webhook). */
   webhook?: WebhookOptions;
 }
 

@@ -12,7 +12,7 @@ export interface BatchStanding {
   rendersPerMinute: number;
   /** Seconds until the last ends at that rate; undefined before the first has ended. */
   etaSeconds?: number;
-  /** US dollars: ended renders times the estimate of one (README "Cost estimate"), when given. */
+  /** US dollars: ended renders times the estimate of one (docs/guide/cloud.md, Cost estimate), when given. */
   costSoFar?: number;
   finished: boolean;
 }

@@ -10,7 +10,7 @@ import { DirectRecord, ExecutionInput, RenderJob, renderKeys } from './render-in
 import { requireRenderFunction } from './render';
 
 /**
- * `cloudfn cancel`: stops renders and removes what their chunks wrote (README "Cancelling").
+ * `cloudfn cancel`: stops renders and removes what their chunks wrote (docs/guide/cloud.md, Cancelling).
  * A marker is written first, so that a chunk still running (Lambda lets an invocation finish after
  * its execution stops) sees it at its next progress report, stops, and removes its own objects;
  * then the execution is stopped (a direct render has none: the marker alone stops it), the render's

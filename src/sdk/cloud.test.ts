@@ -26,7 +26,9 @@ import {
   readBits,
   toneProblems,
   transparentSquareProblems,
+  videoClockProblems,
   writeToneProject,
+  writeVideoClockProject,
 } from '../test-support/media';
 import { stackTemplate } from './deploy';
 
@@ -399,6 +401,21 @@ cloud('text that arrives late (web fonts shown at 0.5 s, text first written in a
   const got = frameHashes(file);
   assert.equal(got.flatMap((hash, i) => (hash === want[i] ? [] : [i])), [], 'frames that differ from the local render');
   assert.is(got.length, want.length);
+});
+
+cloud('videos in 3 chunks: every output frame shows the exact source frame (rates, start, trim, 24/25/29.97 fps sources, held last frame, loop)', async () => {
+  await useZipFunction({});
+  const project = path.join(out, 'video-clock');
+  writeVideoClockProject(project);
+  const key = 'renders/video-clock.mp4';
+  const run = cli(['cloudfn', 'render', project, '--max-parallel-chunks', '3', '--chunk-size', '20', '--output-key', key, '--wait']);
+  assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
+  assert.match(run.stderr, /60 frames in 3 chunks/);
+  const file = path.join(out, 'video-clock.mp4');
+  await download(key, file);
+  const frames = decodeGray(file, 320, 200);
+  assert.is(frames.length, 60);
+  assert.equal(frames.flatMap((f, i) => videoClockProblems(f, i)), []);
 });
 
 cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {

@@ -54,7 +54,7 @@ export async function deployStack(opts: DeployOptions): Promise<DeployResult> {
   const existing = await describe(stackName);
   if (!existing && !opts.imageUri) {
     throw new VidkitError(
-      'the first deploy needs the render image: build it from a vidkit checkout with cloud/image/build-rootfs.sh and the target cloudfn of cloud/image/Dockerfile (README "Distributed rendering on AWS"), push it to ECR and pass --image-uri <uri>',
+      'the first deploy needs the render image: build it from a vidkit checkout with cloud/image/build-rootfs.sh and the target cloudfn of cloud/image/Dockerfile (docs/guide/cloud.md), push it to ECR and pass --image-uri <uri>',
       { exitCode: ExitCode.MissingDependency },
     );
   }

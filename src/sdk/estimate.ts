@@ -3,7 +3,7 @@ import { MAX_MEMORY_MB } from './defaults';
 import { PRICE_LIST } from './price-list';
 
 /**
- * What one cloud render is expected to cost, from its chunk plan (README "Cost estimate"). The
+ * What one cloud render is expected to cost, from its chunk plan (docs/guide/cloud.md, Cost estimate). The
  * render times are assumptions, not measurements of this composition: a page with heavy effects
  * takes longer, and the estimate with it.
  */

@@ -1,7 +1,7 @@
 /**
  * AWS list prices, US East (N. Virginia), on-demand, first volume tier, no free tier, in US
  * dollars: what `cloudfn render --estimate` multiplies by. Other regions and volume tiers differ;
- * README "Cost estimate" names the sources and how to update this table.
+ * docs/guide/cloud.md, Cost estimate names the sources and how to update this table.
  */
 export const PRICE_LIST = {
   /** The date of these figures: AWS's published prices as known then, not re-read from AWS's pages. */

@@ -25,7 +25,7 @@ export interface RenderProgress {
   output?: { bucket: string; key: string; url: string; frames: number; bytes: number };
   /** When failed, timed out or aborted: the execution's error and its cause. */
   error?: string;
-  /** Text that no font could draw, as the chunks done so far found it (README: A composition, Fonts); absent when none. */
+  /** Text that no font could draw, as the chunks done so far found it (docs/explanation/fonts.md); absent when none. */
   missingGlyphs?: MissingGlyphs[];
 }
 

@@ -66,7 +66,7 @@ const THROTTLE_PATIENCE_MS = 10 * 60 * 1000;
 const POLL_MS = 2000;
 
 /**
- * One render per batch entry (SPEC.md 1.7, 4.1 rules 1–2). Every entry is validated without a
+ * One render per batch entry, its starts capped by `maxConcurrent`. Every entry is validated without a
  * request (variables, the 256 KiB input); a bad entry becomes a failed-to-start row and the others
  * go on. A line an earlier run started with the same settings, still running or done, is skipped.
  * Starts are paced by the account ({@link planAdmission}): at most the renders it can run at once,
@@ -119,7 +119,7 @@ export async function renderBatchToLambda(input: RenderBatchInput): Promise<Batc
   };
 
   const start = async (plan: RenderPlan): Promise<StartedRender> => {
-    // The SPEC.md 7 warnings and the pace depend on the chunk plan, the same for every entry: read once.
+    // The pre-start warnings (chunk time, reserved concurrency) and the pace depend on the chunk plan, the same for every entry: read once.
     preflight ??= preflightWarnings(plan, stateMachineArn, (message) => input.onWarning?.(message));
     await preflight;
     admission ??= renderFunctionOf(stateMachineArn)

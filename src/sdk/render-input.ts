@@ -8,12 +8,12 @@ import type { OutputFormat } from '../render/formats';
 import type { QualitySettings } from '../render/quality';
 import type { WebhookOptions } from './webhook';
 
-/** SPEC.md 2.6, with defaults applied where the interface fixes them. */
+/** The SDK's render `config`, with its defaults applied. */
 export interface RenderConfig {
   fps?: number;
   width?: number;
   height?: number;
-  /** mp4, webm or mov: HDR is refused in distributed mode (SPEC.md 4.1 rule 6). */
+  /** mp4, webm or mov: HDR is refused in distributed mode, before any request. */
   format: OutputFormat;
   variables: Record<string, unknown>;
   /** Frames per chunk; left unset, the plan uses 240 and honours targetChunkFrames. */
@@ -40,7 +40,7 @@ export interface RenderJob {
   outputKey: string;
   config: RenderConfig;
   encode: QualitySettings;
-  /** Posted by the render function when the render succeeds or fails (README "Completion webhook"). */
+  /** Posted by the render function when the render succeeds or fails (docs/guide/cloud.md, Completion webhook). */
   webhook?: WebhookOptions;
   /** The batch run this render belongs to: its end is counted there (batch-tracking.ts). */
   batch?: { batchId: string };
@@ -78,7 +78,7 @@ export interface ChunkProgressRecord {
   frames: number;
   totalFrames: number;
   done: boolean;
-  /** Once done: the chunk's text that no font could draw (README: A composition, Fonts); absent when none. */
+  /** Once done: the chunk's text that no font could draw (docs/explanation/fonts.md); absent when none. */
   missingGlyphs?: MissingGlyphs[];
 }
 

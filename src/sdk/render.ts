@@ -27,18 +27,18 @@ export interface RenderToLambdaInput {
   stackName?: string;
   config?: RenderConfigInput;
   outputKey: string;
-  /** Posted by the render function when the render succeeds or fails, signed with `secret` (README "Completion webhook"). */
+  /** Posted by the render function when the render succeeds or fails, signed with `secret` (docs/guide/cloud.md, Completion webhook). */
   webhook?: WebhookOptions;
   /** Warnings found before starting (reserved concurrency, the 15-minute chunk cap). */
   onWarning?: (message: string) => void;
   /**
    * When the execution input would exceed 256 KiB, put the variables in the render bucket and pass
-   * their key instead (README "Large variables"); without it such a render is refused.
+   * their key instead (docs/guide/cloud.md, Large variables); without it such a render is refused.
    */
   hostLargeVariables?: boolean;
   /**
    * Run a render that plans to one chunk as one invocation of the render function, without the
-   * state machine (README "Direct renders"): no execution, so `executionArn` is null.
+   * state machine (docs/guide/cloud.md, Direct renders): no execution, so `executionArn` is null.
    */
   direct?: boolean;
   /** The batch run the render belongs to (render-batch sets it): its end is counted there. */
@@ -146,7 +146,7 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
   return { input: executionInput, body, totalFrames, chunks, chunkFrames, width: size.width, height: size.height, hostedVariables, direct: input.direct ?? false };
 }
 
-/** SPEC.md 7: a chunk plan whose chunks would likely outrun the 15-minute function cap. */
+/** A warning for a chunk plan whose chunks would likely outrun the 15-minute function cap. */
 export function chunkTimeWarning(plan: RenderPlan): string | undefined {
   if (plan.totalFrames === undefined) return undefined;
   const framesPerChunk = Math.ceil(plan.totalFrames / plan.chunks);
@@ -193,7 +193,7 @@ async function concurrencyWarning(stateMachineArn: string, fanOut: number): Prom
   );
 }
 
-/** The warnings of SPEC.md 7 that apply before starting: the 15-minute chunk cap (no request needed), then reserved concurrency. */
+/** The warnings that apply before starting: the 15-minute chunk cap (no request needed), then reserved concurrency. */
 export async function preflightWarnings(plan: RenderPlan, stateMachineArn: string, onWarning: (message: string) => void): Promise<void> {
   const slow = chunkTimeWarning(plan);
   if (slow) onWarning(slow);

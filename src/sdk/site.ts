@@ -36,7 +36,7 @@ const SITE_ID_HEX = 20;
 
 /**
  * Every regular file under `dir`, as sorted `/`-separated relative paths. Hidden files included: a
- * page may load them. A symlink the project may follow (README, Security model: what a page can
+ * page may load them. A symlink the project may follow (docs/explanation/security-model.md: what a page can
  * reach) is resolved here, so the site holds the files it leads to under the link's path, not the
  * link; one that leads outside that, or back into a folder already being listed, is left out.
  */

@@ -86,7 +86,7 @@ checks('an execution input over 262144 bytes is refused with [validateConfig] co
   assert.ok(requests > 0, 'a valid render made requests');
 });
 
-checks('config.format: HDR is refused in distributed mode with the SPEC error, unknown names are refused, before any request', async () => {
+checks('config.format: HDR is refused with the error naming distributed mode, unknown names are refused, before any request', async () => {
   requests = 0;
   for (const format of ['hdr-pq', 'hdr-hlg']) {
     const hdr = await renderToLambda({ format });

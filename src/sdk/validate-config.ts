@@ -3,12 +3,12 @@ import { OutputFormat, assertDistributedFormat } from '../render/formats';
 import { EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import type { ExecutionInput, RenderConfig } from './render-input';
 
-/** Standard workflow executions take at most this many bytes of input (SPEC.md 8). */
+/** Standard workflow executions take at most this many bytes of input. */
 export const EXECUTION_INPUT_LIMIT = 262144;
 export const DEFAULT_MAX_PARALLEL_CHUNKS = 16;
 export const DEFAULT_CHUNK_SIZE = 240;
 
-/** The SDK's `config` as a caller writes it (SPEC.md 2.6); validated by {@link resolveConfig}. */
+/** The SDK's `config` as a caller writes it; validated by {@link resolveConfig}. */
 export interface RenderConfigInput {
   fps?: number;
   width?: number;
@@ -64,7 +64,7 @@ export function resolveFormat(value: unknown): OutputFormat {
   return format;
 }
 
-/** Checks each field and applies the defaults of SPEC.md 2.6. Makes no request. */
+/** Checks each field and applies the documented defaults. Makes no request. */
 export function resolveConfig(input: RenderConfigInput | undefined): RenderConfig {
   const c = input ?? {};
   if (typeof c !== 'object' || Array.isArray(c)) throw configError('', 'must be an object');

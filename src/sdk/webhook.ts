@@ -4,7 +4,7 @@ import { badInput } from '../errors';
 import { nonPublicAddress } from '../render/egress-policy';
 
 /**
- * The completion webhook of a cloud render (README "Completion webhook"): the render function posts
+ * The completion webhook of a cloud render (docs/guide/cloud.md, Completion webhook): the render function posts
  * one JSON body when the render succeeds or fails, signed with HMAC-SHA256 over the raw body.
  */
 

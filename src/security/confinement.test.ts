@@ -10,7 +10,7 @@ import { decodeImageRgb, decodeRgbFrame, rgbAt } from '../test-support/media';
 import { descendants } from '../test-support/processes';
 import { FILE_WAYS, fileWaysProject } from '../test-support/ways-out';
 
-// README "Security model": what a page may read of this machine's files, whatever the command,
+// docs/explanation/security-model.md: what a page may read of this machine's files, whatever the command,
 // and the browser it runs in. What must never be reachable: paths that climb out (`..` in any
 // spelling), dotfiles, file: URLs, a link to a hidden file, and a link inside a folder the project
 // links to that leads further out (the project's own links are followed: their author made them).

@@ -15,7 +15,7 @@ import { WORLD_ADDRESSES, inNetworkNamespace } from '../test-support/network-nam
 import { descendants } from '../test-support/processes';
 import { NETWORK_WAYS, NetworkWay, UDP_WAYS, networkWaysProject, wayPath } from '../test-support/ways-out';
 
-// README "Security model: what a page can reach": every way out of the browser, through every
+// docs/explanation/security-model.md: every way out of the browser, through every
 // command that runs a page. A canary on loopback records every connection, request and datagram;
 // without --allow-private-network it must see nothing, with it every way but UDP.
 const work = tempDir('vidkit-egress-test-');

@@ -8,7 +8,7 @@ import * as assert from 'uvu/assert';
 import { REPO_ROOT, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
 import { decodeRgbFrame, rgbAt } from '../test-support/media';
 
-// README "Exit codes" and "Checked before any browser starts": an output vidkit writes loses
+// docs/reference/command-line.md and docs/guide/render.md ("Checked before any browser starts"): an output vidkit writes loses
 // nothing of the user's, and what it keeps in TMPDIR goes, even after a SIGKILL. Every run here has
 // a TMPDIR of its own, checked empty afterwards.
 const work = tempDir('vidkit-files-test-');

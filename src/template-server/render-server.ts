@@ -8,7 +8,7 @@ import type { WarmTemplateRenderer } from './warm-render';
 
 type RequestId = string | number;
 
-/** One line of `vidkit render-server`'s input (README, "Web templates"). */
+/** One line of `vidkit render-server`'s input (docs/guide/templates.md). */
 export interface RenderServerRequest {
   /** Echoed in the answer, so a caller can pair them. */
   id: RequestId;

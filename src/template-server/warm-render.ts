@@ -21,7 +21,7 @@ export interface TemplateRenderOptions {
 }
 
 /**
- * Template renders in this process on a warm browser (README, "Web templates"): one
+ * Template renders in this process on a warm browser (docs/guide/templates.md): one
  * {@link WarmPool} of one browser per composition and size, kept between requests, so a request
  * pays for its frames, not for a browser launch and a page load. The variables go to the page as
  * they are, never through an argument list. Renders run one at a time (the template's RenderQueue).

@@ -15,8 +15,11 @@ export const LATE_PAGE = {
   text: [0, 40] as const,
   /** The late paragraph and the element the timer creates. */
   late: [60, 140] as const,
-  /** A blue sprite a script loads at 0.3 s (frame 9) and draws on the canvas from frame 10, here. */
-  sprite: { from: 10, x: 308, y: 48 },
+  /**
+   * A blue sprite a timer loads at 0.3 s (frame 9) and the animation callbacks draw on the canvas
+   * once complete: from frame 9, since a frame's callbacks run once what its timers loaded is in.
+   */
+  sprite: { from: 9, x: 308, y: 48 },
   /** A red CSS background image the same timer gives an element, shown from frame 9, here. */
   background: { from: 9, x: 300, y: 158 },
 };
@@ -27,8 +30,7 @@ export const LATE_PAGE = {
  * growing each frame and, once loaded, a sprite a timer loads at 0.3 s (`new Image()`), when the
  * same timer also gives an element a CSS background image, at 0.5 s a hidden paragraph in the web font "Late One" shown and an element
  * in "Late Two" created (both from the start with the variable `early`), and a 2 s test-pattern
- * video: a `<video>` in the page's source (which `auto` captures with screenshots), or one a
- * script adds (`auto` then captures under begin-frame control). Returns `dir`.
+ * video: a `<video>` in the page's source, or one a script adds. Returns `dir`.
  */
 export function writeLateProject(dir: string, video: 'in-source' | 'by-script'): string {
   fs.mkdirSync(path.join(dir, 'fonts'), { recursive: true });

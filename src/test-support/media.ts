@@ -298,3 +298,72 @@ export function toneProblems(m: ToneMeasures): string[] {
   if (!(m.silencePeak < 0.01)) problems.push(`peak ${m.silencePeak} outside the tone`);
   return problems;
 }
+
+/** The strip a code video draws: 320x20, frame n showing n in binary, block b (40 px) white when bit b is set. */
+export const CODE_STRIP = { width: 320, height: 20 };
+
+/**
+ * A code video (see {@link CODE_STRIP}) of `seconds` at ffmpeg rate `rate` (e.g. '30000/1001'), a
+ * keyframe every second: VP9 for a .webm file, H.264 otherwise.
+ */
+export function writeCodeVideo(file: string, rate: string, seconds: number): void {
+  const blocks = Array.from({ length: 8 }, (_, b) => `drawbox=x=${b * 40}:y=0:w=40:h=20:color=white:t=fill:enable='eq(mod(trunc(n/${1 << b}),2),1)'`).join(',');
+  const codec = file.endsWith('.webm')
+    ? ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-crf', '30', '-b:v', '0']
+    : ['-c:v', 'libx264', '-preset', 'ultrafast'];
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=black:s=320x20:r=${rate}:d=${seconds}`, '-vf', `format=yuv420p,${blocks}`, ...codec, '-g', String(Math.round(rate.split('/').map(Number).reduce((a, b) => a / b))), file]);
+}
+
+/** The code a 320-wide luma frame shows in the strip from row `top`; 0 where nothing shows. */
+export function readCode(frame: Buffer, top: number): number {
+  let v = 0;
+  for (let b = 0; b < 8; b++) if (frame[(top + 10) * 320 + b * 40 + 20] > 128) v |= 1 << b;
+  return v;
+}
+
+/**
+ * The video-clock fixture (320x200, 2 s at 30 fps): ten code-video clips, one a row, each with the
+ * source frame it must show at output frame i (HyperFrames' timing: a clip samples its source at
+ * its own time on the render's frame grid, holds its last frame to the end of its window, is
+ * hidden outside it, a looping clip repeats from its playback start). 0 where the row shows nothing.
+ */
+export const VIDEO_CLOCK_ROWS: Array<{ name: string; video: string; want: (i: number) => number }> = [
+  { name: 'rate 1', video: '<video src="code30.mp4" data-start="0" muted></video>', want: (i) => i },
+  { name: 'rate 0.5', video: '<video src="code30.mp4" data-start="0" data-playback-rate="0.5" muted></video>', want: (i) => Math.floor(i / 2) },
+  // 3 s of source at rate 2 last 1.5 s: the clip's window.
+  { name: 'rate 2', video: '<video src="code30.mp4" data-start="0" data-playback-rate="2" muted></video>', want: (i) => (i < 45 ? 2 * i : 0) },
+  { name: 'starting at 0.5 s', video: '<video src="code30.mp4" data-start="0.5" muted></video>', want: (i) => (i < 15 ? 0 : i - 15) },
+  { name: 'trimmed: 1 s from 1 s in', video: '<video src="code30.mp4" data-start="0" data-media-start="1" data-duration="1" muted></video>', want: (i) => (i < 30 ? 30 + i : 0) },
+  { name: '24 fps source', video: '<video src="code24.webm" data-start="0" muted></video>', want: (i) => Math.floor((i * 24) / 30 + 1e-6) },
+  { name: '25 fps source', video: '<video src="code25.mp4" data-start="0" muted></video>', want: (i) => Math.floor((i * 25) / 30 + 1e-6) },
+  // Frame k of a 29.97 fps source starts k/30000 s after k/30 s: render frame k still shows k - 1.
+  { name: '29.97 fps source', video: '<video src="code2997.mp4" data-start="0" muted></video>', want: (i) => Math.floor((i * 1000) / 1001 + 1e-6) },
+  { name: '1 s source in a 2 s clip holds its last frame', video: '<video src="code1s.webm" data-start="0" data-duration="2" muted></video>', want: (i) => Math.min(i, 29) },
+  { name: 'looping from 0.5 s', video: '<video src="code1s.webm" data-start="0" data-media-start="0.5" data-duration="2" loop muted></video>', want: (i) => 15 + (i % 15) },
+];
+
+/** Writes the video-clock fixture (index.html and its code videos) into `dir`. */
+export function writeVideoClockProject(dir: string): void {
+  fs.mkdirSync(dir, { recursive: true });
+  writeCodeVideo(path.join(dir, 'code30.mp4'), '30', 3);
+  writeCodeVideo(path.join(dir, 'code24.webm'), '24', 2.5);
+  writeCodeVideo(path.join(dir, 'code25.mp4'), '25', 2.5);
+  writeCodeVideo(path.join(dir, 'code2997.mp4'), '30000/1001', 2.5);
+  writeCodeVideo(path.join(dir, 'code1s.webm'), '30', 1);
+  const rows = VIDEO_CLOCK_ROWS.map((row, r) => row.video.replace('<video ', `<video style="top:${r * 20}px" `)).join('\n');
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    `<!doctype html><html data-composition-variables='[]'><head><style>html,body{margin:0;background:#000}video{position:absolute;left:0;width:320px;height:20px}</style></head>
+<body><div data-composition-id="video-clock" data-width="320" data-height="200" data-duration="2" data-fps="30">
+${rows}
+</div></body></html>`,
+  );
+}
+
+/** Where decoded luma frame `i` (320x200) of the video-clock fixture is wrong; empty when right. */
+export function videoClockProblems(frame: Buffer, i: number): string[] {
+  return VIDEO_CLOCK_ROWS.flatMap((row, r) => {
+    const got = readCode(frame, r * 20);
+    return got === row.want(i) ? [] : [`frame ${i}, ${row.name}: source frame ${got}, want ${row.want(i)}`];
+  });
+}

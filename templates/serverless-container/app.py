@@ -39,7 +39,7 @@ image = (
 render_server = RenderServer(["vidkit"])
 
 
-# The render runs up to 900 s; the web endpoint's 150 s request cap is why it is spawned (SPEC.md 8).
+# The render runs up to 900 s; the web endpoint's 150 s request cap is why it is spawned.
 # RENDER_TIMEOUT_SECONDS (default 600) stops the render itself first, so it fails with its own 504.
 @app.function(image=image, volumes={settings.VOLUME_PATH: volume}, timeout=900, cpu=4.0, memory=8192)
 def render(variables: dict, name: str) -> str:

@@ -132,7 +132,7 @@ pub struct BatchOptions {
     pub output_key_pattern: Option<String>,
 }
 
-/// A variable declaration as the composition states it (README "A composition").
+/// A variable declaration as the composition states it (docs/guide/compositions.md).
 #[derive(Debug, Clone, Deserialize)]
 pub struct VariableDecl {
     pub id: String,

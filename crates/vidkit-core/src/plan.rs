@@ -1,4 +1,4 @@
-//! Chunk planning (SPEC 4.1 rules 3 and 4).
+//! Chunk planning: a given chunk size wins over a target chunk length, and chunks are balanced.
 //!
 //! A render is a list of contiguous frame ranges. Each range is rendered by one browser session
 //! into one closed-GOP segment, so the plan decides both parallelism and segment sizes.

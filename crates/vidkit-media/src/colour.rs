@@ -10,6 +10,10 @@
 
 mod hdr;
 mod jfif;
+mod source;
+
+pub(crate) use source::is_full_range;
+pub use source::{source_colour, SourceColour};
 
 use std::os::raw::c_int;
 

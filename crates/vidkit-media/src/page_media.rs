@@ -1,8 +1,8 @@
-//! What the browser is given for a media file a page plays: an all-intra proxy of a video
-//! (proxy.rs), a FLAC proxy of audio in a codec the browser does not play (audio/proxy.rs), or the
-//! file itself once libav has decoded its first frame. Every media file the page asks for passes
-//! here first, so one that cannot be decoded fails at once with libav's reason, where the page
-//! would only wait for it.
+//! What the browser is given for a media file a page loads itself (an `<audio>`, a fetch for
+//! WebAudio, a video file played as audio; `<video>` pictures come from the native decoder,
+//! frames.rs): a FLAC proxy of audio in a codec the browser does not play (audio/proxy.rs), or the
+//! file itself once libav has decoded its first frame. Every such file passes here first, so one
+//! that cannot be decoded fails at once with libav's reason, where the page would only wait for it.
 
 use std::path::{Path, PathBuf};
 
@@ -12,7 +12,7 @@ use ffmpeg_next as ffmpeg;
 
 use crate::audio::flac_proxy;
 use crate::error::{Cause, ErrorCode};
-use crate::{intra_proxy, libav, MediaError};
+use crate::{libav, MediaError};
 
 /// Containers (libav's demuxer names) and audio codecs that Debian's Chromium plays in an
 /// `<audio>` and decodes with WebAudio, as measured with the headless shell (PCM in f64, ALAC,
@@ -46,17 +46,15 @@ const FIRST_FRAME_PACKETS: usize = 64;
 /// What the page gets instead of a media file.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum PageMedia {
-    /// The file itself: the browser plays it (audio it knows, or video with alpha).
+    /// The file itself: the browser plays it (audio it knows, or a file with video and no audio).
     Source,
-    /// An all-intra H.264 MP4 of its video, written at the returned path.
-    VideoProxy(PathBuf),
     /// A FLAC copy of its audio, written at the returned path.
     AudioProxy(PathBuf),
 }
 
 /// Decides what the page plays for `input` and writes the proxy it needs, at `proxy_stem` with
-/// the proxy's extension (`.mp4`, `.flac`). Fails naming libav's reason when the file cannot be
-/// decoded or holds neither audio nor video.
+/// the extension `.flac`. Fails naming libav's reason when the file cannot be decoded or holds
+/// neither audio nor video.
 pub fn page_media(input: &Path, proxy_stem: &Path) -> Result<PageMedia, MediaError> {
     libav::init();
     let mut source = ffmpeg::format::input(input)
@@ -67,20 +65,16 @@ pub fn page_media(input: &Path, proxy_stem: &Path) -> Result<PageMedia, MediaErr
         .filter(|s| s.parameters().medium() == media::Type::Video)
         .find(|s| !s.disposition().contains(Disposition::ATTACHED_PIC))
         .map(|s| s.index());
-    if let Some(index) = video {
-        let proxy = with_suffix(proxy_stem, ".mp4");
-        if intra_proxy(input, &proxy)?.is_some() {
-            return Ok(PageMedia::VideoProxy(proxy));
-        }
-        // Video with alpha, which the browser plays itself.
+    let Some(audio) = source.streams().best(media::Type::Audio) else {
+        // A video without sound, played as audio: the page plays it once its pictures decode.
+        let Some(index) = video else {
+            return Err(MediaError::io(
+                input,
+                Cause::from("has no audio or video stream that libav can read").or_code(ErrorCode::DecodeFailed),
+            ));
+        };
         first_frame(input, &mut source, index)?;
         return Ok(PageMedia::Source);
-    }
-    let Some(audio) = source.streams().best(media::Type::Audio) else {
-        return Err(MediaError::io(
-            input,
-            Cause::from("has no audio or video stream that libav can read").or_code(ErrorCode::DecodeFailed),
-        ));
     };
     let (index, codec) = (audio.index(), audio.parameters().id().name());
     if BROWSER_CONTAINERS.contains(&source.format().name()) && BROWSER_AUDIO_CODECS.contains(&codec) {

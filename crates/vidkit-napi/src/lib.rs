@@ -8,6 +8,7 @@
 mod batch;
 mod delivery;
 mod encoder;
+mod frames;
 mod js;
 mod media;
 mod plan;

@@ -215,14 +215,14 @@ impl Task for PageMediaTask {
     fn resolve(&mut self, env: Env, media: Outcome<PageMedia>) -> napi::Result<Option<String>> {
         Ok(match media.map_err(|f| f.into_js(env))? {
             PageMedia::Source => None,
-            PageMedia::VideoProxy(path) | PageMedia::AudioProxy(path) => Some(path.to_string_lossy().into_owned()),
+            PageMedia::AudioProxy(path) => Some(path.to_string_lossy().into_owned()),
         })
     }
 }
 
-/// What the page plays for a media file: writes the proxy it needs (an all-intra H.264 copy of a
-/// video, `<proxyStem>.mp4`; a FLAC copy of audio the browser does not play, `<proxyStem>.flac`)
-/// and resolves to its path, or to null when the page plays the file itself, which then decodes.
+/// What the page plays for a media file the browser loads (audio; a video file played as audio):
+/// writes a FLAC copy of audio the browser does not play to `<proxyStem>.flac` and resolves to its
+/// path, or to null when the page plays the file itself, which then decodes.
 /// Rejects naming libav's reason when the file cannot be decoded.
 #[napi(ts_return_type = "Promise<string | null>")]
 pub fn media_for_page(input: String, proxy_stem: String) -> AsyncTask<PageMediaTask> {

@@ -26,8 +26,8 @@ pub struct JsChunk {
     pub frame_count: u32,
 }
 
-/// Splits a render into balanced contiguous chunks. Throws naming the option when one is 0 or not a
-/// whole number.
+/// Splits a render into balanced contiguous chunks; a given chunk size wins over a target length.
+/// Throws naming the option when one is 0 or not a whole number.
 #[napi]
 pub fn plan_chunks(options: JsPlanOptions) -> napi::Result<Vec<JsChunk>, ErrorCode> {
     let optional = |value: Option<f64>, name: &str| value.map(|v| whole(v, name, u32::MAX)).transpose();

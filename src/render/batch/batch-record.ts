@@ -5,7 +5,7 @@ import { RowShape, readManifest } from '../../sdk/batch-manifest';
 import type { MissingGlyphs } from '../missing-glyphs';
 import type { PlannedRender } from '../render-context';
 
-/** What became of one line of a local batch (README, "Local batch rendering"). */
+/** What became of one line of a local batch (docs/guide/batch.md). */
 export type LocalBatchStatus = 'rendered' | 'skipped' | 'failed';
 
 /** One row of a local batch's manifest: one per non-blank line of the batch file. */
@@ -24,7 +24,7 @@ export interface LocalBatchRow {
   settings?: string;
   /** The output's size once complete. */
   bytes?: number;
-  /** Rendered with text that no font could draw: each element and its characters (README: A composition, Fonts). */
+  /** Rendered with text that no font could draw: each element and its characters (docs/explanation/fonts.md). */
   missingGlyphs?: MissingGlyphs[];
   /** SHA-256 of the output's bytes once complete (hex): a re-run skips the row only while the file still has them. */
   sha256?: string;

@@ -113,7 +113,7 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
 }
 
 /**
- * Why a line's output cannot be written (README, Local batch rendering: outside --output-dir through
+ * Why a line's output cannot be written (docs/guide/batch.md: outside --output-dir through
  * a symlink, a file of the project, a directory, not writable), or undefined when it can.
  */
 function outputProblem(entry: BatchItem, opts: LocalBatchOptions, ownEarlierOutput: boolean): string | undefined {

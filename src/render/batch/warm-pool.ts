@@ -32,7 +32,7 @@ export interface PooledRender {
   frames: number;
   bytes: number;
   seconds: number;
-  /** Text that no font could draw (README: A composition, Fonts). */
+  /** Text that no font could draw (docs/explanation/fonts.md). */
   missingGlyphs: MissingGlyphs[];
 }
 
@@ -55,8 +55,7 @@ interface Worker {
 }
 
 /**
- * Renders one video after another with browsers kept open between them (README, "Local batch
- * rendering"): each render sets its variables by resetting a warm page ({@link CaptureSession.reset})
+ * Renders one video after another with browsers kept open between them (docs/guide/batch.md): each render sets its variables by resetting a warm page ({@link CaptureSession.reset})
  * instead of launching a browser, and remote assets are fetched and media proxies made once for
  * the pool's lifetime. A render is one whole-video range through the chunk renderer and output
  * writer of `vidkit render`, so its frames and file are those of a cold render. Used by
@@ -115,7 +114,7 @@ export class WarmPool {
 
   private async renderOn(worker: Worker, planned: PlannedRender, output: string, hooks: PooledRenderHooks): Promise<PooledRender> {
     const started = Date.now();
-    this.profile ??= profileFor(this.base, this.opts);
+    this.profile ??= profileFor(this.opts);
     const context = withProfile(planned, await this.profile);
     const { url, assets } = this.served;
     const options = { ...context.sessionOptions(url, assets), onWarning: (message: string) => worker.onWarning?.(message) };

@@ -1,6 +1,5 @@
 // --- bundled fonts ------------------------------------------------------------------------------
-// Text is drawn with the fonts vidkit bundles, not with whatever the machine has (README: A
-// composition, Fonts). The project server serves them at /__vidkit-fonts/ (src/fonts/
+// Text is drawn with the fonts vidkit bundles, not with whatever the machine has (docs/explanation/fonts.md). The project server serves them at /__vidkit-fonts/ (src/fonts/
 // bundled-fonts.ts), and `boot.fontsUrl` names its fonts.css, which declares each bundled family under its own name and the system
 // names mapped to it (Helvetica, Arial, Segoe UI, Times New Roman…). It is linked first in the
 // document, before any page style or script runs, so the page's own @font-face rules still win.

@@ -26,7 +26,9 @@ function registerMedia() {
     // Volume tweens start from data-volume, as in HyperFrames.
     if (gain !== null) el.volume = Math.min(1, gain);
     el.autoplay = false;
-    el.preload = 'auto';
+    // A video the renderer decodes (video-frames.js) never loads in the browser.
+    if (decodableSource(el) !== null) adoptVideos([el]);
+    else el.preload = 'auto';
     el.pause();
   }
 }
@@ -118,7 +120,7 @@ function whenPresented(el) {
 // Seeks each video whose own time moved; the seeks' promises go into `waits`.
 function syncVideos(waits) {
   media.forEach(function (m, el) {
-    if (el.tagName !== 'VIDEO' || !el.isConnected || !hasSource(el)) return;
+    if (el.tagName !== 'VIDEO' || !el.isConnected || !hasSource(el) || decodedVideos.has(el)) return;
     var t = mediaTimeAt(el, m);
     if (m.shown === t) return;
     m.shown = t;
@@ -139,8 +141,12 @@ function mediaReady() {
   media.forEach(function (m, el) {
     // A video's first picture must be in before the first seek, or its late arrival can
     // replace the picture of that seek on screen.
-    if (hasSource(el)) waits.push(loaded(el, el.tagName === 'VIDEO' ? 2 : 1));
+    if (hasSource(el) && !decodedVideos.has(el)) waits.push(loaded(el, el.tagName === 'VIDEO' ? 2 : 1));
   });
+  if (videoChannel) {
+    adoptVideos(allVideos());
+    waits.push(openVideos(unopenedVideos()));
+  }
   // A script may set currentTime before the metadata arrives; it counts once it has.
   return Promise.all(waits).then(function () {
     media.forEach(function (m, el) { if (m.shown === null) m.offset = el.currentTime || 0; });

@@ -11,36 +11,54 @@
 // settles once all of that has.
 function seekFrame(target) {
   if (target < frame) throw new Error('vidkit: cannot seek backwards from frame ' + frame + ' to ' + target);
-  return stepTo(target);
+  return stepTo(target, frame < target, false);
 }
 // DOM changes of frames stepped through that waited for nothing: the frame drawn looks at their
 // CSS images (an inline style may have set one).
 var steppedRecords = [];
-function stepTo(target) {
-  while (frame < target) {
-    var t = ((frame + 1) * 1000) / fps;
-    runTimers(t);
-    nowMs = t;
-    frame += 1;
-    setAdapterTime(t / 1000);
-    runAnimationFrame(t);
-    if (frame === target) break;
-    // A frame stepped through waits for its loads too, as where that frame was drawn, when it may
-    // have asked for one (loads.js).
-    var records = mutations.takeRecords();
-    if (records.length > 0) changed = true;
-    if (!stepMayLoad(records)) {
-      records.forEach(function (record) { steppedRecords.push(record); });
-      continue;
-    }
-    records = steppedRecords.concat(records);
-    steppedRecords = [];
-    var loading = pendingLoads(records);
-    if (loading) return loading.then(function () { return stepTo(target); });
+// The loads the DOM changes since the last call may have asked for (loads.js), or null: a frame
+// waits for them before its animation callbacks (what its timers asked for) and after them.
+function loadsAsked() {
+  var records = mutations.takeRecords();
+  if (records.length > 0) changed = true;
+  if (!stepMayLoad(records)) {
+    records.forEach(function (record) { steppedRecords.push(record); });
+    return null;
   }
-  return showFrame(target);
+  records = steppedRecords.concat(records);
+  steppedRecords = [];
+  return pendingLoads(records);
 }
-function showFrame(target) {
+// Each frame: its timers, the loads they asked for, then (once the frame's video pictures are in,
+// when it is the one drawn) its animation callbacks and the loads those asked for. The same order
+// whether a frame is drawn or stepped through, with nothing else between the timers and the
+// callbacks, so an image a timer loads is complete in the same frame for every worker.
+// `timersRun`: this frame's timers have run and their loads arrived.
+function stepTo(target, stepped, timersRun) {
+  while (frame < target || timersRun) {
+    if (!timersRun) {
+      var t = ((frame + 1) * 1000) / fps;
+      runTimers(t);
+      nowMs = t;
+      frame += 1;
+      setAdapterTime(t / 1000);
+      var asked = loadsAsked();
+      if (asked) return asked.then(function () { return stepTo(target, stepped, true); });
+    }
+    timersRun = false;
+    // The target frame's callbacks run once its video pictures are in (showFrame).
+    if (frame === target) break;
+    runAnimationFrame(nowMs);
+    var loading = loadsAsked();
+    if (loading) return loading.then(function () { return stepTo(target, stepped, false); });
+  }
+  // The frame's video pictures are in before its animation callbacks draw with them.
+  var pictures = videoPictures();
+  if (pictures) return pictures.then(function () { return showFrame(target, stepped); });
+  return showFrame(target, stepped);
+}
+function showFrame(target, stepped) {
+  if (stepped) runAnimationFrame(nowMs);
   forgetTiming();
   registerMedia();
   var waits = [];
@@ -50,6 +68,7 @@ function showFrame(target) {
   showClips(frame);
   syncAnimations();
   syncVideos(waits);
+  syncVideoFrames();
   seekFrames(target, waits);
   compositeTransition(target, waits);
   var records = steppedRecords.concat(mutations.takeRecords());
@@ -158,6 +177,8 @@ window.__vidkit = Object.freeze({
   __ready: ready,
   __afterPaint: afterPaint,
   __videosPresented: videosPresented,
+  __videoReply: videoReply,
+  __videoInput: function (id) { var state = stateById(id); return state ? state.input : null; },
   __mediaTimeline: mediaTimeline,
   /** Images, stylesheets and fonts that failed to load before the first frame ("image <url>"…). */
   /** What failed to load since the last call (loads.js). */

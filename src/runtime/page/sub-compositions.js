@@ -1,6 +1,6 @@
 // --- sub-compositions ---------------------------------------------------------------------------
-// The project server mounts each instance of a sub-composition into its host (README,
-// "HyperFrames compositions", src/composition/sub-compositions.ts) and wraps each of its scripts in
+// The project server mounts each instance of a sub-composition into its host (docs/guide/hyperframes.md,
+// src/composition/sub-compositions.ts) and wraps each of its scripts in
 // `window.__vidkitSubComposition(id, compositionId, variables, run)`. `run` gets the instance's
 // own `window`, `document`, `gsap`, `__timelines` and `__hyperframes`: selectors resolve inside the
 // host, and the instance's timeline is registered under the host's data-composition-id, where the

@@ -1,5 +1,5 @@
 // --- timelines registered in window.__timelines -------------------------------------------------
-// HyperFrames' rules (README, "HyperFrames compositions"): the root composition's timeline is the
+// HyperFrames' rules (docs/guide/hyperframes.md): the root composition's timeline is the
 // one under its data-composition-id, or the only one registered; a timeline under the id of a
 // nested composition plays in that clip's own time (from its start, after data-playback-start, at
 // data-playback-rate); an array counts as one timeline for the root, or several under tl-0,

@@ -1,6 +1,5 @@
 // --- HyperFrames timing: the root, clips and their windows on the timeline ---------------------
-// A `[data-start]` element is a clip, shown only from its start to its end (README, "HyperFrames
-// compositions"). A start is seconds into its composition, or `id`, `id + s`, `id - s`: the end
+// A `[data-start]` element is a clip, shown only from its start to its end (docs/guide/hyperframes.md). A start is seconds into its composition, or `id`, `id + s`, `id - s`: the end
 // of another clip, plus or minus seconds. The length is `data-duration`, else `data-end` minus
 // the start, else what the element itself lasts (a medium's playable length, 3 s for an image, a
 // nested composition's timeline, though a host that named no composition stays shown to the end
@@ -160,8 +159,19 @@ function readTiming() {
 // --- clip visibility ------------------------------------------------------------------------------
 // A clip outside its window is hidden (visibility), as HyperFrames does; one that sits in the
 // page's flow and holds no clips of its own also leaves the layout (display: none), so the clips
-// after it move up. Audio has no picture; video is a clip like any other.
+// after it move up. Audio has no picture; video is a clip like any other. Everything inside a
+// hidden clip is hidden too, even an element that sets `visibility: visible` itself (a button a
+// GSAP tween or the page's CSS made visible), which CSS alone would still draw: HyperFrames marks a
+// hidden clip and hides all its descendants with an !important rule.
 var NOT_SHOWN = { SCRIPT: 1, STYLE: 1, LINK: 1, META: 1, AUDIO: 1, TEMPLATE: 1 };
+var CLIP_HIDDEN = 'data-vidkit-clip-hidden';
+var clipHidingStyle = null;
+function ensureClipHidingStyle() {
+  if (clipHidingStyle && clipHidingStyle.isConnected) return;
+  clipHidingStyle = document.createElement('style');
+  clipHidingStyle.textContent = '[' + CLIP_HIDDEN + '] * { visibility: hidden !important; }';
+  (document.head || document.documentElement).appendChild(clipHidingStyle);
+}
 var inFlow = new WeakMap();
 var hiddenDisplay = new WeakMap();
 function flowsInPage(el) {
@@ -180,6 +190,10 @@ function showClips(frameIndex) {
     var shown = t.shownAt(el, frameIndex);
     var visibility = shown ? 'visible' : 'hidden';
     if (el.style.visibility !== visibility) el.style.visibility = visibility;
+    if (shown === el.hasAttribute(CLIP_HIDDEN)) {
+      if (!shown) ensureClipHidingStyle();
+      el.toggleAttribute(CLIP_HIDDEN, !shown);
+    }
     if (!shown && !hiddenDisplay.has(el) && flowsInPage(el)) {
       hiddenDisplay.set(el, { value: el.style.getPropertyValue('display'), priority: el.style.getPropertyPriority('display') });
       el.style.setProperty('display', 'none', 'important');
@@ -226,7 +240,7 @@ function compositionDuration() {
 // --- the clips as a timeline shows them ------------------------------------------------------------
 // Every clip and nested composition of the page with its window on the root timeline, read with
 // the same timing as the frames (media lengths and timelines included), for the preview's timeline
-// (README, `vidkit preview`). `composition` is the index in the list of the nested composition the
+// (docs/guide/authoring.md). `composition` is the index in the list of the nested composition the
 // element plays in (null: the root); `source` is the composition file it was mounted from
 // (data-vidkit-source of the host around it, set by the sub-composition transform; null: the page).
 // A clip that lasts to the end of the composition around it has end null.

@@ -8,8 +8,7 @@ function currentVariables() { return JSON.parse(JSON.stringify(variables)); }
 window.__hyperframes = { getVariables: currentVariables };
 window.__hfVariables = JSON.parse(JSON.stringify(boot.overrides || {}));
 
-// Bindings without a script, applied once the document is parsed (README, "HyperFrames
-// compositions"):
+// Bindings without a script, applied once the document is parsed (docs/guide/hyperframes.md):
 //   - `--<id>` on the root and every [data-composition-id] element, for every variable whose
 //     value is a string, number or boolean (or a font given as { name });
 //   - `--<slug>` (the id lowercased, runs of other characters as '-') on each element declaring

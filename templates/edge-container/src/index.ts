@@ -14,7 +14,7 @@ interface Env {
 /** The container-backed Durable Object: its image runs container/server.mjs on port 8080. */
 export class RenderContainer extends Container {
   defaultPort = 8080;
-  // Instances sleep after 10 minutes without requests; the next render cold-starts (SPEC.md 8).
+  // Instances sleep after 10 minutes without requests; the next render cold-starts.
   sleepAfter = '10m';
 }
 

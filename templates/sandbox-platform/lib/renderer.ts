@@ -11,7 +11,7 @@ export interface Renderer {
   render(projectDir: string, variables: Record<string, unknown>): Promise<Buffer>;
 }
 
-// The sandbox allows 5 hours; a render of a short composition takes minutes (SPEC.md 8).
+// The sandbox allows 5 hours; a render of a short composition takes minutes.
 const SANDBOX_TIMEOUT_MS = 30 * 60 * 1000;
 const SANDBOX_WORKDIR = '/vercel/sandbox';
 // Where scripts/prepare-snapshot.mjs links the headless browser in the snapshot.

@@ -4,6 +4,7 @@
 //! concat step muxes it beside the joined video. The page's own copy of audio it cannot play is
 //! made here too (proxy.rs), from the same decode.
 
+mod ceiling;
 mod decode;
 mod encode;
 mod proxy;
@@ -102,7 +103,8 @@ impl AudioMix {
     }
 }
 
-/// Mixes the tracks into interleaved stereo f32 samples covering exactly the mix's duration.
+/// Mixes the tracks into interleaved stereo f32 samples covering exactly the mix's duration, under
+/// the true-peak ceiling ([`ceiling`]).
 pub(crate) fn mix(mix: &AudioMix) -> Result<Vec<f32>, MediaError> {
     mix.validate()?;
     let frames = (mix.duration_seconds * SAMPLE_RATE as f64).round() as usize;
@@ -113,9 +115,7 @@ pub(crate) fn mix(mix: &AudioMix) -> Result<Vec<f32>, MediaError> {
         };
         place(&mut out, &source, track);
     }
-    for sample in &mut out {
-        *sample = sample.clamp(-1.0, 1.0);
-    }
+    ceiling::apply(&mut out)?;
     Ok(out)
 }
 

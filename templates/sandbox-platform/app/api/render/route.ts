@@ -7,7 +7,7 @@ import { createRenderer } from '../../../lib/renderer';
 
 export const runtime = 'nodejs';
 export const dynamic = 'force-dynamic';
-// The platform function only waits for the sandbox; 300 s is its cap (SPEC.md 8).
+// The platform function only waits for the sandbox; 300 s is its cap.
 export const maxDuration = 300;
 
 // A render stops at 270 s by default, inside maxDuration, so the route still answers 504 and
