@@ -4,7 +4,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { loadComposition } from './composition/composition';
 import { renderRequestSchema } from './composition/render-request';
-import { FIXTURES, REPO_ROOT, tempDir } from './test-support/cli';
+import { FIXTURES, REPO_ROOT, built, tempDir } from './test-support/cli';
 import { fontsStylesheet } from './fonts/bundled-fonts';
 import { PEER_FAMILIES, staticFolder } from './fonts/static-fonts';
 import { installTemplateAssets } from './template-assets';
@@ -24,7 +24,7 @@ test('installTemplateAssets copies the built player, the bundled fonts and examp
 
     installTemplateAssets({ playerFile: path.join(app, 'public', 'vidkit-player.js'), compositionsDir: path.join(app, 'public', 'compositions') });
 
-    assert.ok(fs.readFileSync(path.join(app, 'public', 'vidkit-player.js')).equals(fs.readFileSync(path.join(REPO_ROOT, 'dist', 'player', 'vidkit-player.js'))));
+    assert.ok(fs.readFileSync(path.join(app, 'public', 'vidkit-player.js')).equals(fs.readFileSync(built('player', 'vidkit-player.js'))));
     const fonts = path.join(app, 'public', '__vidkit-fonts');
     assert.is(fs.readFileSync(path.join(fonts, 'fonts.css'), 'utf8'), fontsStylesheet());
     const named = [...fontsStylesheet().matchAll(/url\(([^)]+)\)/g)].map((m) => m[1]);

@@ -9,10 +9,10 @@ import { GetExecutionHistoryCommand } from '@aws-sdk/client-sfn';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
-import { CliRun, FIXTURES, REPO_ROOT, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
+import { CliRun, FIXTURES, built, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
 import { TEST_IMAGE, TestAws, downloadObject, registerZipHandler, testAwsClients } from '../test-support/cloud-stack';
 import { decodeGray, ffprobe, readBits } from '../test-support/media';
-import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_SIGNATURE_HEADER, WebhookPayload, verifyWebhookSignature } from '../sdk/webhook';
+import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_SIGNATURE_HEADER, RenderWebhookPayload, verifyWebhookSignature } from '../sdk/webhook';
 
 // The stack as users meet it after `cloudfn deploy`: every command finds the bucket and state
 // machine in the stack's outputs (none in the environment), the render function posts a signed
@@ -43,7 +43,7 @@ const userEnv = (): NodeJS.ProcessEnv => ({ ...process.env, ...emu.env, VIDKIT_B
 
 /** `vidkit cloudfn destroy` on a terminal (util-linux `script` gives it one), answering its question with `answer`. */
 function destroyOnTerminal(answer: string): Promise<{ status: number; output: string }> {
-  const command = [process.execPath, path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), 'cloudfn', 'destroy'].map((a) => JSON.stringify(a)).join(' ');
+  const command = [process.execPath, built('cli', 'main.js'), 'cloudfn', 'destroy'].map((a) => JSON.stringify(a)).join(' ');
   return new Promise((resolve, reject) => {
     const child = spawn('script', ['-qec', command, '/dev/null'], { env: userEnv(), stdio: ['pipe', 'pipe', 'inherit'] });
     let output = '';
@@ -70,8 +70,9 @@ function clock1s(): string {
 }
 const RENDER_ARGS = ['--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '15'];
 
-function payloadOf(r: Received): WebhookPayload {
-  return JSON.parse(r.body.toString('utf8')) as WebhookPayload;
+/** The hooks this file receives are single renders' (no batch runs here). */
+function payloadOf(r: Received): RenderWebhookPayload {
+  return JSON.parse(r.body.toString('utf8')) as RenderWebhookPayload;
 }
 
 const stack = suite('cloudfn finds the deployed stack; webhooks, listings, estimate, destroy (MiniStack)');
@@ -131,7 +132,7 @@ stack('deploy, then render --wait with nothing in the environment: the output is
     [payload.type, payload.renderId, payload.bucket, payload.outputKey, payload.output],
     ['render.succeeded', renderId, bucket, key, { url: `s3://${bucket}/${key}`, frames: 30, bytes: fs.statSync(file).size }],
   );
-  assert.match(payload.executionArn, new RegExp(`:execution:.*:${renderId}$`));
+  assert.match(String(payload.executionArn), new RegExp(`:execution:.*:${renderId}$`));
   assert.is(hook.headers['content-type'], 'application/json');
   assert.match(String(hook.headers[WEBHOOK_DELIVERY_HEADER.toLowerCase()]), /^[0-9a-f-]{36}$/);
   const signature = hook.headers[WEBHOOK_SIGNATURE_HEADER.toLowerCase()];

@@ -7,7 +7,7 @@ import sirv from 'sirv';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { findBrowser, launchBrowser } from '../render/browser';
-import { REPO_ROOT, ServingCli, fixtureCopy, tempDir, vidkit, vidkitServe } from '../test-support/cli';
+import { ServingCli, built, fixtureCopy, tempDir, vidkit, vidkitServe } from '../test-support/cli';
 import { brightFrom, decodeGray, decodePcm, decodeRgbFrame, decodeRgba, hfSubScenesProblems, psnr, writeTone } from '../test-support/media';
 import { addPlayer, playerFrame } from '../test-support/player';
 
@@ -156,11 +156,14 @@ player('the preview serves the page with its sub-compositions mounted: the playe
 
 player('a player on a plain static server (as in the web templates) mounts the sub-compositions itself', async () => {
   const site = fs.mkdtempSync(path.join(playerOut, 'site-'));
-  fs.copyFileSync(path.join(REPO_ROOT, 'dist', 'player', 'vidkit-player.js'), path.join(site, 'vidkit-player.js'));
+  fs.copyFileSync(built('player', 'vidkit-player.js'), path.join(site, 'vidkit-player.js'));
   fs.writeFileSync(path.join(site, 'index.html'), '<!doctype html><script type="module" src="/vidkit-player.js"></script><body></body>');
   fs.renameSync(fixtureCopy('hf-sub-scenes', playerOut, { gsap: true }), path.join(site, 'project'));
   const serve = sirv(site, { dev: true });
-  const server = http.createServer((req, res) => serve(req, res, () => ((res.statusCode = 404), res.end())));
+  const server = http.createServer((req, res) => serve(req, res, () => {
+    res.statusCode = 404;
+    res.end();
+  }));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   try {
     const page = await browser.newPage();

@@ -11,7 +11,7 @@ import { MissingGlyphs, describeMissingGlyphs } from '../render/missing-glyphs';
 import { serveComposition } from '../render/served-composition';
 import { soundtrackOf } from '../render/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
-import { ChunkProgressRecord, ChunkSpec, DirectResult, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
+import { ChunkProgressRecord, ChunkSpec, DirectResult, PlanRecord, RenderJob, payloadVersionMismatch, renderKeys, siteKeys } from '../sdk/render-input';
 import { TransientChunkError, classifyChunkError } from './chunk-errors';
 import { injectedFault } from './fault-injection';
 import { AssembleResult, RenderEndResult, renderEnded, sendBatchEvent } from './render-end';
@@ -32,13 +32,14 @@ import { portableTimeline, timelineAssets } from './site-media';
  *                 end, with its outcome written where `progress` reads it (`direct: true`)
  *   batch-webhook post a batch's event, once render-batch's seal or a cancel completed its count
  */
-export type RenderEvent =
+export type RenderEvent = { version: number } & (
   | { mode: 'plan'; render: RenderJob }
   | { mode: 'chunk'; render: RenderJob; chunk: ChunkSpec }
   | { mode: 'assemble'; render: RenderJob; totalFrames: number; segments: ChunkResult[] }
   | { mode: 'webhook'; render: RenderJob; executionArn: string; output?: AssembleResult; failure?: { Error?: string; Cause?: string } }
   | { mode: 'direct'; render: RenderJob }
-  | { mode: 'batch-webhook'; bucket: string; batchId: string };
+  | { mode: 'batch-webhook'; bucket: string; batchId: string }
+);
 
 export interface ChunkResult {
   index: number;
@@ -75,7 +76,21 @@ async function withVariables(render: RenderJob): Promise<RenderJob> {
   return { ...render, config: { ...render.config, variables: await variables } };
 }
 
+/** An event from an SDK of another payload version: the function cannot read it, and retrying cannot help. */
+export class PayloadVersionError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'PayloadVersionError';
+  }
+}
+
 export async function handler(event: RenderEvent): Promise<unknown> {
+  const mismatch = payloadVersionMismatch(event.version);
+  if (mismatch) {
+    // A direct render is invoked asynchronously: its outcome goes where `progress` reads it, as its failures do.
+    if (event.mode === 'direct') return putJson(event.render.bucket, renderKeys.result(event.render.renderId), { status: 'failed', error: `PayloadVersionError: ${mismatch}` } satisfies DirectResult);
+    throw new PayloadVersionError(mismatch);
+  }
   switch (event.mode) {
     case 'plan':
       return plan(event.render);

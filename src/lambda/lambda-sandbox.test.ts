@@ -8,6 +8,7 @@ import { validateConfig } from '../sdk/render';
 import { renderKeys } from '../sdk/render-input';
 import { deploySite } from '../sdk/site';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
+import { cloudHandler } from '../test-support/build';
 import { downloadObject, testAwsClients } from '../test-support/cloud-stack';
 import { FIXTURES, REPO_ROOT, tempDir } from '../test-support/cli';
 import { decodeGray, readBits } from '../test-support/media';
@@ -33,7 +34,7 @@ test.after(async () => {
 
 /** Runs one chunk event through cloud/handler.js inside the sandbox; its printed result. */
 function runChunk(event: unknown): { status: number | null; stdout: string; stderr: string; error?: Error } {
-  const invoke = `require(${JSON.stringify(path.join(REPO_ROOT, 'cloud', 'handler.js'))}).handler(JSON.parse(process.argv[1])).then((r) => console.log(JSON.stringify(r)))`;
+  const invoke = `require(${JSON.stringify(cloudHandler())}).handler(JSON.parse(process.argv[1])).then((r) => console.log(JSON.stringify(r)))`;
   const env: Record<string, string> = { PATH: process.env.PATH!, HOME: '/tmp', ...emu.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
   return spawnSync(
     'bwrap',
@@ -51,7 +52,7 @@ function runChunk(event: unknown): { status: number | null; stdout: string; stde
 test('renders its frame range exactly, with nothing but /tmp to write to', async () => {
   const site = await deploySite({ projectDir: path.join(FIXTURES, 'frame-clock'), bucketName: BUCKET });
   const plan = validateConfig({ siteHandle: site, bucketName: BUCKET, config: { maxParallelChunks: 3 }, outputKey: 'renders/clock.mp4' });
-  const event = { mode: 'chunk', render: plan.input.render, chunk: { index: 1, startFrame: 50, endFrame: 100 } };
+  const event = { version: plan.input.version, mode: 'chunk', render: plan.input.render, chunk: { index: 1, startFrame: 50, endFrame: 100 } };
   const run = runChunk(event);
   assert.is(run.status, 0, `${run.stderr}\n${run.error ?? ''}`);
   const result = JSON.parse(run.stdout.trim().split('\n').pop()!);
@@ -74,7 +75,7 @@ test('a chunk reports text no font could draw into its progress record, where th
   );
   const site = await deploySite({ projectDir: dir, bucketName: BUCKET });
   const plan = validateConfig({ siteHandle: site, bucketName: BUCKET, config: { variables: { name: '김민준 \uE000' } }, outputKey: 'renders/tofu.mp4' });
-  const run = runChunk({ mode: 'chunk', render: plan.input.render, chunk: { index: 0, startFrame: 0, endFrame: 2 } });
+  const run = runChunk({ version: plan.input.version, mode: 'chunk', render: plan.input.render, chunk: { index: 0, startFrame: 0, endFrame: 2 } });
   assert.is(run.status, 0, `${run.stderr}\n${run.error ?? ''}`);
   assert.match(run.stderr, /warning: chunk 0: <p#name> \(variable "name"\) draws "\uE000" U\+E000 as empty boxes/);
   const record = path.join(tempDir('vidkit-sandbox-'), 'progress.json');

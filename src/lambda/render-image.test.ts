@@ -11,7 +11,7 @@ import { validateConfig } from '../sdk/render';
 import { SiteHandle, deploySite } from '../sdk/site';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
 import { bootstrapZip, downloadObject, testAwsClients } from '../test-support/cloud-stack';
-import { FIXTURES, REPO_ROOT, errorLines, tempDir, vidkit } from '../test-support/cli';
+import { FIXTURES, REPO_ROOT, built, errorLines, tempDir, vidkit } from '../test-support/cli';
 import { SCRIPT_SAMPLES } from '../fonts/script-samples';
 import { decodeGray, psnrPerFrame, readBits } from '../test-support/media';
 import { buildRootfs, imageConfig, inImage } from '../test-support/render-image';
@@ -68,7 +68,7 @@ function mockDocker(log: string): NodeJS.ProcessEnv {
 
 function chunkEvent(index: number, startFrame: number, endFrame: number) {
   const plan = validateConfig({ siteHandle: site, bucketName: BUCKET, config: { maxParallelChunks: 3 }, outputKey: 'renders/clock.mp4' });
-  return { mode: 'chunk', render: plan.input.render, chunk: { index, startFrame, endFrame } };
+  return { version: plan.input.version, mode: 'chunk', render: plan.input.render, chunk: { index, startFrame, endFrame } };
 }
 
 /** Frame i of the video shows the frame-clock fixture's clock at `first + i`, for `count` frames. */
@@ -194,7 +194,7 @@ test('render --docker from an installed vidkit, whose engine lacks the image: ex
   // An installed package: dist/ and package.json, no cloud/image/ to build the image from.
   const installed = path.join(workDir, 'installed');
   fs.mkdirSync(installed);
-  fs.cpSync(path.join(REPO_ROOT, 'dist'), path.join(installed, 'dist'), { recursive: true });
+  fs.cpSync(built(), path.join(installed, 'dist'), { recursive: true });
   fs.copyFileSync(path.join(REPO_ROOT, 'package.json'), path.join(installed, 'package.json'));
   fs.symlinkSync(path.join(REPO_ROOT, 'node_modules'), path.join(installed, 'node_modules'));
   const run = spawnSync(process.execPath, [path.join(installed, 'dist', 'cli', 'main.js'), 'render', path.join(FIXTURES, 'frame-clock'), '--docker'], {

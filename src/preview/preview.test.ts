@@ -221,7 +221,7 @@ preview('a composition that throws shows the error in the player and fires an er
     const page = await browser.newPage();
     // Registered before any page script, so the first error event cannot be missed.
     await page.evaluateOnNewDocument(() => {
-      document.addEventListener('error', (e) => ((window as unknown as { lastError: string }).lastError = (e as CustomEvent).detail.message), true);
+      document.addEventListener('error', (e) => ((window as unknown as { lastError: string }).lastError = (e as unknown as CustomEvent<{ message: string }>).detail.message), true);
     });
     await page.goto(server.url);
     await page.waitForFunction(() => (window as unknown as { lastError?: string }).lastError, { timeout: 30_000 });

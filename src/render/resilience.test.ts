@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CliRun, FIXTURES, REPO_ROOT, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
+import { CliRun, FIXTURES, built, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
 import { decodeGray, readBits } from '../test-support/media';
 import { gpuDevices } from './browser';
 
@@ -67,7 +67,7 @@ probe('with no probe cache, a short render finishes within 60 s and decides GL w
   const { env } = freshMachine();
   const output = path.join(out, 'probe.mp4');
   const started = Date.now();
-  const run = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist/cli/main.js'), 'render', fixture('frame-clock'), '--output', output, '--workers', '1'], {
+  const run = spawnSync(process.execPath, [built('cli', 'main.js'), 'render', fixture('frame-clock'), '--output', output, '--workers', '1'], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
     timeout: 60_000,
@@ -194,7 +194,7 @@ function renderOnMount(dir: string, options: string, args: string[]) {
   const script = 'mount -t tmpfs -o "$1" tmpfs "$2" && shift 2 && exec "$@"';
   const r = spawnSync(
     'unshare',
-    ['--map-root-user', '--mount', 'sh', '-c', script, 'sh', options, dir, process.execPath, path.join(REPO_ROOT, 'dist/cli/main.js'), ...args],
+    ['--map-root-user', '--mount', 'sh', '-c', script, 'sh', options, dir, process.execPath, built('cli', 'main.js'), ...args],
     { env: { ...process.env, ...freshMachine().env }, encoding: 'utf8', timeout: 120_000 },
   );
   return { status: r.status ?? -1, stderr: r.stderr };

@@ -6,7 +6,7 @@ import { deleteKeys, getJsonTagged, listKeys, putJson } from './bucket-files';
 import { recordEnds } from './batch-tracking';
 import { mapWithLimit } from './map-limit';
 import { RenderState, renderState } from './progress';
-import { DirectRecord, ExecutionInput, RenderJob, renderKeys } from './render-input';
+import { DirectRecord, ExecutionInput, PAYLOAD_VERSION, RenderJob, renderKeys } from './render-input';
 import { requireRenderFunction } from './render';
 
 /**
@@ -57,7 +57,7 @@ export async function cancelRenders(targets: readonly CancelTarget[], opts: { bu
   for (const [batchId, group] of byBatch) {
     const completed = await recordEnds(group.bucket, batchId, group.renderIds.map((renderId) => ({ renderId, outcome: 'aborted' as const })));
     if (completed && opts.stateMachineArn) {
-      const payload = JSON.stringify({ mode: 'batch-webhook', bucket: group.bucket, batchId });
+      const payload = JSON.stringify({ version: PAYLOAD_VERSION, mode: 'batch-webhook', bucket: group.bucket, batchId });
       await awsClients().lambda.send(new InvokeCommand({ FunctionName: await requireRenderFunction(opts.stateMachineArn), InvocationType: 'Event', Payload: payload }));
     }
   }

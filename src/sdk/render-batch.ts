@@ -10,6 +10,7 @@ import { RENDER_STATUSES } from './batch-manifest';
 import { RenderOutcome, endedRenders, newBatchId, openBatch, sealBatch } from './batch-tracking';
 import { RenderPlan, RenderToLambdaInput, preflightWarnings, renderFunctionOf, requireRenderFunction, startRender, validateBeforeRequests, validateConfig } from './render';
 import { renderState } from './progress';
+import { PAYLOAD_VERSION } from './render-input';
 import { resolveTarget } from './stack';
 import type { RenderConfigInput } from './validate-config';
 import { DEFAULT_MAX_CONCURRENT } from './defaults';
@@ -182,7 +183,7 @@ async function sealAndNotify(bucket: string, stateMachineArn: string, batchId: s
   const completed = await sealBatch(bucket, batchId, started);
   if (!completed || started === 0) return;
   await awsClients().lambda.send(
-    new InvokeCommand({ FunctionName: await requireRenderFunction(stateMachineArn), InvocationType: 'Event', Payload: JSON.stringify({ mode: 'batch-webhook', bucket, batchId }) }),
+    new InvokeCommand({ FunctionName: await requireRenderFunction(stateMachineArn), InvocationType: 'Event', Payload: JSON.stringify({ version: PAYLOAD_VERSION, mode: 'batch-webhook', bucket, batchId }) }),
   );
 }
 

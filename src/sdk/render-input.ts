@@ -51,8 +51,26 @@ export interface RenderJob {
   hostedVariables?: { key: string; bytes: number };
 }
 
+/**
+ * The version of what the SDK sends the render function: the execution input, and the events the
+ * state machine and the SDK invoke it with, which carry the input's `version` on. Raise it with
+ * any change to their shape that a function deployed before would misread: the function refuses
+ * any version but its own.
+ */
+export const PAYLOAD_VERSION = 1;
+
 export interface ExecutionInput {
+  version: number;
   render: RenderJob;
+}
+
+/** Why the function cannot take a payload of version `sent`; undefined when it speaks it. */
+export function payloadVersionMismatch(sent: unknown): string | undefined {
+  if (sent === PAYLOAD_VERSION) return undefined;
+  const speaks = `this function speaks version ${PAYLOAD_VERSION}`;
+  if (typeof sent !== 'number') return `${speaks}, the SDK sent no version (a vidkit older than the function): upgrade vidkit, or redeploy with its vidkit cloudfn deploy`;
+  if (sent > PAYLOAD_VERSION) return `${speaks}, the SDK sent version ${sent}: redeploy with vidkit cloudfn deploy`;
+  return `${speaks}, the SDK sent version ${sent}: upgrade vidkit, or redeploy with its vidkit cloudfn deploy`;
 }
 
 export interface ChunkSpec {

@@ -11,7 +11,7 @@ import { awsClients } from './aws-clients';
 import { SECONDS_PER_MEGAPIXEL_FRAME } from './estimate';
 import { resolveOutputSize } from '../render/output-size';
 import { putJson } from './bucket-files';
-import { DirectRecord, ExecutionInput, renderKeys } from './render-input';
+import { DirectRecord, ExecutionInput, PAYLOAD_VERSION, renderKeys } from './render-input';
 import { SiteHandle, requireBucket } from './site';
 import { resolveTarget } from './stack';
 import { RenderConfigInput, checkInputSize, fitsExecutionInput, resolveConfig } from './validate-config';
@@ -124,6 +124,7 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
     );
   }
   const executionInput: ExecutionInput = {
+    version: PAYLOAD_VERSION,
     render: {
       renderId,
       bucket,
@@ -213,7 +214,7 @@ export async function startRender(plan: RenderPlan, stateMachineArn: string): Pr
   if (plan.direct) {
     const functionName = await requireRenderFunction(stateMachineArn);
     await putJson(render.bucket, renderKeys.direct(render.renderId), { ...plan.input, startedAt: new Date().toISOString() } satisfies DirectRecord);
-    await awsClients().lambda.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: JSON.stringify({ mode: 'direct', render }) }));
+    await awsClients().lambda.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: JSON.stringify({ version: PAYLOAD_VERSION, mode: 'direct', render }) }));
     return { ...handle, executionArn: null };
   }
   const started = await awsClients().sfn.send(new StartExecutionCommand({ stateMachineArn, name: render.renderId, input: plan.body }));

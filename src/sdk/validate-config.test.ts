@@ -6,7 +6,7 @@ import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TEST_CREDENTIALS } from '../test-support/aws-emulator';
-import { FIXTURES, REPO_ROOT, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
+import { FIXTURES, built, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
 import { EPOCH_FORMS } from '../runtime/boot';
 import { validateConfig } from './render';
 import { prepareSite } from './site';
@@ -14,7 +14,7 @@ import type { RenderConfigInput } from './validate-config';
 
 // Checks made before any AWS request. The "AWS endpoint" here is a loopback server that only counts
 // the requests it gets (and fails them): a check that ran after a request would show in the count.
-const SDK = path.join(REPO_ROOT, 'dist', 'sdk', 'index.js');
+const SDK = built('sdk', 'index.js');
 const out = tempDir('vidkit-validate-test-');
 let server: http.Server;
 let requests = 0;
@@ -180,7 +180,7 @@ checks('--help of each cloudfn command lists its options', () => {
     [['cloudfn', 'renders', 'ls'], ['--limit', '--state-machine-arn', '--stack-name', '--json']],
   ];
   for (const [command, flags] of help) {
-    const text = execFileSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'cli', 'main.js'), ...command, '--help'], { encoding: 'utf8' });
+    const text = execFileSync(process.execPath, [built('cli', 'main.js'), ...command, '--help'], { encoding: 'utf8' });
     for (const flag of flags) assert.ok(text.includes(flag), `${command.join(' ')} --help mentions ${flag}`);
   }
 });

@@ -9,6 +9,7 @@ import { deploySite } from '../sdk/site';
 import { WarmTemplateRenderer } from '../template-server/warm-render';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
 import { Canary, startCanary } from '../test-support/canary';
+import { cloudHandler } from '../test-support/build';
 import { REPO_ROOT, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
 import { testAwsClients } from '../test-support/cloud-stack';
 import { WORLD_ADDRESSES, inNetworkNamespace } from '../test-support/network-namespace';
@@ -134,8 +135,8 @@ egress('cloud chunk in a Lambda-shaped sandbox, S3 on the emulator: reaches noth
     await testAwsClients(emu).s3.send(new CreateBucketCommand({ Bucket: bucket }));
     const site = await deploySite({ projectDir: project, bucketName: bucket });
     const plan = validateConfig({ siteHandle: site, bucketName: bucket, config: { variables: { way: 'all' } }, outputKey: 'renders/ways.mp4' });
-    const event = { mode: 'chunk', render: plan.input.render, chunk: { index: 0, startFrame: 0, endFrame: 3, totalFrames: 3 } };
-    const invoke = `require(${JSON.stringify(path.join(REPO_ROOT, 'cloud', 'handler.js'))}).handler(JSON.parse(process.argv[1])).then(() => process.exit(0), (e) => { console.error(String(e.message)); process.exit(1); })`;
+    const event = { version: plan.input.version, mode: 'chunk', render: plan.input.render, chunk: { index: 0, startFrame: 0, endFrame: 3, totalFrames: 3 } };
+    const invoke = `require(${JSON.stringify(cloudHandler())}).handler(JSON.parse(process.argv[1])).then(() => process.exit(0), (e) => { console.error(String(e.message)); process.exit(1); })`;
     const env: Record<string, string> = { PATH: process.env.PATH!, HOME: '/tmp', ...emu.env, AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED: 'true' };
     // As lambda-sandbox.test.ts: a read-only root, an empty /tmp, the emulator's network shared.
     const child = spawn(

@@ -5,14 +5,14 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { REPO_ROOT, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
+import { built, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
 import { decodeRgbFrame, rgbAt } from '../test-support/media';
 
 // docs/reference/command-line.md and docs/guide/render.md ("Checked before any browser starts"): an output vidkit writes loses
 // nothing of the user's, and what it keeps in TMPDIR goes, even after a SIGKILL. Every run here has
 // a TMPDIR of its own, checked empty afterwards.
 const work = tempDir('vidkit-files-test-');
-const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
+const CLI = built('cli', 'main.js');
 
 /**
  * A 160x90 project of `seconds` filled with its `fill` colour variable, and a media file of its

@@ -4,13 +4,13 @@ import * as path from 'node:path';
 import * as readline from 'node:readline';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FIXTURES, REPO_ROOT, errorLines, tempDir } from '../test-support/cli';
+import { FIXTURES, built, errorLines, tempDir } from '../test-support/cli';
 import { decodeRgbFrame, ffprobe, rgbAt } from '../test-support/media';
 import { markedProcesses, processMarker, renderProcesses } from '../test-support/templates';
 
 // `vidkit render-server` as its caller (the Python template) runs it: a child process fed one JSON
 // line per request, answering one JSON line each.
-const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
+const CLI = built('cli', 'main.js');
 const out = tempDir('vidkit-render-server-out-');
 const projectDir = path.join(FIXTURES, 'color-var');
 

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FIXTURES, REPO_ROOT, tempDir } from '../test-support/cli';
+import { FIXTURES, built, tempDir } from '../test-support/cli';
 import { freePort } from '../test-support/ports';
 import { inImage } from '../test-support/render-image';
 import { ImageRecipe, buildImageRoot } from '../test-support/template-images';
@@ -127,7 +127,7 @@ test('the image draws a name in each script as `vidkit render` does here, and wa
   // Its compositions are bound into the image as it runs (add_local_dir): no layer changes. The
   // app renders one composition; its request contract is written beside it, as deploy.sh does.
   installFixtureComposition(SCRIPT_NAMES_FIXTURE, compositions);
-  const contract = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'template-assets.js'), 'static/vidkit-player.js', 'compositions'], { cwd: APP, encoding: 'utf8' });
+  const contract = spawnSync(process.execPath, [built('template-assets.js'), 'static/vidkit-player.js', 'compositions'], { cwd: APP, encoding: 'utf8' });
   assert.is(contract.status, 0, contract.stderr);
   await server?.stop();
   server = await app!({ PREVIEW_COMPOSITION: namesComposition });

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { REPO_ROOT, tempDir } from '../test-support/cli';
+import { built, tempDir } from '../test-support/cli';
 import {
   ACCENT_VARIABLES,
   ALL_TYPES_VARIABLES,
@@ -91,7 +91,7 @@ async function renderToEnd(url: string, body: string | Uint8Array<ArrayBuffer>):
 test.before(async () => {
   fixtures = ['endless-frame', 'long-variable', 'all-variable-types'].map((f) => installFixtureComposition(f, compositions));
   // The player, ui-3d-reveal and every composition's request contract, as setup and deploy.sh install them.
-  const copy = spawnSync(process.execPath, [path.join(REPO_ROOT, 'dist', 'template-assets.js'), 'static/vidkit-player.js', 'compositions'], { cwd: APP, encoding: 'utf8' });
+  const copy = spawnSync(process.execPath, [built('template-assets.js'), 'static/vidkit-player.js', 'compositions'], { cwd: APP, encoding: 'utf8' });
   assert.is(copy.status, 0, copy.stderr);
   const base = { VIDKIT_CLI: LOCAL_VIDKIT_CLI, ...SMALL_RENDER };
   server = await startApp({ VIDKIT_LOCAL_STORE_DIR: volume, ...base, VIDKIT_CLI: recordingCli, ...warmMarker.env });

@@ -2,10 +2,14 @@ import { ChildProcess, spawn, spawnSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
+import { built } from './build';
+
+export { built };
 
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const FIXTURES = path.join(__dirname, 'fixtures');
-const CLI = path.join(REPO_ROOT, 'dist', 'cli', 'main.js');
+/** The built CLI, checked to be built from the current sources. */
+const cli = (): string => built('cli', 'main.js');
 
 export interface CliRun {
   status: number;
@@ -15,7 +19,7 @@ export interface CliRun {
 
 /** Runs the built `vidkit` CLI (dist/cli/main.js) as a user would, stdin closed. */
 export function vidkit(args: string[], opts: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): CliRun {
-  const r = spawnSync(process.execPath, [CLI, ...args], {
+  const r = spawnSync(process.execPath, [cli(), ...args], {
     cwd: opts.cwd ?? REPO_ROOT,
     env: { ...process.env, ...opts.env },
     encoding: 'utf8',
@@ -34,7 +38,7 @@ export function vidkitAsync(
   opts: { env?: NodeJS.ProcessEnv; watch?: (stderr: string, child: ChildProcess) => void } = {},
 ): Promise<CliRun> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli(), ...args], { cwd: REPO_ROOT, env: { ...process.env, ...opts.env }, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
@@ -78,7 +82,7 @@ export interface ServingCli {
 /** Starts a long-running `vidkit` command (preview) and waits for the URL it prints. */
 export function vidkitServe(args: string[]): Promise<ServingCli> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [cli(), ...args], { cwd: REPO_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     const exited = new Promise<number>((done) => child.on('close', (code) => done(code ?? -1)));

@@ -6,6 +6,7 @@ import { CreateFunctionCommand, DeleteFunctionCommand, GetFunctionCommand, Lambd
 import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/client-s3';
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { AwsEmulator, TEST_CREDENTIALS } from './aws-emulator';
+import { cloudHandler } from './build';
 import { REPO_ROOT } from './cli';
 
 // As in src/sdk/aws-clients.ts: no multi-line Node 22 notice from the test's own SDK clients.
@@ -40,7 +41,7 @@ export function testAwsClients(emu: AwsEmulator): TestAws {
 export async function registerZipHandler(aws: TestAws, opts: { bucket: string; workDir: string; env?: Record<string, string> }): Promise<void> {
   const current = (await aws.lambda.send(new GetFunctionCommand({ FunctionName: RENDER_FUNCTION }))).Configuration!;
   const client = path.join(REPO_ROOT, 'src', 'test-support', 'lambda-runtime-client.js');
-  const bootstrap = `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(client)} ${JSON.stringify(path.join(REPO_ROOT, 'cloud', 'handler.js'))} handler\n`;
+  const bootstrap = `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(client)} ${JSON.stringify(cloudHandler())} handler\n`;
   const zip = bootstrapZip(opts.workDir, bootstrap);
   await aws.lambda.send(new DeleteFunctionCommand({ FunctionName: RENDER_FUNCTION }));
   await aws.lambda.send(

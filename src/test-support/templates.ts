@@ -7,12 +7,12 @@ import { loadComposition } from '../composition/composition';
 import { parseRenderRequest, renderCliArgs } from '../composition/render-request';
 import { SCRIPT_SAMPLES } from '../fonts/script-samples';
 import { findBrowser, launchBrowser } from '../render/browser';
-import { FIXTURES, REPO_ROOT, tempDir, vidkitAsync } from './cli';
+import { FIXTURES, REPO_ROOT, built, tempDir, vidkitAsync } from './cli';
 import { decodeRgbFrame, ffprobe, psnrPerFrame, rgbAt } from './media';
 
 export const TEMPLATES = path.join(REPO_ROOT, 'templates');
 /** How the templates' local adapters run vidkit: the built CLI of this checkout. */
-export const LOCAL_VIDKIT_CLI = `${process.execPath} ${path.join(REPO_ROOT, 'dist', 'cli', 'main.js')}`;
+export const LOCAL_VIDKIT_CLI = `${process.execPath} ${built('cli', 'main.js')}`;
 
 /**
  * The small render every template test asks for (RENDER_WIDTH/HEIGHT/FPS, documented in each
@@ -340,9 +340,11 @@ export function assertLongTitleRender(bytes: Uint8Array): void {
  * Marks the processes of one template server: every process it starts inherits the variable, the
  * render's vidkit and browser processes included.
  */
-export function processMarker(): { env: { VIDKIT_TEMPLATE_TEST_RUN: string }; entry: string } {
+export function processMarker(): { env: { XDG_VIDKIT_TEST_RUN: string }; entry: string } {
   const id = `${process.pid}-${Math.random().toString(36).slice(2)}`;
-  return { env: { VIDKIT_TEMPLATE_TEST_RUN: id }, entry: `VIDKIT_TEMPLATE_TEST_RUN=${id}` };
+  // An XDG_ name, because vidkit starts Chromium with only the variables its allowlist names: the
+  // marker has to reach the browser too, or a browser left running would go unseen.
+  return { env: { XDG_VIDKIT_TEST_RUN: id }, entry: `XDG_VIDKIT_TEST_RUN=${id}` };
 }
 
 export interface MarkedProcess {
