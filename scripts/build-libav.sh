@@ -1,12 +1,15 @@
 #!/usr/bin/env bash
 # Builds the static libav that the native addon links: FFmpeg 5.1 with x264, x265 (10-bit, for
 # hdr-pq and hdr-hlg), libvpx (VP9), Opus, dav1d (AV1 input) and zlib (PNG), each from Debian 12's
-# source package, configured with only the components vidkit uses (docs/explanation/video-pipeline.md). The prefix is cached under a name keyed by this script and the exact source versions,
-# so running it again, or from a fresh clone on the same machine, only links it.
+# source package, configured with only the components vidkit uses
+# (docs/explanation/video-pipeline.md). The prefix is cached under a name keyed by this script's
+# commands (its comments aside) and the exact source versions, so running it again, or from a fresh
+# clone on the same machine, even with an empty HOME, only links it.
 #
 # Prints the prefix on stdout and points `.libav` in the repository at it, which
 # .cargo/config.toml hands to ffmpeg-sys-next through pkg-config.
-# VIDKIT_LIBAV_CACHE: the cache directory (default ${XDG_CACHE_HOME:-~/.cache}/vidkit).
+# VIDKIT_LIBAV_CACHE: the cache directory (default /var/tmp/vidkit-libav-cache, which outlives a
+# HOME and a reboot, like the render image's cache).
 # VIDKIT_LIBAV_JOBS: parallel compile jobs (default: every core).
 set -euo pipefail
 repo=$(cd "$(dirname "$0")/.." && pwd)
@@ -68,8 +71,8 @@ ensure_sources
 mapfile -t versions < <(bookworm_versions "${PACKAGES[@]}")
 [ ${#versions[@]} -eq ${#PACKAGES[@]} ] ||
   fail "apt lists Debian 12 sources of only ${versions[*]}; wanted ${PACKAGES[*]}"
-key=$({ cat "$script"; printf '%s\n' "${versions[@]}"; uname -m; } | sha256sum | cut -c1-16)
-cache="${VIDKIT_LIBAV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vidkit}"
+key=$({ grep -v '^[[:space:]]*#' "$script"; printf '%s\n' "${versions[@]}"; uname -m; } | sha256sum | cut -c1-16)
+cache="${VIDKIT_LIBAV_CACHE:-/var/tmp/vidkit-libav-cache}"
 prefix="$cache/libav-$key"
 
 link_and_print() {

@@ -28,7 +28,7 @@ done
 if [ -e "$repo/.libav" ]; then
   cache=$(dirname "$(readlink -f "$repo/.libav")")
 else
-  cache="${VIDKIT_LIBAV_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/vidkit}"
+  cache="${VIDKIT_LIBAV_CACHE:-/var/tmp/vidkit-libav-cache}"
 fi
 key=$(sha256sum "$script" | cut -c1-16)
 tarball="$cache/rootfs-trixie-$key.tar"

@@ -2,6 +2,8 @@
 // CLI's defaults. The cloud SDK is `vidkit/cloud-sdk`, the player `vidkit/player`.
 import type { Overrides } from './composition/variables';
 import { badInput } from './errors';
+import { FPS_RULE, MAX_ASSET_BYTES_RULE, isValidFps, isValidMaxAssetBytes } from './options/checks';
+import type { ApiOptions } from './options/registry';
 import type { CaptureMode } from './render/browser';
 import { OutputFormat, parseOutputFormat } from './render/formats';
 import { LocalRenderResult, renderLocal } from './render/local-render';
@@ -14,55 +16,16 @@ import { EPOCH_FORMS, parseEpoch } from './runtime/boot';
 export { ExitCode, VidkitError } from './errors';
 export type { CaptureMode, OutputFormat, Overrides, PageTimeouts, Quality };
 
-/** Options of {@link render}; each mirrors a flag of `vidkit render` and defaults the same way. */
-export interface RenderOptions {
+/**
+ * Options of {@link render}: every option of `vidkit render` that has an API name in the render
+ * option table (src/options/registry.ts, described in docs/reference/render-options.md), typed and
+ * defaulted as the flag is, plus what only a caller in this process can pass.
+ */
+export interface RenderOptions extends ApiOptions<'render'> {
   /** The project directory, holding `index.html`. */
   projectDir: string;
-  /** The page to render, a path in the project (`vidkit render --composition`); default `index.html`. */
-  composition?: string;
-  /** Defaults to `out/<composition id>.<format's extension>` under the working directory. */
-  output?: string;
-  /** Default `mp4`. */
-  format?: OutputFormat;
-  /** Overrides of the declared variables' defaults. */
-  variables?: Overrides;
-  /** Undeclared or mistyped variables fail the render instead of warning. Default false. */
-  strictVariables?: boolean;
-  /** Parallel browser sessions, 1 to 64, or `auto` (the default). */
-  workers?: number | 'auto';
-  /** Overrides the composition's `data-fps`. */
-  fps?: number;
-  /** Output size in pixels, keeping the aspect ratio; default `data-width` × `data-height`. */
-  width?: number;
-  height?: number;
-  /** A named output size instead of width and height: `1080p`, `720p`, `portrait-4k`... (docs/reference/resolution-presets.md). */
-  resolution?: string;
-  /** `gif` only: repeats after the first play, 0 to 65535; default 0, for ever. */
-  gifLoop?: number;
-  /** `hls` only: whole seconds a segment lasts, 1 to 60; default 4. */
-  hlsSegmentSeconds?: number;
-  /** Default `standard`. */
-  quality?: Quality;
-  /** x264 CRF 0 to 51, overriding the quality's. */
-  crf?: number;
-  /** Use the GPU when the browser probe finds one. Default true. */
-  browserGpu?: boolean;
-  /** Default `auto`. */
-  capture?: CaptureMode | 'auto';
-  /** A remote asset that cannot be fetched is a warning and a transparent placeholder, not an error. */
-  allowMissingMedia?: boolean;
-  /** The page and its remote assets may reach loopback, link-local and private addresses (refused by default). */
-  allowPrivateNetwork?: boolean;
-  /** The page may register service workers (refused by default). */
-  allowServiceWorkers?: boolean;
-  /** Bytes one remote asset may have; default 512 MiB. */
-  maxAssetBytes?: number;
-  /** Page deadlines in milliseconds; default 60 s to load, 30 s a frame. */
+  /** Page deadlines in milliseconds; default 60 s to load, 30 s a frame (the CLI's --load-timeout and --frame-timeout, in seconds). */
   timeouts?: Partial<PageTimeouts>;
-  /** Seeds `Math.random` and `crypto` in the page; default `vidkit`. */
-  seed?: string;
-  /** What `Date` reads at time 0: an ISO date or ms since 1970; default 2024-01-01T00:00:00Z. */
-  epoch?: string | number;
   /** Aborting stops the render; it then rejects with exit code 130 and leaves no output. */
   signal?: AbortSignal;
   onWarning?: (message: string) => void;
@@ -83,6 +46,10 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
     quality: 'options.quality',
     crf: 'options.crf',
   });
+  if (options.fps !== undefined && !isValidFps(options.fps)) throw badInput(`options.fps must be ${FPS_RULE}, got ${JSON.stringify(options.fps)}`);
+  if (options.maxAssetBytes !== undefined && !isValidMaxAssetBytes(options.maxAssetBytes)) {
+    throw badInput(`options.maxAssetBytes must be ${MAX_ASSET_BYTES_RULE}, got ${JSON.stringify(options.maxAssetBytes)}`);
+  }
   const epochMs = options.epoch === undefined ? undefined : parseEpoch(options.epoch);
   if (options.epoch !== undefined && epochMs === undefined) {
     throw badInput(`options.epoch must be ${EPOCH_FORMS}, got ${JSON.stringify(options.epoch)}`);

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 
 /**
  * The production rows made from a spec rather than kept as files: each is a project built like
- * shipped work (README, "Compatibility with HyperFrames compositions"). An a-roll with a voice whose
+ * shipped work (benches/README.md, "Compatibility with HyperFrames compositions"). An a-roll with a voice whose
  * words come at a steady pace (made at staging time, see `productionMedia`), word-by-word captions
  * timed to those words, overlays nesting a badge (and an icon inside it for three levels), a
  * transition between the a-roll scene and a b-roll card (a CSS animation, a GSAP cross-fade or an

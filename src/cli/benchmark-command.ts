@@ -4,9 +4,12 @@ import * as path from 'node:path';
 import { Command, Option } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
 import { render } from '../index';
+import { cliOption } from '../options/cli-options';
+import { flagOf } from '../options/registry';
 import { PACKAGE_ROOT } from '../package-info';
 import { trackPath, untrackPath } from '../render/leftovers';
-import { QUALITIES, Quality } from '../render/quality';
+import { QUALITIES } from '../options/constants';
+import type { Quality } from '../render/quality';
 import { parseWorkers } from '../render/workers';
 import { wholeNumber } from './cloudfn-options';
 import { VidkitCommand } from './base-command';
@@ -36,16 +39,16 @@ export class BenchmarkCommand extends VidkitCommand {
 
   static exitCodes = RENDER_EXIT_CODES;
 
-  workers = Option.String('--workers', 'auto', { description: 'Parallel browser sessions: a number, or "auto" as for vidkit render' });
-  width = Option.String('--width', { description: 'Output width in pixels (keeps the aspect ratio; default 1920)' });
-  quality = Option.String('--quality', { description: `${QUALITIES.join(', ')} (default standard)` });
+  workers = cliOption('workers', { description: 'Parallel browser sessions: a number, or "auto" as for vidkit render' });
+  width = cliOption('width', { description: 'Output width in pixels (keeps the aspect ratio; default 1920)' });
+  quality = cliOption('quality', { description: `${QUALITIES.join(', ')} (default standard)` });
   json = Option.Boolean('--json', false, { description: 'Print {composition, width, height, frames, seconds, fps, workers, capture, gl} on stdout' });
 
   protected async run(): Promise<number> {
     const workers = parseWorkers(this.workers);
-    const width = wholeNumber(this.width, '--width');
+    const width = wholeNumber(this.width, flagOf('width'));
     if (this.quality !== undefined && !(QUALITIES as readonly string[]).includes(this.quality)) {
-      throw badInput(`--quality must be one of ${QUALITIES.join(', ')}, got "${this.quality}"`);
+      throw badInput(`${flagOf('quality')} must be one of ${QUALITIES.join(', ')}, got "${this.quality}"`);
     }
     const progress = frameProgress(this.context.stderr);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-benchmark-'));

@@ -9,6 +9,8 @@ import type { RenderBatchInput } from '../sdk/render-batch';
 import { siteKeys } from '../sdk/render-input';
 import type { RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
+import { cliOption, requiredCliOption } from '../options/cli-options';
+import { flagOf } from '../options/registry';
 import { CloudCommand } from './cloud-command';
 import { resolveFormat } from '../sdk/validate-config';
 import {
@@ -90,38 +92,38 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
   };
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
-  batch = Option.String('--batch', { required: true, description: 'Batch file: JSONL, a JSON array of entries, or a CSV/TSV table whose header names the variables' });
-  outputKey = Option.String('--output-key', { description: "With a CSV/TSV batch without an outputKey column: each row's key from its cells, e.g. 'renders/{id}.mp4'" });
+  batch = requiredCliOption('batch', { description: 'Batch file: JSONL, a JSON array of entries, or a CSV/TSV table whose header names the variables' });
+  outputKey = cliOption('outputKey', { description: "With a CSV/TSV batch without an outputKey column: each row's key from its cells, e.g. 'renders/{id}.mp4'" });
   manifest = Option.String('--manifest', { description: 'The manifest file to resume from and append to (default <batch>.manifest.jsonl next to the batch)' });
-  force = Option.Boolean('--force', false, { description: 'Start every line, also those an earlier run started with the same settings' });
+  force = cliOption('force', { description: 'Start every line, also those an earlier run started with the same settings' });
   wait = Option.Boolean('--wait', false, { description: 'Stream the batch\'s progress until every render it started has ended; exit 1 if any failed' });
   webhook = Option.String('--webhook', { description: "URL the render function POSTs each render's outcome to, and the batch's once its last render ends, signed" });
   webhookSecret = Option.String('--webhook-secret', { description: 'Key of the webhook signature, HMAC-SHA256 (default: VIDKIT_WEBHOOK_SECRET)' });
   webhookAllowPrivate = Option.Boolean('--webhook-allow-private', false, { description: 'Let the webhook URL be a loopback, private or link-local address' });
   hostLargeVariables = Option.Boolean('--host-large-variables', false, { description: HOST_LARGE_VARIABLES_DESCRIPTION });
   direct = Option.Boolean('--direct', false, { description: DIRECT_DESCRIPTION });
-  width = Option.String('--width', { description: 'Output width in pixels (keeps the aspect ratio)' });
-  height = Option.String('--height', { description: 'Output height in pixels (keeps the aspect ratio)' });
-  format = Option.String('--format', { description: FORMAT_DESCRIPTION });
+  width = cliOption('width');
+  height = cliOption('height');
+  format = cliOption('format', { description: FORMAT_DESCRIPTION });
   maxConcurrent = Option.String('--max-concurrent', { description: `Executions being started at once (default ${DEFAULT_MAX_CONCURRENT})` });
   siteId = Option.String('--site-id', { description: 'A site uploaded before by `cloudfn sites create`: not uploaded again' });
-  strictVariables = Option.Boolean('--strict-variables', false, { description: 'Fail an entry whose variables do not match the declarations' });
+  strictVariables = cliOption('strictVariables', { description: 'Fail an entry whose variables do not match the declarations' });
   json = Option.Boolean('--json', false, { description: 'Print the manifest as a JSON array of rows' });
   dryRun = Option.Boolean('--dry-run', false, { description: 'Validate every entry; start nothing (rows are would-invoke)' });
   bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
   stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
   stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
-  variablesFile = Option.String('--variables-file', { hidden: true });
-  variables = Option.String('--variables', { hidden: true });
+  variablesFile = cliOption('variablesFile', { hidden: true });
+  variables = cliOption('variables', { hidden: true });
 
   protected async runCloud(): Promise<number> {
     if (this.variablesFile !== undefined || this.variables !== undefined) {
-      const flag = this.variablesFile !== undefined ? '--variables-file' : '--variables';
+      const flag = flagOf(this.variablesFile !== undefined ? 'variablesFile' : 'variables');
       throw badInput(`${flag} does not apply to render-batch: each JSONL line carries its own "variables" object`);
     }
     const maxConcurrent = wholeNumber(this.maxConcurrent, '--max-concurrent');
     // Refused here, before the site upload, rather than as a failed row for every entry.
-    const config = { format: resolveFormat(this.format), width: wholeNumber(this.width, '--width'), height: wholeNumber(this.height, '--height') };
+    const config = { format: resolveFormat(this.format), width: wholeNumber(this.width, flagOf('width')), height: wholeNumber(this.height, flagOf('height')) };
     const webhook = await webhookOptions(this);
     if (this.dryRun && this.wait) throw badInput('--wait waits for renders, and --dry-run starts none: use one');
     // Loaded here, not at the top: `vidkit render` and the other local commands skip the AWS SDK.

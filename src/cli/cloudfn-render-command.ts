@@ -5,6 +5,9 @@ import type { RenderCostEstimate } from '../sdk/estimate';
 import type { RenderProgress } from '../sdk/progress';
 import type { RenderHandle, RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
+import { cliOption } from '../options/cli-options';
+import { OVERRIDE_FLAGS, flagOf } from '../options/registry';
+import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS } from '../options/constants';
 import { CloudCommand } from './cloud-command';
 import { formatExtension } from '../render/formats';
 import { resolveFormat } from '../sdk/validate-config';
@@ -36,8 +39,8 @@ export class CloudfnRenderCommand extends CloudCommand {
       the render id and execution ARN and returns; with --wait, progress lines stream on stderr until
       the output exists, then its location is printed.
 
-      Chunks: without --target-chunk-frames, --max-parallel-chunks chunks (default 16), never more
-      than one per --chunk-size frames (default 240). --target-chunk-frames sets the frames per chunk
+      Chunks: without --target-chunk-frames, --max-parallel-chunks chunks (default ${DEFAULT_MAX_PARALLEL_CHUNKS}), never more
+      than one per --chunk-size frames (default ${DEFAULT_CHUNK_SIZE}). --target-chunk-frames sets the frames per chunk
       instead, within 1..--max-parallel-chunks chunks, and is ignored when --chunk-size is given.
       --variables-file is local only.
 
@@ -71,16 +74,16 @@ export class CloudfnRenderCommand extends CloudCommand {
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
   siteId = Option.String('--site-id', { description: 'A site uploaded before by `cloudfn sites create`: not uploaded again' });
-  width = Option.String('--width', { description: 'Output width in pixels (keeps the aspect ratio)' });
-  height = Option.String('--height', { description: 'Output height in pixels (keeps the aspect ratio)' });
-  variables = Option.String('--variables', { description: 'JSON object of variable overrides' });
-  variablesFile = Option.String('--variables-file', { hidden: true });
-  format = Option.String('--format', { description: FORMAT_DESCRIPTION });
-  outputKey = Option.String('--output-key', { description: "Object key of the output (default renders/<composition id>-<time> with the format's extension)" });
+  width = cliOption('width');
+  height = cliOption('height');
+  variables = cliOption('variables');
+  variablesFile = cliOption('variablesFile', { hidden: true });
+  format = cliOption('format', { description: FORMAT_DESCRIPTION });
+  outputKey = cliOption('outputKey', { description: "Object key of the output (default renders/<composition id>-<time> with the format's extension)" });
   wait = Option.Boolean('--wait', false, { description: 'Stream progress until the output exists, then print its location' });
-  maxParallelChunks = Option.String('--max-parallel-chunks', { description: 'Chunks rendered at once (default 16)' });
-  targetChunkFrames = Option.String('--target-chunk-frames', { description: 'Ceiling on frames per chunk (ignored with --chunk-size)' });
-  chunkSize = Option.String('--chunk-size', { description: 'Frames per chunk (default 240)' });
+  maxParallelChunks = cliOption('maxParallelChunks');
+  targetChunkFrames = cliOption('targetChunkFrames');
+  chunkSize = cliOption('chunkSize');
   bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
   stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
   stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
@@ -94,7 +97,7 @@ export class CloudfnRenderCommand extends CloudCommand {
 
   protected async runCloud(): Promise<number> {
     if (this.variablesFile !== undefined) {
-      throw badInput('--variables-file is for local renders only (`vidkit render`); pass the overrides inline with --variables');
+      throw badInput(`${flagOf('variablesFile')} is for local renders only (\`vidkit render\`); pass the overrides inline with ${flagOf('variables')}`);
     }
     // Loaded here, not at the top: `vidkit render` and the other local commands skip the AWS SDK.
     const [{ renderToLambda, validateBeforeRequests }, { deploySite, prepareSite, siteHandleFor }, { resolveTarget }] = await Promise.all([
@@ -102,7 +105,7 @@ export class CloudfnRenderCommand extends CloudCommand {
       import('../sdk/site'),
       import('../sdk/stack'),
     ]);
-    const overrides = parseOverrides({ json: this.variables }, () => '');
+    const overrides = parseOverrides({ json: this.variables }, () => '', OVERRIDE_FLAGS);
     const format = resolveFormat(this.format);
     const prepared = prepareSite(this.projectDir);
     const siteId = this.siteId ?? prepared.siteId;
@@ -115,12 +118,12 @@ export class CloudfnRenderCommand extends CloudCommand {
       outputKey: this.outputKey ?? `renders/${prepared.composition.id}-${new Date().toISOString().replace(/[:.]/g, '-')}${formatExtension(format)}`,
       config: {
         format,
-        width: wholeNumber(this.width, '--width'),
-        height: wholeNumber(this.height, '--height'),
+        width: wholeNumber(this.width, flagOf('width')),
+        height: wholeNumber(this.height, flagOf('height')),
         variables: overrides,
-        maxParallelChunks: wholeNumber(this.maxParallelChunks, '--max-parallel-chunks'),
-        targetChunkFrames: wholeNumber(this.targetChunkFrames, '--target-chunk-frames'),
-        chunkSize: wholeNumber(this.chunkSize, '--chunk-size'),
+        maxParallelChunks: wholeNumber(this.maxParallelChunks, flagOf('maxParallelChunks')),
+        targetChunkFrames: wholeNumber(this.targetChunkFrames, flagOf('targetChunkFrames')),
+        chunkSize: wholeNumber(this.chunkSize, flagOf('chunkSize')),
       },
       webhook: await webhookOptions(this),
       hostLargeVariables: this.hostLargeVariables,

@@ -4,6 +4,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExitCode, VidkitError } from '../errors';
 import { PACKAGE_ROOT as REPO_ROOT, VERSION } from '../package-info';
+import { flagOf } from '../options/registry';
 
 export const DOCKERFILE = path.join(REPO_ROOT, 'cloud', 'image', 'Dockerfile');
 export const BUILD_ROOTFS = path.join(REPO_ROOT, 'cloud', 'image', 'build-rootfs.sh');
@@ -11,7 +12,7 @@ const IMAGE = `vidkit-render:${VERSION}`;
 
 /** Fails with a clear message unless a Docker engine answers. */
 export function requireDockerEngine(): void {
-  const info = spawnSync('docker', ['info', '--format', '{{.ServerVersion}}'], { encoding: 'utf8', timeout: 15_000 });
+  const info = spawnSync('docker', ['info', '--format={{.ServerVersion}}'], { encoding: 'utf8', timeout: 15_000 });
   if (info.error && (info.error as NodeJS.ErrnoException).code === 'ENOENT') {
     throw new VidkitError('--docker: the docker command is not installed; install Docker or render without --docker', {
       exitCode: ExitCode.MissingDependency,
@@ -61,7 +62,7 @@ export function renderInDocker(projectDir: string, output: string, passThrough: 
     '-u', `${process.getuid?.() ?? 0}:${process.getgid?.() ?? 0}`,
     '-v', `${path.resolve(projectDir)}:/project:ro`,
     '-v', `${outDir}:/out`,
-    IMAGE, 'render', '/project', '--output', `/out/${path.basename(output)}`, ...passThrough,
+    IMAGE, 'render', '/project', flagOf('output'), `/out/${path.basename(output)}`, ...passThrough,
   ];
   return spawnSync('docker', args, { stdio: ['ignore', 1, 2] }).status ?? ExitCode.RenderFailed;
 }

@@ -2,6 +2,7 @@ import { Command, Option } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
 import { startPreview } from '../preview/preview-server';
 import { VidkitCommand } from './base-command';
+import { cliOption } from '../options/cli-options';
 
 export const DEFAULT_PREVIEW_PORT = 3210;
 
@@ -43,7 +44,7 @@ export class PreviewCommand extends VidkitCommand {
   host = Option.String('--host', '127.0.0.1', {
     description: 'Address to bind (default 127.0.0.1, this machine only); another address, e.g. 0.0.0.0, lets other machines open the preview by IP address',
   });
-  allowServiceWorkers = Option.Boolean('--allow-service-workers', false, {
+  allowServiceWorkers = cliOption('allowServiceWorkers', {
     description: 'Serve the script of a service worker the page registers (refused by default: a worker would stay installed for this origin in your browser)',
   });
 

@@ -1,5 +1,6 @@
 import type { Writable } from 'node:stream';
 import { ExitCode, badInput } from '../errors';
+import { RenderOptionName, flagOf } from '../options/registry';
 import type { LocalBatchRow } from '../render/batch/batch-record';
 import { LocalBatchOptions, renderBatch } from '../render/batch/local-batch';
 import { columns, manifestJson, writeLines } from '../sdk/batch-manifest';
@@ -15,17 +16,18 @@ export interface BatchCommandIo {
 }
 
 /** Why each option of `vidkit render` that is about one video does not apply to a batch. */
-const SINGLE_RENDER_OPTIONS: Record<string, string> = {
-  '--output': 'each line\'s "outputKey" names its output under --output-dir',
-  '--variables': 'each line carries its own "variables" object',
-  '--variables-file': 'each line carries its own "variables" object',
-  '--docker': 'a batch renders on this machine',
+const SINGLE_RENDER_OPTIONS: Partial<Record<RenderOptionName, string>> = {
+  output: `each line's "outputKey" names its output under ${flagOf('outputDir')}`,
+  variables: 'each line carries its own "variables" object',
+  variablesFile: 'each line carries its own "variables" object',
+  docker: 'a batch renders on this machine',
 };
 
 /** Refuses the options of `given` that are set and name one video (see {@link SINGLE_RENDER_OPTIONS}). */
-export function refuseSingleRenderOptions(given: Record<string, unknown>): void {
-  for (const [flag, why] of Object.entries(SINGLE_RENDER_OPTIONS)) {
-    if (given[flag] !== undefined && given[flag] !== false) throw badInput(`${flag} does not apply to --batch: ${why}`);
+export function refuseSingleRenderOptions(given: Partial<Record<RenderOptionName, unknown>>): void {
+  for (const [name, why] of Object.entries(SINGLE_RENDER_OPTIONS) as [RenderOptionName, string][]) {
+    const value = given[name];
+    if (value !== undefined && value !== false) throw badInput(`${flagOf(name)} does not apply to ${flagOf('batch')}: ${why}`);
   }
 }
 

@@ -1,9 +1,11 @@
 import * as path from 'node:path';
-import { Command, Option } from 'clipanion';
+import { Command } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
-import { OUTPUT_FORMATS, formatExtension, parseOutputFormat } from '../render/formats';
+import { cliOption, dockerArgv } from '../options/cli-options';
+import { flagOf } from '../options/registry';
+import { formatExtension, parseOutputFormat } from '../render/formats';
 import { renderLocal } from '../render/local-render';
-import { HLS_SEGMENT_SECONDS, parseDeliveryOptions } from '../render/output-writer';
+import { parseDeliveryOptions } from '../render/output-writer';
 import { qualitySettings } from '../render/quality';
 import { parseWorkers } from '../render/workers';
 import type { ExitCodes } from './base-command';
@@ -74,29 +76,21 @@ export class RenderCommand extends CompositionCommand {
 
   static exitCodes = RENDER_EXIT_CODES;
 
-  output = Option.String('--output,-o', {
-    description: 'Output file, with the extension of --format (a directory for png-sequence and hls); default out/<composition id>.<ext>',
-  });
-  format = Option.String('--format', { description: `Output format: ${OUTPUT_FORMATS.join(', ')} (default mp4)` });
-  gifLoop = Option.String('--gif-loop', { description: 'With --format gif: times the animation repeats after its first play, 0 to 65535 (default 0, for ever)' });
-  hlsSegmentSeconds = Option.String('--hls-segment-seconds', {
-    description: `With --format hls: whole seconds a segment lasts, 1 to 60 (default ${HLS_SEGMENT_SECONDS}); a keyframe starts each`,
-  });
-  workers = Option.String('--workers', 'auto', { description: 'Parallel browser sessions: a number, or "auto" (one per core, one more while the cores sit idle; limited by memory and frames)' });
-  docker = Option.Boolean('--docker', false, { description: 'Render inside the vidkit render image (cloud/image; built from Debian\'s archive when the engine lacks it)' });
-  quality = Option.String('--quality', { description: 'draft, standard (default) or high' });
-  crf = Option.String('--crf', { description: 'x264 CRF 0-51, overriding --quality (lower is better)' });
-  strict = Option.Boolean('--strict', false, {
-    description: 'Run vidkit lint first and fail (exit 2) on its errors; text no font can draw fails the render (exit 2) instead of a warning',
-  });
-  batch = Option.String('--batch', {
-    description: 'Batch file: JSONL (one {"outputKey", "variables"} a line), a JSON array of those, or a CSV/TSV table whose header names the variables: one video per entry on browsers kept warm (docs/guide/batch.md)',
-  });
-  outputKey = Option.String('--output-key', { description: "With a CSV/TSV --batch without an outputKey column: each row's output named from its cells, e.g. '{id}.mp4'" });
-  outputDir = Option.String('--output-dir', 'out', { description: 'With --batch: the folder outputKeys are relative to, and where the manifest is kept (default out)' });
-  batchConcurrency = Option.String('--batch-concurrency', 'auto', { description: 'With --batch: videos rendered at once, each on its own browser: a number, or "auto" (one per core, limited by memory)' });
-  failFast = Option.Boolean('--fail-fast', false, { description: 'With --batch: stop at the first failed line' });
-  force = Option.Boolean('--force', false, { description: 'With --batch: render lines again that an earlier run completed' });
+  output = cliOption('output');
+  format = cliOption('format');
+  gifLoop = cliOption('gifLoop');
+  hlsSegmentSeconds = cliOption('hlsSegmentSeconds');
+  workers = cliOption('workers');
+  docker = cliOption('docker');
+  quality = cliOption('quality');
+  crf = cliOption('crf');
+  strict = cliOption('strict');
+  batch = cliOption('batch');
+  outputKey = cliOption('outputKey');
+  outputDir = cliOption('outputDir');
+  batchConcurrency = cliOption('batchConcurrency');
+  failFast = cliOption('failFast');
+  force = cliOption('force');
 
   protected async run(): Promise<number> {
     const quality = qualitySettings(this.quality, this.crf);
@@ -107,7 +101,7 @@ export class RenderCommand extends CompositionCommand {
 
     if (this.strict) failOnLintErrors(this.projectDir, this.context.stderr);
     if (this.batch !== undefined) {
-      refuseSingleRenderOptions({ '--output': this.output, '--variables': this.variables, '--variables-file': this.variablesFile, '--docker': this.docker });
+      refuseSingleRenderOptions(this);
       const io = { stdout: this.context.stdout, stderr: this.context.stderr, log: (m: string) => this.log(m), warn: (m: string) => this.warn(m), json: this.json };
       return runRenderBatch(io, {
         ...page,
@@ -118,12 +112,12 @@ export class RenderCommand extends CompositionCommand {
         batchFile: this.batch,
         outputKeyPattern: this.outputKey,
         outputDir: this.outputDir,
-        concurrency: parseWorkers(this.batchConcurrency, '--batch-concurrency'),
+        concurrency: parseWorkers(this.batchConcurrency, flagOf('batchConcurrency')),
         failFast: this.failFast,
         force: this.force,
       });
     }
-    if (this.outputKey !== undefined) throw badInput('--output-key goes with a CSV or TSV --batch: it names each row\'s output from its cells');
+    if (this.outputKey !== undefined) throw badInput(`${flagOf('outputKey')} goes with a CSV or TSV ${flagOf('batch')}: it names each row's output from its cells`);
     if (this.docker) return this.runInDocker(page.overrides);
 
     const progress = frameProgress(this.context.stderr);
@@ -155,33 +149,11 @@ export class RenderCommand extends CompositionCommand {
     }
   }
 
-  /** Hands the same options to `vidkit render` inside the image. */
+  /** Hands the same options to `vidkit render` inside the image (the table marks which pass). */
   private runInDocker(overrides: Record<string, unknown>): number {
-    const pass: string[] = ['--workers', this.workers, '--capture', this.capture, '--variables', JSON.stringify(overrides)];
-    if (this.strictVariables) pass.push('--strict-variables');
-    if (this.strict) pass.push('--strict');
-    if (this.composition !== undefined) pass.push('--composition', this.composition);
-    if (!this.browserGpu) pass.push('--no-browser-gpu');
-    if (this.allowMissingMedia) pass.push('--allow-missing-media');
-    if (this.allowPrivateNetwork) pass.push('--allow-private-network');
-    if (this.allowServiceWorkers) pass.push('--allow-service-workers');
-    if (this.maxAssetBytes !== undefined) pass.push('--max-asset-bytes', this.maxAssetBytes);
-    if (this.fps !== undefined) pass.push('--fps', this.fps);
-    if (this.width !== undefined) pass.push('--width', this.width);
-    if (this.height !== undefined) pass.push('--height', this.height);
-    if (this.resolution !== undefined) pass.push('--resolution', this.resolution);
-    if (this.gifLoop !== undefined) pass.push('--gif-loop', this.gifLoop);
-    if (this.hlsSegmentSeconds !== undefined) pass.push('--hls-segment-seconds', this.hlsSegmentSeconds);
-    if (this.quality !== undefined) pass.push('--quality', this.quality);
-    if (this.crf !== undefined) pass.push('--crf', this.crf);
-    if (this.loadTimeout !== undefined) pass.push('--load-timeout', this.loadTimeout);
-    if (this.frameTimeout !== undefined) pass.push('--frame-timeout', this.frameTimeout);
-    // Joined with `=`: a seed or epoch may begin with a dash.
-    if (this.seed !== undefined) pass.push(`--seed=${this.seed}`);
-    if (this.epoch !== undefined) pass.push(`--epoch=${this.epoch}`);
-    if (this.json) pass.push('--json');
     const format = parseOutputFormat(this.format);
-    pass.push('--format', format);
+    const pass = [...dockerArgv(this), `${flagOf('variables')}=${JSON.stringify(overrides)}`, `${flagOf('format')}=${format}`];
+    if (this.json) pass.push('--json');
     const output = this.output ?? path.join('out', `${path.basename(path.resolve(this.projectDir))}${formatExtension(format)}`);
     return renderInDocker(this.projectDir, output, pass);
   }

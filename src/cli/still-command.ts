@@ -1,5 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
+import { requiredCliOption } from '../options/cli-options';
 import { renderStill } from '../render/still';
 import type { ExitCodes } from './base-command';
 import { CompositionCommand } from './composition-command';
@@ -31,7 +32,7 @@ export class StillCommand extends CompositionCommand {
     [ExitCode.MissingDependency]: 'missing dependency: browser, native addon',
   };
 
-  output = Option.String('--output,-o', { required: true, description: 'The image to write: a .png or .jpg (.jpeg) file' });
+  output = requiredCliOption('output', { description: 'The image to write: a .png or .jpg (.jpeg) file' });
   frame = Option.String('--frame', { description: 'The frame to draw, from 0 (default 0)' });
   time = Option.String('--time', { description: 'The time to draw, in seconds: the frame showing it, instead of --frame' });
 

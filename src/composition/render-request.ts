@@ -1,6 +1,7 @@
 import type { Composition } from './composition';
 import { JSON_SCHEMA_DIALECT, JsonSchema, variablesJsonSchema } from './json-schema';
 import { OVERRIDE_MESSAGES, Overrides, checkOverrides, expectedOf, fillMessage } from './variables';
+import { flagOf } from '../options/registry';
 
 /**
  * The request contract of the web templates' `POST /api/render` (templates/README.md): the body
@@ -113,9 +114,9 @@ export function renderSize(env: Record<string, string | undefined>): RenderSize 
 export function renderSizeArgs(env: Record<string, string | undefined>): string[] {
   const { width, height, fps } = renderSize(env);
   return [
-    ...(width === undefined ? [] : ['--width', String(width)]),
-    ...(height === undefined ? [] : ['--height', String(height)]),
-    ...(fps === undefined ? [] : ['--fps', String(fps)]),
+    ...(width === undefined ? [] : [flagOf('width'), String(width)]),
+    ...(height === undefined ? [] : [flagOf('height'), String(height)]),
+    ...(fps === undefined ? [] : [flagOf('fps'), String(fps)]),
   ];
 }
 
@@ -125,5 +126,5 @@ export function renderSizeArgs(env: Record<string, string | undefined>): string[
  * cap on one argument (every byte that is not UTF-8 becomes a 3-byte U+FFFD).
  */
 export function renderCliArgs(projectDir: string, output: string, variablesFile: string, env: Record<string, string | undefined>): string[] {
-  return ['render', projectDir, '--output', output, '--variables-file', variablesFile, '--strict-variables', ...renderSizeArgs(env)];
+  return ['render', projectDir, flagOf('output'), output, flagOf('variablesFile'), variablesFile, flagOf('strictVariables'), ...renderSizeArgs(env)];
 }

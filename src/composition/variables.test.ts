@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { VidkitError } from '../errors';
+import { OVERRIDE_FLAGS as FLAGS } from '../options/registry';
 import { checkOverrides, isColor, mergeVariables, parseDeclarations, parseOverrides, typeMismatch } from './variables';
 
 const ALL_TYPES = JSON.stringify([
@@ -68,9 +69,9 @@ test('overrides: one source, a JSON object', () => {
     err.code = 'ENOENT';
     throw err;
   };
-  assert.equal(parseOverrides({}, read), {});
-  assert.equal(parseOverrides({ json: '{"a":"b"}' }, read), { a: 'b' });
-  assert.equal(parseOverrides({ file: 'good.json' }, read), { a: 1 });
+  assert.equal(parseOverrides({}, read, FLAGS), {});
+  assert.equal(parseOverrides({ json: '{"a":"b"}' }, read, FLAGS), { a: 'b' });
+  assert.equal(parseOverrides({ file: 'good.json' }, read, FLAGS), { a: 1 });
   const cases: Array<[Parameters<typeof parseOverrides>[0], RegExp]> = [
     [{ json: '{}', file: 'good.json' }, /use either --variables or --variables-file, not both/],
     [{ json: '{nope' }, /--variables is not valid JSON/],
@@ -80,7 +81,7 @@ test('overrides: one source, a JSON object', () => {
   ];
   for (const [source, pattern] of cases) {
     try {
-      parseOverrides(source, read);
+      parseOverrides(source, read, FLAGS);
       assert.unreachable(`no error for ${JSON.stringify(source)}`);
     } catch (err) {
       assert.instance(err, VidkitError);

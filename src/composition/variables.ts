@@ -208,22 +208,25 @@ export function mergeVariables(set: DeclarationSet, overrides: Overrides): Recor
 
 /**
  * Reads overrides from `--variables` or `--variables-file` (never both). Both must hold a JSON
- * object; structured data travels as a serialised string inside it.
+ * object; structured data travels as a serialised string inside it. `flags` names the two in
+ * messages; the caller passes them from the option table, which the player's bundle (it uses this
+ * module) leaves out.
  */
 export function parseOverrides(
   source: { json?: string; file?: string },
   readFile: (path: string) => string,
+  flags: { json: string; file: string },
 ): Overrides {
   if (source.json !== undefined && source.file !== undefined) {
-    throw badInput('use either --variables or --variables-file, not both');
+    throw badInput(`use either ${flags.json} or ${flags.file}, not both`);
   }
   let text: string;
   let what: string;
   if (source.json !== undefined) {
     text = source.json;
-    what = '--variables';
+    what = flags.json;
   } else if (source.file !== undefined) {
-    what = `--variables-file ${source.file}`;
+    what = `${flags.file} ${source.file}`;
     try {
       text = readFile(source.file);
     } catch (err) {

@@ -1,4 +1,5 @@
-import { OUTPUT_FORMATS, OutputFormat, formatExtension, isDirectoryFormat } from '../render/formats';
+import { OUTPUT_FORMATS } from '../options/constants';
+import { OutputFormat, formatExtension, isDirectoryFormat } from '../render/formats';
 import { FONTS_PREFIX } from '../runtime/boot';
 import { ROWS_EXTENSIONS } from './rows-file';
 import { STUDIO_STYLE } from './studio-style';

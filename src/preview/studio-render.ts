@@ -4,8 +4,9 @@ import { loadComposition } from '../composition/composition';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
 import { render } from '../index';
-import { OUTPUT_FORMATS, OutputFormat, formatExtension, isDirectoryFormat, parseOutputFormat } from '../render/formats';
-import { QUALITIES, Quality } from '../render/quality';
+import { OUTPUT_FORMATS, QUALITIES } from '../options/constants';
+import { OutputFormat, formatExtension, isDirectoryFormat, parseOutputFormat } from '../render/formats';
+import type { Quality } from '../render/quality';
 import type { JobRun } from './studio-jobs';
 
 /** Where the preview's renders go: `out/` of the project, which the watcher ignores and the server serves. */

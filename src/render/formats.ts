@@ -1,6 +1,8 @@
 import * as path from 'node:path';
 import { badInput } from '../errors';
 import type { NativeOutputFormat } from '../native';
+import { OUTPUT_FORMATS } from '../options/constants';
+import { flagOf } from '../options/registry';
 
 /**
  * The output formats of `vidkit render --format` and the SDK's `config.format`.
@@ -12,7 +14,6 @@ import type { NativeOutputFormat } from '../native';
  * - png-sequence: a directory of RGBA PNG frames, frame_000001.png for frame 0
  * - hls: a directory of HLS playlists (master.m3u8, stream.m3u8) and H.264/AAC MPEG-TS segments
  */
-export const OUTPUT_FORMATS = ['mp4', 'webm', 'mov', 'hdr-pq', 'hdr-hlg', 'gif', 'png-sequence', 'hls'] as const;
 export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
 
 /**
@@ -45,7 +46,7 @@ const CONTENT_TYPES: Record<OutputFormat, string> = {
   hls: 'application/vnd.apple.mpegurl',
 };
 
-export function parseOutputFormat(value: string | undefined, option = '--format'): OutputFormat {
+export function parseOutputFormat(value: string | undefined, option = flagOf('format')): OutputFormat {
   const name = value ?? 'mp4';
   if (!(OUTPUT_FORMATS as readonly string[]).includes(name)) {
     throw badInput(`${option} must be one of ${OUTPUT_FORMATS.join(', ')}, got "${name}"`);

@@ -1,4 +1,5 @@
 import { badInput } from '../errors';
+import { FPS_CEILING } from '../options/constants';
 
 export interface Rational {
   num: number;
@@ -10,7 +11,7 @@ export interface Rational {
  * 23.976) as n*1000/1001, anything else to the nearest 1/1000.
  */
 export function fpsToRational(fps: number): Rational {
-  if (!Number.isFinite(fps) || fps <= 0 || fps > 240) throw badInput(`fps must be between 0 and 240, got ${fps}`);
+  if (!Number.isFinite(fps) || fps <= 0 || fps > FPS_CEILING) throw badInput(`fps must be between 0 and ${FPS_CEILING}, got ${fps}`);
   if (Number.isInteger(fps)) return { num: fps, den: 1 };
   const ntsc = Math.round(fps * 1.001);
   if (Math.abs((ntsc * 1000) / 1001 - fps) < 0.005) return { num: ntsc * 1000, den: 1001 };

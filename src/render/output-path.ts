@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { ExitCode, VidkitError, badInput, errorCode, errorMessage } from '../errors';
+import { flagOf } from '../options/registry';
 
 /** What {@link prepareOutput} checks beyond the path itself. */
 export interface OutputChecks {
@@ -30,7 +31,7 @@ export const NAME_MAX = 255;
  * name beside it ({@link partialPathFor}).
  */
 export function prepareOutput(output: string, opts: OutputChecks = {}): void {
-  const option = opts.option ?? '--output';
+  const option = opts.option ?? flagOf('output');
   const nameBytes = Buffer.byteLength(path.basename(output));
   if (nameBytes > NAME_MAX) throw badInput(`${option} ${output}: its file name is ${nameBytes} bytes, over the ${NAME_MAX} a file system allows`);
   if (opts.within !== undefined) assertWithin(output, opts.within, option);

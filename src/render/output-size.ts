@@ -1,4 +1,5 @@
 import { badInput } from '../errors';
+import { flagOf } from '../options/registry';
 
 export interface OutputSize {
   width: number;
@@ -13,7 +14,7 @@ export interface OutputSize {
  * Sizes are even, as H.264 yuv420p needs.
  */
 export function resolveOutputSize(comp: { width: number; height: number }, width?: number, height?: number): OutputSize {
-  for (const [name, v] of [['--width', width], ['--height', height]] as const) {
+  for (const [name, v] of [[flagOf('width'), width], [flagOf('height'), height]] as const) {
     if (v !== undefined && !(Number.isInteger(v) && v >= 2 && v <= 16384 && v % 2 === 0)) {
       throw badInput(`${name} must be an even whole number of pixels from 2 to 16384, got ${v}`);
     }

@@ -6,9 +6,9 @@ import { ChunkRange, EncodeSettings, FrameSink, segmentEncoder } from './chunk-r
 import { frameFileName, frameFileSink } from './frame-files';
 import { OutputFormat, encoderFormat, formatExtension } from './formats';
 import { publishDirectory } from './output-directory';
+import { HLS_SEGMENT_SECONDS } from '../options/constants';
+import { flagOf } from '../options/registry';
 
-/** Seconds an HLS segment lasts (the last one excepted), as in HyperFrames. */
-export const HLS_SEGMENT_SECONDS = 4;
 
 /**
  * `--gif-loop` and `--hls-segment-seconds`, checked: whole numbers in range, and given only with
@@ -17,7 +17,7 @@ export const HLS_SEGMENT_SECONDS = 4;
 export function parseDeliveryOptions(
   format: OutputFormat,
   raw: { gifLoop?: string; hlsSegmentSeconds?: string },
-  names = { format: '--format', gifLoop: '--gif-loop', hlsSegmentSeconds: '--hls-segment-seconds' },
+  names = { format: flagOf('format'), gifLoop: flagOf('gifLoop'), hlsSegmentSeconds: flagOf('hlsSegmentSeconds') },
 ): { gifLoop?: number; hlsSegmentSeconds?: number } {
   const whole = (option: string, value: string, forFormat: OutputFormat, max: number, min: number) => {
     if (format !== forFormat) throw badInput(`${option} applies to ${names.format} ${forFormat} only, not ${format}`);

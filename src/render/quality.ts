@@ -1,7 +1,8 @@
 import { badInput } from '../errors';
 import type { FrameFormat } from './capture-session';
+import { QUALITIES } from '../options/constants';
+import { flagOf } from '../options/registry';
 
-export const QUALITIES = ['draft', 'standard', 'high'] as const;
 export type Quality = (typeof QUALITIES)[number];
 
 export interface QualitySettings {
@@ -31,7 +32,7 @@ export const QUALITY_SETTINGS: Record<Quality, QualitySettings> = {
 export function qualitySettings(
   quality: string | undefined,
   crf: string | undefined,
-  names: { quality: string; crf: string } = { quality: '--quality', crf: '--crf' },
+  names: { quality: string; crf: string } = { quality: flagOf('quality'), crf: flagOf('crf') },
 ): QualitySettings {
   const name = quality ?? 'standard';
   if (!(QUALITIES as readonly string[]).includes(name)) {

@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { VidkitError, errorMessage } from '../errors';
 import { EgressPolicy } from './egress-policy';
 import { download } from './remote-fetch';
+import { DEFAULT_MAX_ASSET_BYTES } from '../options/constants';
 
 /** A 1×1 transparent PNG: what a failed image becomes with `--allow-missing-media`. */
 export const TRANSPARENT_PNG = Buffer.from(
@@ -36,8 +37,6 @@ function silentWav(samples: number): Buffer {
   return wav;
 }
 
-/** Bytes one remote asset may have unless the render says otherwise (`--max-asset-bytes`). */
-export const DEFAULT_MAX_ASSET_BYTES = 512 * 1024 * 1024;
 
 /**
  * The response headers that say who may read a remote asset. The project server passes on those

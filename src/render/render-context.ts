@@ -13,6 +13,7 @@ import { Rational, fpsToRational } from './fps';
 import { OutputSize, resolveOutputSize } from './output-size';
 import { projectPage } from './project-page';
 import { resolutionSize } from './resolution-presets';
+import { DEFAULT_TIMEOUTS } from '../options/constants';
 
 /** Deadlines of the steps on a page (docs/explanation/how-a-render-runs.md). */
 export interface PageTimeouts {
@@ -22,7 +23,6 @@ export interface PageTimeouts {
   frameMs: number;
 }
 
-export const DEFAULT_TIMEOUTS: PageTimeouts = { loadMs: 60_000, frameMs: 30_000 };
 
 /** Level 6.2 of H.264, HEVC and VP9 alike: the most pixels a frame of any output format may have. */
 const MAX_FRAME_PIXELS = 35_651_584;

@@ -1,4 +1,5 @@
 import { badInput } from '../errors';
+import { flagOf } from '../options/registry';
 
 /**
  * `--resolution` presets, named as HyperFrames names them: an output size the composition is drawn
@@ -64,7 +65,7 @@ function matchingPreset(comp: { width: number; height: number }, chosen: string)
  * size, the composition drawn at the scale that fills it. Bad input names the option and what
  * would fit.
  */
-export function resolutionSize(name: string, comp: { width: number; height: number }, option = '--resolution'): { width: number; height: number } {
+export function resolutionSize(name: string, comp: { width: number; height: number }, option = flagOf('resolution')): { width: number; height: number } {
   const lowered = name.toLowerCase();
   let preset = lowered in PRESETS ? lowered : ALIASES[lowered];
   if (preset === undefined) {

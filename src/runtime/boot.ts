@@ -3,6 +3,7 @@
  * the render function and `<vidkit-player>` alike, so all three show the same random numbers and
  * dates. No Node imports: the player bundles this module.
  */
+import { DEFAULT_SEED } from '../options/constants';
 
 /** What the page runtime reads from `window.__vidkitBoot` before any page script runs. */
 export interface RuntimeBoot {
@@ -41,7 +42,6 @@ export interface Determinism {
   epochMs?: number;
 }
 
-export const DEFAULT_SEED = 'vidkit';
 /** 2024-01-01T00:00:00Z. */
 export const DEFAULT_EPOCH_MS = Date.UTC(2024, 0, 1);
 

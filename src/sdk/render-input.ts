@@ -16,7 +16,7 @@ export interface RenderConfig {
   /** mp4, webm or mov: HDR is refused in distributed mode, before any request. */
   format: OutputFormat;
   variables: Record<string, unknown>;
-  /** Frames per chunk; left unset, the plan uses 240 and honours targetChunkFrames. */
+  /** Frames per chunk; left unset, the plan uses DEFAULT_CHUNK_SIZE (src/options/constants.ts) and honours targetChunkFrames. */
   chunkSize?: number;
   maxParallelChunks: number;
   targetChunkFrames?: number;

@@ -1,27 +1,21 @@
 import { ExitCode, VidkitError } from '../errors';
 import { OutputFormat, assertDistributedFormat } from '../render/formats';
+import { FPS_RULE, isValidFps } from '../options/checks';
+import { DEFAULT_MAX_PARALLEL_CHUNKS } from '../options/constants';
+import type { ApiOptions } from '../options/registry';
 import { EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import type { ExecutionInput, RenderConfig } from './render-input';
 
 /** Standard workflow executions take at most this many bytes of input. */
 export const EXECUTION_INPUT_LIMIT = 262144;
-export const DEFAULT_MAX_PARALLEL_CHUNKS = 16;
-export const DEFAULT_CHUNK_SIZE = 240;
-
-/** The SDK's `config` as a caller writes it; validated by {@link resolveConfig}. */
-export interface RenderConfigInput {
-  fps?: number;
-  width?: number;
-  height?: number;
+/**
+ * The SDK's `config` as a caller writes it: the render options the table marks for cloud renders
+ * (docs/reference/render-options.md), validated by {@link resolveConfig}. Format and variables are
+ * typed loosely here because they arrive from JSON and are checked below.
+ */
+export interface RenderConfigInput extends Omit<ApiOptions<'sdk'>, 'format' | 'variables'> {
   format?: string;
   variables?: Record<string, unknown>;
-  chunkSize?: number;
-  maxParallelChunks?: number;
-  targetChunkFrames?: number;
-  /** Seeds Math.random and crypto in the page (default "vidkit", as `vidkit render --seed`). */
-  seed?: string;
-  /** What Date reads at time 0: an ISO date or ms since 1970 (default 2024-01-01T00:00:00Z, as `vidkit render --epoch`). */
-  epoch?: string | number;
 }
 
 function configError(field: string, message: string): VidkitError {
@@ -73,9 +67,7 @@ export function resolveConfig(input: RenderConfigInput | undefined): RenderConfi
   if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) {
     throw configError('variables', 'must be an object of variable values');
   }
-  if (c.fps !== undefined && !(typeof c.fps === 'number' && c.fps > 0 && c.fps <= 240)) {
-    throw configError('fps', `must be a number above 0 and at most 240, got ${JSON.stringify(c.fps)}`);
-  }
+  if (c.fps !== undefined && !isValidFps(c.fps)) throw configError('fps', `must be ${FPS_RULE}, got ${JSON.stringify(c.fps)}`);
   if (c.seed !== undefined && typeof c.seed !== 'string') throw configError('seed', `must be a string, got ${JSON.stringify(c.seed)}`);
   return {
     fps: c.fps,

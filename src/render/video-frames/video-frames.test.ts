@@ -11,7 +11,7 @@ import { createRenderContext } from '../render-context';
 import { serveComposition } from '../served-composition';
 import { decodeGray, decodeImageRgb, decodeRgbFrame, psnr, readCode, rgbAt, videoClockProblems, writeCodeVideo, writeVideoClockProject } from '../../test-support/media';
 
-// <video> pictures from the native decoder (README, "Media on the timeline"): decoded frames of
+// <video> pictures from the native decoder (docs/reference/formats.md, "Media on the timeline"): decoded frames of
 // every output frame checked against the source frame HyperFrames' timing gives.
 const work = tempDir('vidkit-video-frames-test-');
 

@@ -1,0 +1,474 @@
+// Every render option, declared once: its flag, its name in render() and the cloud SDK's config,
+// the type a caller passes, its default, what it does, where it is documented and which paths
+// take it. The commands' clipanion options, render()'s option type, the Docker argv, the checks
+// shared by the CLI, render() and the SDK, and docs/reference/render-options.md are all made
+// from this table.
+import type { Overrides } from '../composition/variables';
+import type { CaptureMode } from '../render/browser';
+import type { OutputFormat } from '../render/formats';
+import type { Quality } from '../render/quality';
+import {
+  DEFAULT_CHUNK_SIZE,
+  DEFAULT_MAX_ASSET_BYTES,
+  DEFAULT_MAX_PARALLEL_CHUNKS,
+  DEFAULT_SEED,
+  DEFAULT_TIMEOUTS,
+  FPS_CEILING,
+  HLS_SEGMENT_SECONDS,
+  MAX_TIMEOUT_SECONDS,
+  OUTPUT_FORMATS,
+  QUALITIES,
+} from './constants';
+
+/**
+ * Where an option applies: `vidkit render` and render(), `vidkit still`, `vidkit render --batch`,
+ * the `vidkit cloudfn render` and `render-batch` commands, the cloud SDK's `config`.
+ */
+export type Surface = 'render' | 'still' | 'batch' | 'cloudfn' | 'sdk';
+
+/** What a caller of render() or the SDK passes for an option; the CLI always reads text. */
+export interface ApiValueTypes {
+  string: string;
+  number: number;
+  boolean: boolean;
+  workers: number | 'auto';
+  epoch: string | number;
+  format: OutputFormat;
+  quality: Quality;
+  capture: CaptureMode | 'auto';
+  variables: Overrides;
+}
+
+export interface RenderOptionSpec {
+  /** The long flag; the option's property on the commands is its key in {@link RENDER_OPTIONS}. */
+  flag: `--${string}`;
+  /** A one-letter alias. */
+  short?: `-${string}`;
+  /** Text (a value follows the flag) or a switch; a switch defaulting to true is turned off by `--no-<flag>`. */
+  kind: 'string' | 'boolean';
+  /** The value clipanion fills in when the flag is absent. */
+  cliDefault?: string | boolean;
+  /** The type render() and the SDK take, or absent where the option is the command line's only. */
+  api?: keyof ApiValueTypes;
+  /** The value a reader sees in the docs when the option is absent. */
+  default?: string;
+  /** The placeholder of the value in the docs, e.g. `<s>`. */
+  value?: string;
+  description: string;
+  /** The docs page (path from the repository root, with its heading anchor) that explains the option. */
+  doc: string;
+  appliesTo: readonly Surface[];
+  /** `render --docker` hands the value to the render inside the image as given. */
+  docker?: boolean;
+}
+
+const RENDER_DOC = 'docs/guide/render.md';
+const BATCH_DOC = 'docs/guide/batch.md';
+const SECURITY_DOC = 'docs/explanation/security-model.md';
+const CLOUD_DOC = 'docs/guide/cloud.md';
+const LOCAL: readonly Surface[] = ['render', 'still', 'batch'];
+const LOCAL_AND_SDK: readonly Surface[] = ['render', 'still', 'batch', 'sdk'];
+const EVERYWHERE: readonly Surface[] = ['render', 'still', 'batch', 'cloudfn', 'sdk'];
+const CLOUD: readonly Surface[] = ['cloudfn', 'sdk'];
+
+export const RENDER_OPTIONS = {
+  composition: {
+    flag: '--composition',
+    kind: 'string',
+    api: 'string',
+    value: '<path>',
+    default: 'index.html',
+    description: 'The page to render, a path in the project: a host page or a sub-composition file rendered on its own (default index.html; `vidkit compositions` lists them)',
+    doc: RENDER_DOC,
+    appliesTo: LOCAL,
+    docker: true,
+  },
+  output: {
+    flag: '--output',
+    short: '-o',
+    kind: 'string',
+    api: 'string',
+    value: '<file>',
+    default: 'out/<composition id>.<ext>',
+    description: 'Output file, with the extension of --format (a directory for png-sequence and hls); default out/<composition id>.<ext>',
+    doc: RENDER_DOC,
+    appliesTo: ['render', 'still'],
+  },
+  format: {
+    flag: '--format',
+    kind: 'string',
+    api: 'format',
+    value: '<name>',
+    default: 'mp4',
+    description: `Output format: ${OUTPUT_FORMATS.join(', ')} (default mp4)`,
+    doc: 'docs/reference/formats.md',
+    appliesTo: ['render', 'batch', 'cloudfn', 'sdk'],
+  },
+  variables: {
+    flag: '--variables',
+    kind: 'string',
+    api: 'variables',
+    value: '<json>',
+    description: 'JSON object of variable overrides',
+    doc: RENDER_DOC,
+    appliesTo: ['render', 'still', 'cloudfn', 'sdk'],
+  },
+  variablesFile: {
+    flag: '--variables-file',
+    kind: 'string',
+    value: '<path>',
+    description: 'File holding a JSON object of variable overrides',
+    doc: RENDER_DOC,
+    appliesTo: ['render', 'still'],
+  },
+  strictVariables: {
+    flag: '--strict-variables',
+    kind: 'boolean',
+    cliDefault: false,
+    api: 'boolean',
+    default: 'false',
+    description: 'Fail on undeclared or mistyped variables',
+    doc: RENDER_DOC,
+    appliesTo: ['render', 'still', 'batch', 'cloudfn'],
+    docker: true,
+  },
+  workers: {
+    flag: '--workers',
+    kind: 'string',
+    cliDefault: 'auto',
+    api: 'workers',
+    value: '<n|auto>',
+    default: 'auto',
+    description: 'Parallel browser sessions: a number, or "auto" (one per core, one more while the cores sit idle; limited by memory and frames)',
+    doc: RENDER_DOC,
+    appliesTo: ['render'],
+    docker: true,
+  },
+  fps: {
+    flag: '--fps',
+    kind: 'string',
+    api: 'number',
+    value: '<n>',
+    default: "the composition's data-fps, else 30",
+    description: `Frames per second, above 0 and at most ${FPS_CEILING}; default the composition's data-fps, else 30`,
+    doc: RENDER_DOC,
+    appliesTo: LOCAL_AND_SDK,
+    docker: true,
+  },
+  width: {
+    flag: '--width',
+    kind: 'string',
+    api: 'number',
+    value: '<px>',
+    default: 'data-width',
+    description: 'Output width in pixels (keeps the aspect ratio; default data-width)',
+    doc: RENDER_DOC,
+    appliesTo: EVERYWHERE,
+    docker: true,
+  },
+  height: {
+    flag: '--height',
+    kind: 'string',
+    api: 'number',
+    value: '<px>',
+    default: 'data-height',
+    description: 'Output height in pixels (keeps the aspect ratio; default data-height)',
+    doc: RENDER_DOC,
+    appliesTo: EVERYWHERE,
+    docker: true,
+  },
+  resolution: {
+    flag: '--resolution',
+    kind: 'string',
+    api: 'string',
+    value: '<preset>',
+    description: "Output size preset instead of --width/--height: 1080p, 720p, 480p, 4k (following the composition's orientation), or landscape, portrait, square with -4k, -720p, -480p",
+    doc: 'docs/reference/resolution-presets.md',
+    appliesTo: LOCAL,
+    docker: true,
+  },
+  gifLoop: {
+    flag: '--gif-loop',
+    kind: 'string',
+    api: 'number',
+    value: '<n>',
+    default: '0 (for ever)',
+    description: 'With --format gif: times the animation repeats after its first play, 0 to 65535 (default 0, for ever)',
+    doc: 'docs/reference/formats.md',
+    appliesTo: ['render', 'batch'],
+    docker: true,
+  },
+  hlsSegmentSeconds: {
+    flag: '--hls-segment-seconds',
+    kind: 'string',
+    api: 'number',
+    value: '<s>',
+    default: String(HLS_SEGMENT_SECONDS),
+    description: `With --format hls: whole seconds a segment lasts, 1 to 60 (default ${HLS_SEGMENT_SECONDS}); a keyframe starts each`,
+    doc: 'docs/reference/formats.md',
+    appliesTo: ['render'],
+    docker: true,
+  },
+  quality: {
+    flag: '--quality',
+    kind: 'string',
+    api: 'quality',
+    value: `<${QUALITIES.join('|')}>`,
+    default: 'standard',
+    description: 'draft, standard (default) or high',
+    doc: RENDER_DOC,
+    appliesTo: ['render', 'batch'],
+    docker: true,
+  },
+  crf: {
+    flag: '--crf',
+    kind: 'string',
+    api: 'number',
+    value: '<0-51>',
+    default: "the quality's",
+    description: 'x264 CRF 0-51, overriding --quality (lower is better)',
+    doc: RENDER_DOC,
+    appliesTo: ['render', 'batch'],
+    docker: true,
+  },
+  browserGpu: {
+    flag: '--browser-gpu',
+    kind: 'boolean',
+    cliDefault: true,
+    api: 'boolean',
+    default: 'true',
+    description: 'Use the GPU when the probe finds one; --no-browser-gpu forces software GL',
+    doc: RENDER_DOC,
+    appliesTo: LOCAL,
+    docker: true,
+  },
+  capture: {
+    flag: '--capture',
+    kind: 'string',
+    cliDefault: 'auto',
+    api: 'capture',
+    value: '<auto|beginframe|screenshot>',
+    default: 'auto',
+    description: 'auto (a probe; screenshot for a page with <video>), beginframe (headless shell) or screenshot',
+    doc: 'docs/explanation/how-a-render-runs.md',
+    appliesTo: LOCAL,
+    docker: true,
+  },
+  allowMissingMedia: {
+    flag: '--allow-missing-media',
+    kind: 'boolean',
+    cliDefault: false,
+    api: 'boolean',
+    default: 'false',
+    description: 'A remote image or media file that cannot be fetched is a warning and a transparent placeholder instead of an error',
+    doc: SECURITY_DOC,
+    appliesTo: LOCAL,
+    docker: true,
+  },
+  allowPrivateNetwork: {
+    flag: '--allow-private-network',
+    kind: 'boolean',
+    cliDefault: false,
+    api: 'boolean',
+    default: 'false',
+    description: 'The page and its remote assets may reach loopback, link-local and private addresses (refused by default)',
+    doc: SECURITY_DOC,
+    appliesTo: LOCAL,
+    docker: true,
+  },
+  allowServiceWorkers: {
+    flag: '--allow-service-workers',
+    kind: 'boolean',
+    cliDefault: false,
+    api: 'boolean',
+    default: 'false',
+    description: 'The page may register service workers (refused by default: the render fails naming the worker)',
+    doc: SECURITY_DOC,
+    appliesTo: LOCAL,
+    docker: true,
+  },
+  maxAssetBytes: {
+    flag: '--max-asset-bytes',
+    kind: 'string',
+    api: 'number',
+    value: '<n>',
+    default: `${DEFAULT_MAX_ASSET_BYTES} (512 MiB)`,
+    description: `Bytes one remote asset may have (default ${DEFAULT_MAX_ASSET_BYTES}, 512 MiB)`,
+    doc: SECURITY_DOC,
+    appliesTo: LOCAL,
+    docker: true,
+  },
+  seed: {
+    flag: '--seed',
+    kind: 'string',
+    api: 'string',
+    value: '<string>',
+    default: `"${DEFAULT_SEED}"`,
+    description: `Seeds Math.random, crypto.getRandomValues and crypto.randomUUID in the page (default "${DEFAULT_SEED}")`,
+    doc: 'docs/explanation/determinism.md',
+    appliesTo: LOCAL_AND_SDK,
+    docker: true,
+  },
+  epoch: {
+    flag: '--epoch',
+    kind: 'string',
+    api: 'epoch',
+    value: '<date|ms>',
+    default: '2024-01-01T00:00:00Z',
+    description: 'What Date reads at time 0: an ISO date (2024-01-01, 2024-01-01T12:00:00Z) or ms since 1970 (default 2024-01-01T00:00:00Z)',
+    doc: 'docs/explanation/determinism.md',
+    appliesTo: LOCAL_AND_SDK,
+    docker: true,
+  },
+  loadTimeout: {
+    flag: '--load-timeout',
+    kind: 'string',
+    value: '<s>',
+    default: String(DEFAULT_TIMEOUTS.loadMs / 1000),
+    description: `Seconds the page may take to load and become ready, at most ${MAX_TIMEOUT_SECONDS} (default ${DEFAULT_TIMEOUTS.loadMs / 1000}); render() takes timeouts.loadMs`,
+    doc: RENDER_DOC,
+    appliesTo: LOCAL,
+    docker: true,
+  },
+  frameTimeout: {
+    flag: '--frame-timeout',
+    kind: 'string',
+    value: '<s>',
+    default: String(DEFAULT_TIMEOUTS.frameMs / 1000),
+    description: `Seconds one frame may take to seek and draw before the render fails, at most ${MAX_TIMEOUT_SECONDS} (default ${DEFAULT_TIMEOUTS.frameMs / 1000}); render() takes timeouts.frameMs`,
+    doc: RENDER_DOC,
+    appliesTo: LOCAL,
+    docker: true,
+  },
+  strict: {
+    flag: '--strict',
+    kind: 'boolean',
+    cliDefault: false,
+    default: 'false',
+    description: 'Run vidkit lint first and fail (exit 2) on its errors; text no font can draw fails the render (exit 2) instead of a warning',
+    doc: RENDER_DOC,
+    appliesTo: ['render', 'batch'],
+    docker: true,
+  },
+  docker: {
+    flag: '--docker',
+    kind: 'boolean',
+    cliDefault: false,
+    default: 'false',
+    description: "Render inside the vidkit render image (cloud/image; built from Debian's archive when the engine lacks it)",
+    doc: RENDER_DOC,
+    appliesTo: ['render'],
+  },
+  batch: {
+    flag: '--batch',
+    kind: 'string',
+    value: '<file>',
+    description:
+      'Batch file: JSONL (one {"outputKey", "variables"} a line), a JSON array of those, or a CSV/TSV table whose header names the variables: one video per entry on browsers kept warm (docs/guide/batch.md)',
+    doc: BATCH_DOC,
+    appliesTo: ['batch'],
+  },
+  outputKey: {
+    flag: '--output-key',
+    kind: 'string',
+    value: '<pattern>',
+    description: "With a CSV/TSV --batch without an outputKey column: each row's output named from its cells, e.g. '{id}.mp4'",
+    doc: BATCH_DOC,
+    appliesTo: ['batch', 'cloudfn'],
+  },
+  outputDir: {
+    flag: '--output-dir',
+    kind: 'string',
+    cliDefault: 'out',
+    value: '<dir>',
+    default: 'out',
+    description: 'With --batch: the folder outputKeys are relative to, and where the manifest is kept (default out)',
+    doc: BATCH_DOC,
+    appliesTo: ['batch'],
+  },
+  batchConcurrency: {
+    flag: '--batch-concurrency',
+    kind: 'string',
+    cliDefault: 'auto',
+    value: '<n|auto>',
+    default: 'auto',
+    description: 'With --batch: videos rendered at once, each on its own browser: a number, or "auto" (one per core, limited by memory)',
+    doc: BATCH_DOC,
+    appliesTo: ['batch'],
+  },
+  failFast: {
+    flag: '--fail-fast',
+    kind: 'boolean',
+    cliDefault: false,
+    default: 'false',
+    description: 'With --batch: stop at the first failed line',
+    doc: BATCH_DOC,
+    appliesTo: ['batch'],
+  },
+  force: {
+    flag: '--force',
+    kind: 'boolean',
+    cliDefault: false,
+    default: 'false',
+    description: 'With --batch: render lines again that an earlier run completed',
+    doc: BATCH_DOC,
+    appliesTo: ['batch', 'cloudfn'],
+  },
+  chunkSize: {
+    flag: '--chunk-size',
+    kind: 'string',
+    api: 'number',
+    value: '<n>',
+    default: String(DEFAULT_CHUNK_SIZE),
+    description: `Frames per chunk (default ${DEFAULT_CHUNK_SIZE})`,
+    doc: CLOUD_DOC,
+    appliesTo: CLOUD,
+  },
+  maxParallelChunks: {
+    flag: '--max-parallel-chunks',
+    kind: 'string',
+    api: 'number',
+    value: '<n>',
+    default: String(DEFAULT_MAX_PARALLEL_CHUNKS),
+    description: `Chunks rendered at once (default ${DEFAULT_MAX_PARALLEL_CHUNKS})`,
+    doc: CLOUD_DOC,
+    appliesTo: CLOUD,
+  },
+  targetChunkFrames: {
+    flag: '--target-chunk-frames',
+    kind: 'string',
+    api: 'number',
+    value: '<n>',
+    description: 'Ceiling on frames per chunk (ignored with --chunk-size)',
+    doc: CLOUD_DOC,
+    appliesTo: CLOUD,
+  },
+} as const satisfies Record<string, RenderOptionSpec>;
+
+export type RenderOptionName = keyof typeof RENDER_OPTIONS;
+type Registry = typeof RENDER_OPTIONS;
+
+/**
+ * The options a caller of render() (`render`) or the SDK's config (`sdk`) passes, typed from the
+ * table: every option of that surface with an `api` type, each optional.
+ */
+export type ApiOptions<S extends Surface> = {
+  -readonly [K in RenderOptionName as Registry[K] extends { api: keyof ApiValueTypes; appliesTo: readonly (infer A)[] }
+    ? S extends A
+      ? K
+      : never
+    : never]?: Registry[K] extends { api: infer T extends keyof ApiValueTypes } ? ApiValueTypes[T] : never;
+};
+
+/** The options of the table in declaration order, with their names. */
+export function renderOptionEntries(): [RenderOptionName, RenderOptionSpec][] {
+  return Object.entries(RENDER_OPTIONS) as [RenderOptionName, RenderOptionSpec][];
+}
+
+/** The flag of `name`, for messages and argv that name it. */
+export function flagOf(name: RenderOptionName): string {
+  return RENDER_OPTIONS[name].flag;
+}
+
+/** The two flags that carry variable overrides, as {@link parseOverrides} names them in messages. */
+export const OVERRIDE_FLAGS = { json: RENDER_OPTIONS.variables.flag, file: RENDER_OPTIONS.variablesFile.flag };
