@@ -41,7 +41,7 @@ need_version() { # name, found, wanted major.minor, hint
   fi
 }
 need_version node "$(node --version 2>/dev/null | tr -d v)" 20.17 "Install Node.js 20 LTS or newer."
-need_version cargo "$(cargo --version 2>/dev/null | awk '{print $2}')" 1.80 "Install Rust with rustup (Debian's rustc is too old)."
+need_version cargo "$(cargo --version 2>/dev/null | awk '{print $2}')" 1.90 "Install Rust with rustup (Debian's rustc is too old)."
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules/.package-lock.json ]; then
   log "installing npm dependencies"

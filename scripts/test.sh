@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test suite, in three tiers, each selectable: `bash scripts/test.sh [unit] [e2e] [cloud]`
 # (all three when none is named).
-#   unit   cargo test for the Rust core, the type check of the tests, and the TypeScript unit tests:
+#   unit   the checks of the Rust sources (the generated addon types are current, clippy, rustfmt),
+#          cargo test for the Rust core, the type check of the tests, and the TypeScript unit tests:
 #          they run on the sources (tsx), never dist/ nor a browser (both are refused here).
 #   e2e    the end-to-end tests: the built CLI, SDK and player, real Chromium, real libav.
 #   cloud  the tests that start the AWS emulator (MiniStack).
@@ -107,6 +108,14 @@ all_tests=$(cd src && find . -name '*.test.ts' -not -path '*/node_modules/*' | s
 cloud_tests=$(cd src && grep -l 'startAwsEmulator(' $all_tests | sort)
 e2e_tests=$(comm -23 <(echo "$all_tests") <(printf '%s\n' "${UNIT_TESTS[@]}" $cloud_tests | sort))
 
+# Checks of the Rust sources, one test each. setup.sh has just rebuilt the addon, regenerating
+# src/native-addon.d.ts from its #[napi] items.
+rust_source_checks() {
+  check 'addon types are current (scripts/check-addon-types.sh)' bash scripts/check-addon-types.sh
+  check 'cargo clippy -D warnings' cargo clippy --workspace --all-targets --quiet -- -D warnings
+  check 'cargo fmt --check' cargo fmt --all --check
+}
+
 unit_tier() {
   local missing=() file
   for file in "${UNIT_TESTS[@]}"; do
@@ -117,6 +126,7 @@ unit_tier() {
     printf 'scripts/test.sh lists as a unit test: %s\n' "${missing[@]}"
     count 0 ${#missing[@]}
   fi
+  rust_source_checks
   cargo_tests
   check 'tests type-check (tsc -p tsconfig.test.json)' npx --no-install tsc -p tsconfig.test.json
   # A unit test that reaches dist/ (test-support refuses it) or launches a browser fails.

@@ -43,3 +43,12 @@ export function cliErrorText(err: unknown): string {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * An error's `code`: Node's errno name (`ENOSPC`) or the native addon's (`VIDKIT_DISK_FULL`, the
+ * `ErrorCode`s of crates/vidkit-media/src/error.rs); '' when it has none.
+ */
+export function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown } | null | undefined)?.code;
+  return typeof code === 'string' ? code : '';
+}

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ExitCode, VidkitError, badInput, errorMessage } from '../errors';
+import { ExitCode, VidkitError, badInput, errorCode, errorMessage } from '../errors';
 import { flagOf } from '../options/registry';
 
 /** What {@link prepareOutput} checks beyond the path itself. */
@@ -178,23 +178,25 @@ function specialFileWords(stat: fs.Stats): string {
   return 'not a regular file';
 }
 
-const WRITE_FAILURES: Array<[RegExp, string]> = [
-  [/ENOSPC|no space left/i, 'the disk is full; free some space or choose another --output'],
-  [/EDQUOT|quota exceeded/i, 'the disk quota is exceeded; free some space or choose another --output'],
-  [/EROFS|read-only file system/i, 'it is on a read-only file system; choose another --output'],
-  [/EACCES|EPERM|permission denied/i, 'permission denied; choose another --output or fix its permissions'],
-];
+/** What to do about a failed write, by the error's code: Node's errno names, or the addon's codes. */
+const WRITE_FAILURES: Readonly<Record<string, string>> = {
+  ENOSPC: 'the disk is full; free some space or choose another --output',
+  VIDKIT_DISK_FULL: 'the disk is full (or its quota exceeded); free some space or choose another --output',
+  EDQUOT: 'the disk quota is exceeded; free some space or choose another --output',
+  EROFS: 'it is on a read-only file system; choose another --output',
+  EACCES: 'permission denied; choose another --output or fix its permissions',
+  EPERM: 'permission denied; choose another --output or fix its permissions',
+  VIDKIT_PERMISSION_DENIED: 'permission denied or a read-only file system; choose another --output or fix its permissions',
+};
 
 /**
  * A failed write as a one-line error with its own exit code, or `err` unchanged when it is no
  * write failure. `where` is the file or directory being written.
  */
 export function outputError(err: unknown, where: string): unknown {
-  const code = (err as NodeJS.ErrnoException)?.code ?? '';
-  const text = `${code} ${errorMessage(err)}`;
-  const known = WRITE_FAILURES.find(([pattern]) => pattern.test(text));
-  if (!known) return err;
-  return new VidkitError(`cannot write ${where}: ${known[1]}`, { exitCode: ExitCode.OutputFailed });
+  const known = Object.hasOwn(WRITE_FAILURES, errorCode(err)) ? WRITE_FAILURES[errorCode(err)] : undefined;
+  if (known === undefined) return err;
+  return new VidkitError(`cannot write ${where}: ${known}`, { exitCode: ExitCode.OutputFailed });
 }
 
 /**

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { ExitCode, VidkitError, errorMessage } from '../errors';
+import { ExitCode, VidkitError, errorCode, errorMessage } from '../errors';
 
 /**
  * Bytes TMPDIR must have free before a render starts a browser: its segments, frames and browser
@@ -93,13 +93,13 @@ export function checkTempSpace(): void {
  */
 export function tempDirError(err: unknown): VidkitError | undefined {
   const dir = os.tmpdir();
-  const text = `${(err as NodeJS.ErrnoException)?.code ?? ''} ${errorMessage(err)}`;
-  if (/ENOSPC|no space left|EDQUOT|quota exceeded/i.test(text)) {
+  const code = errorCode(err);
+  if (['ENOSPC', 'EDQUOT', 'VIDKIT_DISK_FULL'].includes(code)) {
     return new VidkitError(`TMPDIR (${dir}) is full: free some space, or set TMPDIR to a directory with room for the render's segments and browser profiles`, {
       exitCode: ExitCode.OutputFailed,
     });
   }
-  if (/EROFS|read-only file system|EACCES|EPERM|permission denied/i.test(text)) {
+  if (['EROFS', 'EACCES', 'EPERM', 'VIDKIT_PERMISSION_DENIED'].includes(code)) {
     return new VidkitError(`TMPDIR (${dir}) is not writable: set TMPDIR to a directory vidkit may write`, { exitCode: ExitCode.OutputFailed });
   }
   return undefined;

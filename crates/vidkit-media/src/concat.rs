@@ -15,6 +15,7 @@ use ffmpeg::{codec, encoder, format, media, Dictionary, Packet, Rational, Rescal
 use ffmpeg_next as ffmpeg;
 
 use crate::audio::{self, AudioMix};
+use crate::error::Cause;
 use crate::libav::{self, pixel_format_name};
 use crate::{MediaError, OutputFormat};
 
@@ -80,10 +81,10 @@ pub fn concat_segments(inputs: &[PathBuf], output: &Path, options: &ConcatOption
 }
 
 fn write_joined(segments: &mut [Segment], output: &Path, options: &ConcatOptions) -> Result<ConcatStats, MediaError> {
-    let writing = |what: &str, e: ffmpeg::Error| MediaError::io(output, format!("cannot write {what}: {e}"));
+    let writing = |what: &str, e: ffmpeg::Error| MediaError::io(output, Cause::of(format!("cannot write {what}"), e));
     let container = options.format.container();
     let mut joined = ffmpeg::format::output_as(output, container)
-        .map_err(|e| MediaError::io(output, format!("cannot create the output file: {e}")))?;
+        .map_err(|e| MediaError::io(output, Cause::of("cannot create the output file", e)))?;
     let first = &segments[0];
     let mut stream = joined
         .add_stream(encoder::find(codec::Id::None))
@@ -187,7 +188,7 @@ impl AudioQueue {
             packet.set_position(-1);
             packet
                 .write_interleaved(joined)
-                .map_err(|e| MediaError::io(output, format!("cannot write an audio packet: {e}")))?;
+                .map_err(|e| MediaError::io(output, Cause::of("cannot write an audio packet", e)))?;
         }
         Ok(())
     }
@@ -308,7 +309,7 @@ impl Segment {
             audio.write_until(Some((dts, cursor.time_base)), joined, output)?;
             packet
                 .write_interleaved(joined)
-                .map_err(|e| MediaError::io(output, format!("cannot write a video packet: {e}")))?;
+                .map_err(|e| MediaError::io(output, Cause::of("cannot write a video packet", e)))?;
             end = end.max(pts + duration);
             cursor.last_dts = Some(dts);
             cursor.frames += 1;

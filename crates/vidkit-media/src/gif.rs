@@ -12,6 +12,7 @@ use ffmpeg::software::scaling;
 use ffmpeg::{filter, frame, Dictionary, Packet, Rational};
 use ffmpeg_next as ffmpeg;
 
+use crate::error::Cause;
 use crate::{libav, packets, MediaError};
 
 /// How the GIF plays.
@@ -212,7 +213,8 @@ impl FrameReader {
     }
 
     fn read(&mut self, index: usize, path: &Path) -> Result<frame::Video, MediaError> {
-        let bytes = fs::read(path).map_err(|e| MediaError::io(path, format!("cannot read frame {index}: {e}")))?;
+        let bytes =
+            fs::read(path).map_err(|e| MediaError::io(path, Cause::of(format!("cannot read frame {index}"), e)))?;
         let failed = |message: String| MediaError::frame(index as u64, format!("{}: {message}", path.display()));
         let mut packet = Packet::copy(&bytes);
         // Every frame is a whole picture, not a delta on the previous one.
@@ -254,7 +256,7 @@ struct GifWriter {
 impl GifWriter {
     fn open(path: &Path, width: u32, height: u32, time_base: Rational, loop_count: u16) -> Result<Self, MediaError> {
         let mut output = ffmpeg::format::output_as(path, "gif")
-            .map_err(|e| MediaError::io(path, format!("cannot create the output file: {e}")))?;
+            .map_err(|e| MediaError::io(path, Cause::of("cannot create the output file", e)))?;
         let opening = "opening the gif encoder";
         let codec = encoder::find(codec::Id::GIF).ok_or_else(|| {
             MediaError::libav(
@@ -282,7 +284,7 @@ impl GifWriter {
         muxer_options.set("loop", &loop_count.to_string());
         output
             .write_header_with(muxer_options)
-            .map_err(|e| MediaError::io(path, format!("cannot write the header: {e}")))?;
+            .map_err(|e| MediaError::io(path, Cause::of("cannot write the header", e)))?;
         let stream_time_base = output.stream(0).expect("the stream was just added").time_base();
         Ok(GifWriter {
             path: path.to_path_buf(),
@@ -309,7 +311,7 @@ impl GifWriter {
         self.write_ready_packets()?;
         self.output
             .write_trailer()
-            .map_err(|e| MediaError::io(&self.path, format!("cannot write the trailer: {e}")))?;
+            .map_err(|e| MediaError::io(&self.path, Cause::of("cannot write the trailer", e)))?;
         drop(self.output);
         let bytes = fs::metadata(&self.path)
             .map_err(|e| MediaError::io(&self.path, e))?

@@ -11,6 +11,7 @@ use std::path::Path;
 use ffmpeg::{codec, encoder, media, Dictionary, Packet};
 use ffmpeg_next as ffmpeg;
 
+use crate::error::Cause;
 use crate::{libav, MediaError};
 
 pub const HLS_MASTER_PLAYLIST: &str = "master.m3u8";
@@ -35,10 +36,10 @@ pub fn package_hls(input: &Path, dir: &Path, segment_seconds: u32) -> Result<Hls
         )));
     }
     let mut source = ffmpeg::format::input(input)
-        .map_err(|e| MediaError::io(input, format!("cannot open the joined video: {e}")))?;
+        .map_err(|e| MediaError::io(input, Cause::of("cannot open the joined video", e)))?;
     let playlist = dir.join(HLS_MEDIA_PLAYLIST);
     let mut output = ffmpeg::format::output_as(&playlist, "hls")
-        .map_err(|e| MediaError::io(&playlist, format!("cannot create the playlist: {e}")))?;
+        .map_err(|e| MediaError::io(&playlist, Cause::of("cannot create the playlist", e)))?;
 
     // Input stream index -> output stream index, for the video and audio streams.
     let mut mapping = vec![None; source.nb_streams() as usize];
@@ -70,7 +71,8 @@ pub fn package_hls(input: &Path, dir: &Path, segment_seconds: u32) -> Result<Hls
     options.set("hls_segment_type", "mpegts");
     options.set("master_pl_name", HLS_MASTER_PLAYLIST);
     options.set("hls_segment_filename", &dir.join("stream_%05d.ts").to_string_lossy());
-    let writing = |what: &str, e: ffmpeg::Error| MediaError::io(&playlist, format!("cannot write {what}: {e}"));
+    let writing =
+        |what: &str, e: ffmpeg::Error| MediaError::io(&playlist, Cause::of(format!("cannot write {what}"), e));
     output
         .write_header_with(options)
         .map_err(|e| writing("the playlist header", e))?;

@@ -1,7 +1,9 @@
-//! libav-backed media work for vidkit: the frame [`Encoder`] (browser screenshots to an H.264 MP4
-//! segment), [`concat_segments`] (join segments by stream copy), the delivery formats made from a
-//! render's frames or joined file ([`encode_gif`], [`package_hls`]), [`probe`], and what the page
-//! plays for a media file ([`page_media`]: proxies, or the file checked to decode).
+//! libav-backed media work for vidkit: the frame [`Encoder`] (browser screenshots to one segment of
+//! an [`OutputFormat`]: H.264 MP4, VP9 WebM or ProRes MOV with alpha, HEVC HDR10/HLG MP4),
+//! [`concat_segments`] (join segments by stream copy and mux the mixed soundtrack, [`AudioMix`]),
+//! the delivery formats made from a render's frames or joined file ([`encode_gif`],
+//! [`package_hls`]), [`probe`], and what the page plays for a media file ([`page_media`]: proxies,
+//! or the file checked to decode). Every failure is a [`MediaError`] with an [`ErrorCode`].
 //!
 //! Everything goes through `ffmpeg-next` against the static libav of scripts/build-libav.sh, linked
 //! into the addon; the few calls it does not wrap go through `ffmpeg_sys_next` in the module that
@@ -25,7 +27,7 @@ pub use audio::{flac_proxy, AudioMix, AudioProxyStats, AudioTrack, SAMPLE_RATE};
 pub use colour::{source_colour, SourceColour};
 pub use concat::{concat_segments, ConcatOptions, ConcatStats};
 pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
-pub use error::MediaError;
+pub use error::{ErrorCode, MediaError};
 pub use format::OutputFormat;
 pub use frames::{FrameDone, PictureLayout, VideoInfo, VideoReader};
 pub use gif::{encode_gif, GifOptions, GifStats};

@@ -7,6 +7,7 @@ use ffmpeg::format::context::Output;
 use ffmpeg::{Packet, Rational};
 use ffmpeg_next as ffmpeg;
 
+use crate::error::Cause;
 use crate::MediaError;
 
 /// Fills `packet` with the next packet `encoder` has ready. `Ok(false)` once it needs more input
@@ -43,7 +44,7 @@ pub(crate) fn write_video(
         packet.rescale_ts(target.time_base, target.stream_time_base);
         packet
             .write_interleaved(target.output)
-            .map_err(|e| MediaError::io(target.path, format!("cannot write a video packet: {e}")))?;
+            .map_err(|e| MediaError::io(target.path, Cause::of("cannot write a video packet", e)))?;
     }
     Ok(())
 }

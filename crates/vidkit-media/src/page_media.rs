@@ -11,6 +11,7 @@ use ffmpeg::{codec, frame, media};
 use ffmpeg_next as ffmpeg;
 
 use crate::audio::flac_proxy;
+use crate::error::{Cause, ErrorCode};
 use crate::{libav, MediaError};
 
 /// Containers (libav's demuxer names) and audio codecs that Debian's Chromium plays in an
@@ -57,7 +58,7 @@ pub enum PageMedia {
 pub fn page_media(input: &Path, proxy_stem: &Path) -> Result<PageMedia, MediaError> {
     libav::init();
     let mut source = ffmpeg::format::input(input)
-        .map_err(|e| MediaError::io(input, format!("cannot open it as a media file: {e}")))?;
+        .map_err(|e| MediaError::io(input, Cause::of("cannot open it as a media file", e)))?;
     // A picture attached to an audio file (cover art) is not a video to play.
     let video = source
         .streams()
@@ -69,7 +70,7 @@ pub fn page_media(input: &Path, proxy_stem: &Path) -> Result<PageMedia, MediaErr
         let Some(index) = video else {
             return Err(MediaError::io(
                 input,
-                "has no audio or video stream that libav can read",
+                Cause::from("has no audio or video stream that libav can read").or_code(ErrorCode::DecodeFailed),
             ));
         };
         first_frame(input, &mut source, index)?;
@@ -87,18 +88,19 @@ pub fn page_media(input: &Path, proxy_stem: &Path) -> Result<PageMedia, MediaErr
 
 /// Decodes packets of stream `index` until one gives a frame.
 fn first_frame(input: &Path, source: &mut ffmpeg::format::context::Input, index: usize) -> Result<(), MediaError> {
-    let fail = |what: &str, e: &dyn std::fmt::Display| MediaError::io(input, format!("cannot {what}: {e}"));
+    let fail = |what: &str, e: ffmpeg::Error| MediaError::io(input, Cause::of(format!("cannot {what}"), e));
     let parameters = source.stream(index).expect("a stream of this input").parameters();
     let id = parameters.id();
     let codec = ffmpeg::decoder::find(id).ok_or_else(|| {
         MediaError::io(
             input,
-            format!("cannot decode it: this libav has no {} decoder", id.name()),
+            Cause::from(format!("cannot decode it: this libav has no {} decoder", id.name()))
+                .or_code(ErrorCode::UnsupportedCodec),
         )
     })?;
     let mut decoder = codec::Context::from_parameters(parameters)
         .and_then(|c| c.decoder().open_as(codec))
-        .map_err(|e| fail("open its decoder", &e))?;
+        .map_err(|e| fail("open its decoder", e))?;
     // SAFETY: an empty frame owns its allocation; the decoder fills it with a frame of either kind.
     let mut decoded = unsafe { frame::Frame::empty() };
     let mut rejected = None;
@@ -122,8 +124,11 @@ fn first_frame(input: &Path, source: &mut ffmpeg::format::context::Input, index:
         return Ok(());
     }
     Err(match rejected {
-        Some(e) => fail("decode it", &e),
-        None => fail("decode it", &"no frame in its first packets"),
+        Some(e) => MediaError::io(input, Cause::of("cannot decode it", e).or_code(ErrorCode::DecodeFailed)),
+        None => MediaError::io(
+            input,
+            Cause::from("cannot decode it: no frame in its first packets").or_code(ErrorCode::DecodeFailed),
+        ),
     })
 }
 

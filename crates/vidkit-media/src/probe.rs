@@ -10,6 +10,7 @@ use ffmpeg::ffi::{
 use ffmpeg::{media, Rational};
 use ffmpeg_next as ffmpeg;
 
+use crate::error::Cause;
 use crate::libav::{self, pixel_format_name, static_name as name, with_typed_parameters};
 use crate::MediaError;
 
@@ -48,7 +49,7 @@ pub struct StreamInfo {
 pub fn probe(path: &Path) -> Result<ProbeResult, MediaError> {
     libav::init();
     let mut input = ffmpeg::format::input(path)
-        .map_err(|e| MediaError::io(path, format!("cannot open it as a media file: {e}")))?;
+        .map_err(|e| MediaError::io(path, Cause::of("cannot open it as a media file", e)))?;
     let format_name = input.format().name().to_owned();
     let duration_seconds = seconds(input.duration(), Rational::new(1, sys::AV_TIME_BASE)).unwrap_or(0.0);
     let mut streams: Vec<StreamInfo> = input

@@ -52,7 +52,9 @@ fn gif_has_every_frame_in_its_colour_and_the_loop_count() {
         let centre = ((HEIGHT / 2 * WIDTH + WIDTH / 2) * 3) as usize;
         let got = &frame[centre..centre + 3];
         assert!(
-            got.iter().zip(want).all(|(g, w)| (i32::from(*g) - i32::from(w)).abs() <= 8),
+            got.iter()
+                .zip(want)
+                .all(|(g, w)| (i32::from(*g) - i32::from(w)).abs() <= 8),
             "{got:?} for {want:?}"
         );
     }
@@ -75,7 +77,9 @@ fn gif_of_no_frames_or_an_unreadable_one_fails_leaving_no_file() {
     };
     assert!(matches!(encode_gif(&[], &out, &options), Err(MediaError::Usage(_))));
     let missing = dir.join("missing.png");
-    let error = encode_gif(&[missing.clone()], &out, &options).unwrap_err().to_string();
+    let error = encode_gif(std::slice::from_ref(&missing), &out, &options)
+        .unwrap_err()
+        .to_string();
     assert!(
         error.contains("missing.png") && error.contains("cannot read frame 0"),
         "{error}"

@@ -4,7 +4,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use support::*;
-use vidkit_media::{probe, Encoder, InputFormat, MediaError};
+use vidkit_media::{probe, Encoder, ErrorCode, InputFormat, MediaError};
 
 #[test]
 fn encodes_every_pushed_jpeg_with_exact_count_and_duration() {
@@ -348,6 +348,7 @@ fn unwritable_output_is_an_io_error_naming_the_path() {
     let out = test_dir("unwritable").join("missing-dir").join("segment.mp4");
     let error = Encoder::start(options(&out, InputFormat::Jpeg)).err().unwrap();
     assert!(matches!(error, MediaError::Io { .. }), "{error:?}");
+    assert_eq!(error.code(), ErrorCode::Io);
     assert!(
         error
             .to_string()

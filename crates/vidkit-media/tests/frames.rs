@@ -5,7 +5,7 @@ use std::process::Command;
 use std::sync::mpsc;
 
 use support::*;
-use vidkit_media::{MediaError, VideoReader};
+use vidkit_media::{ErrorCode, MediaError, VideoReader};
 
 fn ffmpeg(args: &[&str]) {
     let status = Command::new("ffmpeg")
@@ -298,9 +298,29 @@ fn files_without_video_give_none_and_undecodable_ones_fail_naming_the_file() {
     assert!(VideoReader::open(&tone).unwrap().is_none());
     let garbage = dir.join("garbage.mp4");
     std::fs::write(&garbage, b"this is not a video").unwrap();
-    let message = VideoReader::open(&garbage).err().expect("an error").to_string();
+    let error = VideoReader::open(&garbage).err().expect("an error");
+    let message = error.to_string();
     assert!(
         message.starts_with(&format!("{}: cannot open it as a media file", garbage.display())),
         "{message}"
     );
+    assert_eq!(error.code(), ErrorCode::DecodeFailed, "{message}");
+}
+
+#[test]
+fn a_picture_that_cannot_be_written_fails_naming_the_output_with_the_os_reason() {
+    let dir = test_dir("frames-write-error");
+    let video = pattern(&dir, "v.mp4", "30", 0.2, H264);
+    let reader = VideoReader::open(&video).unwrap().unwrap();
+    let output = dir.join("missing").join("p.raw");
+    let error = frame_at(&reader, 0.0, &output).unwrap_err();
+    let message = error.to_string();
+    assert!(
+        message.starts_with(&format!("{}: cannot write a video picture: ", output.display())),
+        "{message}"
+    );
+    assert_eq!(error.code(), ErrorCode::Io, "{message}");
+    // The reader still answers once the output can be written.
+    let (written, picture) = frame_at(&reader, 0.0, &dir.join("p.raw")).unwrap();
+    assert!(written && !picture.is_empty());
 }

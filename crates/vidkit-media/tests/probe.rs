@@ -3,7 +3,7 @@ mod support;
 use std::process::Command;
 
 use support::*;
-use vidkit_media::{probe, MediaError};
+use vidkit_media::{probe, ErrorCode, MediaError};
 
 #[test]
 fn describes_an_encoded_segment() {
@@ -93,10 +93,26 @@ fn a_missing_file_is_an_io_error_naming_it() {
     let path = test_dir("probe-missing").join("nope.mp4");
     let error = probe(&path).unwrap_err();
     assert!(matches!(error, MediaError::Io { .. }));
+    assert_eq!(error.code(), ErrorCode::Io);
     assert!(
         error
             .to_string()
             .starts_with(&format!("{}: cannot open it as a media file", path.display())),
         "{error}"
     );
+}
+
+#[test]
+fn a_file_that_is_no_media_is_a_decode_failure() {
+    let path = test_dir("probe-garbage").join("noise.mp4");
+    std::fs::write(
+        &path,
+        (0..4096u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 24) as u8)
+            .collect::<Vec<_>>(),
+    )
+    .unwrap();
+    let error = probe(&path).unwrap_err();
+    assert_eq!(error.code(), ErrorCode::DecodeFailed, "{error}");
+    assert_eq!(error.code().as_str(), "VIDKIT_DECODE_FAILED");
 }

@@ -7,7 +7,9 @@ use napi::{Env, Task};
 use napi_derive::napi;
 use vidkit_core::{parse_batch_file_with as parse, BatchOptions, BatchParse};
 
-use crate::js::{failure, invalid_arg};
+use vidkit_media::ErrorCode;
+
+use crate::js::{bad_input, Failure, Outcome};
 
 #[napi(object, js_name = "BatchLineError")]
 pub struct JsBatchLineError {
@@ -33,14 +35,15 @@ pub struct ParseBatch {
 }
 
 impl Task for ParseBatch {
-    type Output = BatchParse;
+    type Output = Outcome<BatchParse>;
     type JsValue = JsBatchParse;
 
-    fn compute(&mut self) -> napi::Result<BatchParse> {
-        parse(&self.path, &self.options).map_err(failure)
+    fn compute(&mut self) -> napi::Result<Outcome<BatchParse>> {
+        Ok(parse(&self.path, &self.options).map_err(|e| Failure::new(ErrorCode::of_io(&e.source), e.to_string())))
     }
 
-    fn resolve(&mut self, _env: Env, parsed: BatchParse) -> napi::Result<JsBatchParse> {
+    fn resolve(&mut self, env: Env, parsed: Outcome<BatchParse>) -> napi::Result<JsBatchParse> {
+        let parsed = parsed.map_err(|f| f.into_js(env))?;
         let spans = parsed
             .spans
             .iter()
@@ -66,9 +69,9 @@ impl Task for ParseBatch {
 /// `errors`, never thrown. `options_json` is `{declarations?, outputKeyPattern?}` as JSON (see
 /// `vidkit_core::BatchOptions`).
 #[napi(ts_return_type = "Promise<PackedBatchParse>")]
-pub fn parse_batch_file(path: String, options_json: Option<String>) -> napi::Result<AsyncTask<ParseBatch>> {
+pub fn parse_batch_file(path: String, options_json: Option<String>) -> napi::Result<AsyncTask<ParseBatch>, ErrorCode> {
     let options = match options_json {
-        Some(json) => serde_json::from_str(&json).map_err(|e| invalid_arg(format!("batch options: {e}")))?,
+        Some(json) => serde_json::from_str(&json).map_err(|e| bad_input(format!("batch options: {e}")))?,
         None => BatchOptions::default(),
     };
     Ok(AsyncTask::new(ParseBatch {

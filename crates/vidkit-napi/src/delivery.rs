@@ -8,7 +8,9 @@ use napi::{Env, Task};
 use napi_derive::napi;
 use vidkit_media::{encode_gif, package_hls, GifOptions, GifStats, HlsStats};
 
-use crate::js::{failure, whole};
+use vidkit_media::ErrorCode;
+
+use crate::js::{whole, Failure, Outcome};
 
 #[napi(object)]
 pub struct EncodeGifOptions {
@@ -27,19 +29,21 @@ pub struct GifResult {
 pub struct EncodeGif {
     frames: Vec<PathBuf>,
     output: PathBuf,
-    options: napi::Result<GifOptions>,
+    /// Taken by the one compute.
+    options: Option<Outcome<GifOptions>>,
 }
 
 impl Task for EncodeGif {
-    type Output = GifStats;
+    type Output = Outcome<GifStats>;
     type JsValue = GifResult;
 
-    fn compute(&mut self) -> napi::Result<GifStats> {
-        let options = std::mem::replace(&mut self.options, Err(failure("encodeGif ran twice")))?;
-        encode_gif(&self.frames, &self.output, &options).map_err(failure)
+    fn compute(&mut self) -> napi::Result<Outcome<GifStats>> {
+        let options = self.options.take().unwrap_or_else(|| Err(ran_twice("encodeGif")));
+        Ok(options.and_then(|options| encode_gif(&self.frames, &self.output, &options).map_err(Failure::from)))
     }
 
-    fn resolve(&mut self, _env: Env, stats: GifStats) -> napi::Result<GifResult> {
+    fn resolve(&mut self, env: Env, stats: Outcome<GifStats>) -> napi::Result<GifResult> {
+        let stats = stats.map_err(|f| f.into_js(env))?;
         Ok(GifResult {
             frames: stats.frames as i64,
             bytes: stats.bytes as i64,
@@ -50,7 +54,7 @@ impl Task for EncodeGif {
 /// Encodes PNG frame files, in order, into one animated GIF with one palette for all of them.
 #[napi(js_name = "encodeGif", ts_return_type = "Promise<GifResult>")]
 pub fn encode_gif_frames(frames: Vec<String>, output: String, options: EncodeGifOptions) -> AsyncTask<EncodeGif> {
-    let parsed = (|| -> napi::Result<GifOptions> {
+    let parsed = (|| -> Outcome<GifOptions> {
         Ok(GifOptions {
             fps_num: whole(options.fps_num, "fpsNum", i32::MAX as u32)?,
             fps_den: whole(options.fps_den, "fpsDen", i32::MAX as u32)?,
@@ -60,7 +64,7 @@ pub fn encode_gif_frames(frames: Vec<String>, output: String, options: EncodeGif
     AsyncTask::new(EncodeGif {
         frames: frames.into_iter().map(PathBuf::from).collect(),
         output: output.into(),
-        options: parsed,
+        options: Some(parsed),
     })
 }
 
@@ -73,19 +77,24 @@ pub struct HlsResult {
 pub struct PackageHls {
     input: PathBuf,
     dir: PathBuf,
-    segment_seconds: napi::Result<u32>,
+    /// Taken by the one compute.
+    segment_seconds: Option<Outcome<u32>>,
 }
 
 impl Task for PackageHls {
-    type Output = HlsStats;
+    type Output = Outcome<HlsStats>;
     type JsValue = HlsResult;
 
-    fn compute(&mut self) -> napi::Result<HlsStats> {
-        let seconds = std::mem::replace(&mut self.segment_seconds, Err(failure("packageHls ran twice")))?;
-        package_hls(&self.input, &self.dir, seconds).map_err(failure)
+    fn compute(&mut self) -> napi::Result<Outcome<HlsStats>> {
+        let seconds = self
+            .segment_seconds
+            .take()
+            .unwrap_or_else(|| Err(ran_twice("packageHls")));
+        Ok(seconds.and_then(|seconds| package_hls(&self.input, &self.dir, seconds).map_err(Failure::from)))
     }
 
-    fn resolve(&mut self, _env: Env, stats: HlsStats) -> napi::Result<HlsResult> {
+    fn resolve(&mut self, env: Env, stats: Outcome<HlsStats>) -> napi::Result<HlsResult> {
+        let stats = stats.map_err(|f| f.into_js(env))?;
         Ok(HlsResult {
             segments: stats.segments as i64,
             frames: stats.frames as i64,
@@ -99,6 +108,11 @@ pub fn package_hls_dir(input: String, dir: String, segment_seconds: f64) -> Asyn
     AsyncTask::new(PackageHls {
         input: input.into(),
         dir: dir.into(),
-        segment_seconds: whole(segment_seconds, "segmentSeconds", 60),
+        segment_seconds: Some(whole(segment_seconds, "segmentSeconds", 60)),
     })
+}
+
+/// libuv computes a task once; a second compute would be a bug of napi's, reported, not a panic.
+fn ran_twice(name: &str) -> Failure {
+    Failure::new(ErrorCode::Failed, format!("{name} ran twice"))
 }

@@ -5,9 +5,9 @@
 use napi::bindgen_prelude::{AsyncTask, Object};
 use napi::{Env, Task};
 use napi_derive::napi;
-use vidkit_media::{EncodeStats, Encoder, EncoderOptions, InputFormat, MediaError, OutputFormat};
+use vidkit_media::{EncodeStats, Encoder, EncoderOptions, ErrorCode, InputFormat, MediaError, OutputFormat};
 
-use crate::js::{failure, invalid_arg, whole};
+use crate::js::{bad_input, whole, Failure, Outcome};
 
 /// Frames in flight before a push's promise waits, when the caller does not say.
 const DEFAULT_QUEUE_CAPACITY: u32 = 8;
@@ -53,11 +53,11 @@ pub struct EncodeResult {
 }
 
 impl NativeEncoderOptions {
-    fn into_options(self) -> napi::Result<EncoderOptions> {
+    fn into_options(self) -> Outcome<EncoderOptions> {
         let input = match self.input.as_str() {
             "jpeg" => InputFormat::Jpeg,
             "png" => InputFormat::Png,
-            other => return Err(invalid_arg(format!("input must be 'jpeg' or 'png', got '{other}'"))),
+            other => return Err(bad_input(format!("input must be 'jpeg' or 'png', got '{other}'"))),
         };
         let queue_capacity = self
             .queue_capacity
@@ -95,16 +95,17 @@ impl NativeEncoderOptions {
 }
 
 /// The named output format; none means mp4.
-pub(crate) fn output_format(name: Option<&str>) -> napi::Result<OutputFormat> {
+pub(crate) fn output_format(name: Option<&str>) -> Outcome<OutputFormat> {
     let name = name.unwrap_or("mp4");
     OutputFormat::parse(name).ok_or_else(|| {
-        invalid_arg(format!(
+        bad_input(format!(
             "format must be one of {}, got '{name}'",
             OutputFormat::NAMES.join(", ")
         ))
     })
 }
 
+/// Encodes screenshots into one closed-GOP segment of the output format.
 #[napi]
 pub struct NativeEncoder {
     /// `None` once finish() or abort() has been called.
@@ -115,11 +116,8 @@ pub struct NativeEncoder {
 impl NativeEncoder {
     /// Creates the output file and starts the decode and encode threads.
     #[napi(constructor)]
-    pub fn new(options: NativeEncoderOptions) -> napi::Result<Self> {
-        let encoder = Encoder::start(options.into_options()?).map_err(|e| match e {
-            MediaError::InvalidOptions(message) => invalid_arg(message),
-            other => failure(other),
-        })?;
+    pub fn new(options: NativeEncoderOptions) -> napi::Result<Self, ErrorCode> {
+        let encoder = Encoder::start(options.into_options()?).map_err(Failure::from)?;
         Ok(NativeEncoder { encoder: Some(encoder) })
     }
 
@@ -141,22 +139,22 @@ impl NativeEncoder {
         env: &'env Env,
         push: impl FnOnce(&mut Encoder) -> Result<u64, MediaError>,
     ) -> napi::Result<Object<'env>> {
-        let (deferred, promise) = env.create_deferred::<(), fn(Env) -> napi::Result<()>>()?;
+        let (deferred, promise) = env.create_deferred::<(), Box<dyn FnOnce(Env) -> napi::Result<()>>>()?;
         let queued = match self.encoder.as_mut() {
-            None => Err(failure(ENDED)),
-            Some(encoder) => push(encoder).map(|_| encoder).map_err(failure),
+            None => Err(ended()),
+            Some(encoder) => push(encoder).map(|_| encoder).map_err(Failure::from),
         };
+        // The JS error is made when the promise settles, on the JS thread, so that it has a code.
+        let settle =
+            move |outcome: Outcome<()>| deferred.resolve(Box::new(move |env| outcome.map_err(|f| f.into_js(env))));
         match queued {
-            Err(error) => deferred.reject(error),
-            Ok(encoder) => encoder.on_ready(Box::new(move |outcome| match outcome {
-                Ok(()) => deferred.resolve(|_| Ok(())),
-                Err(error) => deferred.reject(failure(error)),
-            })),
+            Err(failure) => settle(Err(failure)),
+            Ok(encoder) => encoder.on_ready(Box::new(move |ready| settle(ready.map_err(Failure::from)))),
         }
         Ok(promise)
     }
 
-    /// Encodes everything queued, writes the MP4 trailer and closes the file. On failure the
+    /// Encodes everything queued, writes the container's trailer and closes the file. On failure the
     /// partial file is deleted and the first error (naming the frame) rejects the promise.
     #[napi(ts_return_type = "Promise<EncodeResult>")]
     pub fn finish(&mut self) -> AsyncTask<Finish> {
@@ -167,30 +165,38 @@ impl NativeEncoder {
 
     /// Stops the encoder and deletes the partial output. Does nothing after finish() or abort().
     #[napi]
-    pub fn abort(&mut self) -> napi::Result<()> {
+    pub fn abort(&mut self) -> napi::Result<(), ErrorCode> {
         match self.encoder.take() {
-            Some(encoder) => encoder.abort().map_err(failure),
+            Some(encoder) => Ok(encoder.abort().map_err(Failure::from)?),
             None => Ok(()),
         }
     }
 }
 
-const ENDED: &str = "this NativeEncoder was already finished or aborted; create a new one for another segment";
+fn ended() -> Failure {
+    Failure::new(
+        ErrorCode::Failed,
+        "this NativeEncoder was already finished or aborted; create a new one for another segment",
+    )
+}
 
 pub struct Finish {
     encoder: Option<Encoder>,
 }
 
 impl Task for Finish {
-    type Output = EncodeStats;
+    type Output = Outcome<EncodeStats>;
     type JsValue = EncodeResult;
 
-    fn compute(&mut self) -> napi::Result<EncodeStats> {
-        let encoder = self.encoder.take().ok_or_else(|| failure(ENDED))?;
-        encoder.finish().map_err(failure)
+    fn compute(&mut self) -> napi::Result<Outcome<EncodeStats>> {
+        Ok(match self.encoder.take() {
+            None => Err(ended()),
+            Some(encoder) => encoder.finish().map_err(Failure::from),
+        })
     }
 
-    fn resolve(&mut self, _env: Env, stats: EncodeStats) -> napi::Result<EncodeResult> {
+    fn resolve(&mut self, env: Env, stats: Outcome<EncodeStats>) -> napi::Result<EncodeResult> {
+        let stats = stats.map_err(|f| f.into_js(env))?;
         Ok(EncodeResult {
             frames: stats.frames as i64,
             bytes: stats.bytes as i64,

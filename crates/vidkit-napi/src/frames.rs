@@ -7,9 +7,9 @@ use std::path::PathBuf;
 use napi::bindgen_prelude::{AsyncTask, Object};
 use napi::{Env, Task};
 use napi_derive::napi;
-use vidkit_media::{PictureLayout, VideoInfo, VideoReader};
+use vidkit_media::{ErrorCode, PictureLayout, VideoInfo, VideoReader};
 
-use crate::js::failure;
+use crate::js::{Failure, Outcome};
 
 #[napi(object)]
 pub struct VideoFrameInfo {
@@ -60,7 +60,7 @@ pub struct VideoFrames {
 #[napi]
 impl VideoFrames {
     #[napi(getter)]
-    pub fn info(&self) -> napi::Result<VideoFrameInfo> {
+    pub fn info(&self) -> napi::Result<VideoFrameInfo, ErrorCode> {
         let reader = self.reader()?;
         Ok(VideoFrameInfo::of(reader.info(), reader.layout()))
     }
@@ -69,17 +69,16 @@ impl VideoFrames {
     /// resolves to false, writing nothing, when that is the picture written last.
     #[napi(ts_return_type = "Promise<boolean>")]
     pub fn frame_at<'env>(&self, env: &'env Env, seconds: f64, output: String) -> napi::Result<Object<'env>> {
-        let (deferred, promise) = env.create_deferred::<bool, fn(Env) -> napi::Result<bool>>()?;
+        let (deferred, promise) = env.create_deferred::<bool, Box<dyn FnOnce(Env) -> napi::Result<bool>>>()?;
+        // The JS error is made when the promise settles, on the JS thread, so that it has a code.
+        let settle =
+            move |outcome: Outcome<bool>| deferred.resolve(Box::new(move |env| outcome.map_err(|f| f.into_js(env))));
         match self.reader() {
-            Err(error) => deferred.reject(error),
+            Err(failure) => settle(Err(failure)),
             Ok(reader) => reader.frame_at(
                 seconds,
                 PathBuf::from(output),
-                Box::new(move |outcome| match outcome {
-                    Ok(true) => deferred.resolve(|_| Ok(true)),
-                    Ok(false) => deferred.resolve(|_| Ok(false)),
-                    Err(error) => deferred.reject(failure(error)),
-                }),
+                Box::new(move |outcome| settle(outcome.map_err(Failure::from))),
             ),
         }
         Ok(promise)
@@ -91,10 +90,10 @@ impl VideoFrames {
         self.reader = None;
     }
 
-    fn reader(&self) -> napi::Result<&VideoReader> {
+    fn reader(&self) -> Outcome<&VideoReader> {
         self.reader
             .as_ref()
-            .ok_or_else(|| failure("these video frames were closed; open the file again"))
+            .ok_or_else(|| Failure::new(ErrorCode::Failed, "these video frames were closed; open the file again"))
     }
 }
 
@@ -103,14 +102,15 @@ pub struct OpenVideoFrames {
 }
 
 impl Task for OpenVideoFrames {
-    type Output = Option<VideoReader>;
+    type Output = Outcome<Option<VideoReader>>;
     type JsValue = Option<VideoFrames>;
 
-    fn compute(&mut self) -> napi::Result<Option<VideoReader>> {
-        VideoReader::open(&self.path).map_err(failure)
+    fn compute(&mut self) -> napi::Result<Outcome<Option<VideoReader>>> {
+        Ok(VideoReader::open(&self.path).map_err(Failure::from))
     }
 
-    fn resolve(&mut self, _env: Env, reader: Option<VideoReader>) -> napi::Result<Option<VideoFrames>> {
+    fn resolve(&mut self, env: Env, reader: Outcome<Option<VideoReader>>) -> napi::Result<Option<VideoFrames>> {
+        let reader = reader.map_err(|f| f.into_js(env))?;
         Ok(reader.map(|reader| VideoFrames { reader: Some(reader) }))
     }
 }

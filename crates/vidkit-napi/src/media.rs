@@ -1,4 +1,4 @@
-//! `concatSegments`, `probe` and `pageMedia`: file work on the libuv pool.
+//! `concatSegments`, `probe` and `mediaForPage`: file work on the libuv pool.
 
 use std::path::PathBuf;
 
@@ -11,7 +11,7 @@ use vidkit_media::{
 };
 
 use crate::encoder::output_format;
-use crate::js::failure;
+use crate::js::{Failure, Outcome};
 
 #[napi(object)]
 pub struct ConcatOptions {
@@ -63,19 +63,20 @@ pub struct ConcatResult {
 pub struct Concat {
     inputs: Vec<PathBuf>,
     output: PathBuf,
-    options: napi::Result<Joining>,
+    options: Outcome<Joining>,
 }
 
 impl Task for Concat {
-    type Output = ConcatStats;
+    type Output = Outcome<ConcatStats>;
     type JsValue = ConcatResult;
 
-    fn compute(&mut self) -> napi::Result<ConcatStats> {
-        let options = std::mem::replace(&mut self.options, Ok(Joining::default()))?;
-        concat(&self.inputs, &self.output, &options).map_err(failure)
+    fn compute(&mut self) -> napi::Result<Outcome<ConcatStats>> {
+        let options = std::mem::replace(&mut self.options, Ok(Joining::default()));
+        Ok(options.and_then(|options| concat(&self.inputs, &self.output, &options).map_err(Failure::from)))
     }
 
-    fn resolve(&mut self, _env: Env, stats: ConcatStats) -> napi::Result<ConcatResult> {
+    fn resolve(&mut self, env: Env, stats: Outcome<ConcatStats>) -> napi::Result<ConcatResult> {
+        let stats = stats.map_err(|f| f.into_js(env))?;
         Ok(ConcatResult {
             frames: stats.frames as i64,
             bytes: stats.bytes as i64,
@@ -156,14 +157,15 @@ pub struct Probe {
 }
 
 impl Task for Probe {
-    type Output = ProbeResult;
+    type Output = Outcome<ProbeResult>;
     type JsValue = JsProbeResult;
 
-    fn compute(&mut self) -> napi::Result<ProbeResult> {
-        probe_file(&self.path).map_err(failure)
+    fn compute(&mut self) -> napi::Result<Outcome<ProbeResult>> {
+        Ok(probe_file(&self.path).map_err(Failure::from))
     }
 
-    fn resolve(&mut self, _env: Env, probed: ProbeResult) -> napi::Result<JsProbeResult> {
+    fn resolve(&mut self, env: Env, probed: Outcome<ProbeResult>) -> napi::Result<JsProbeResult> {
+        let probed = probed.map_err(|f| f.into_js(env))?;
         Ok(JsProbeResult {
             format_name: probed.format_name,
             duration_seconds: probed.duration_seconds,
@@ -203,15 +205,15 @@ pub struct PageMediaTask {
 }
 
 impl Task for PageMediaTask {
-    type Output = PageMedia;
+    type Output = Outcome<PageMedia>;
     type JsValue = Option<String>;
 
-    fn compute(&mut self) -> napi::Result<PageMedia> {
-        page_media(&self.input, &self.proxy_stem).map_err(failure)
+    fn compute(&mut self) -> napi::Result<Outcome<PageMedia>> {
+        Ok(page_media(&self.input, &self.proxy_stem).map_err(Failure::from))
     }
 
-    fn resolve(&mut self, _env: Env, media: PageMedia) -> napi::Result<Option<String>> {
-        Ok(match media {
+    fn resolve(&mut self, env: Env, media: Outcome<PageMedia>) -> napi::Result<Option<String>> {
+        Ok(match media.map_err(|f| f.into_js(env))? {
             PageMedia::Source => None,
             PageMedia::AudioProxy(path) => Some(path.to_string_lossy().into_owned()),
         })

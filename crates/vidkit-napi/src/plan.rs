@@ -3,11 +3,15 @@
 use napi_derive::napi;
 use vidkit_core::{plan_chunks as plan, PlanOptions};
 
-use crate::js::{invalid_arg, whole};
+use vidkit_media::ErrorCode;
 
+use crate::js::{bad_input, whole};
+
+/// Options of `planChunks`; omitted fields take the defaults (chunkSize 240, maxParallelChunks 16).
 #[napi(object, js_name = "PlanChunksOptions")]
 pub struct JsPlanOptions {
     pub total_frames: f64,
+    /// When set, `targetChunkFrames` is ignored.
     pub chunk_size: Option<f64>,
     pub max_parallel_chunks: Option<f64>,
     pub target_chunk_frames: Option<f64>,
@@ -23,8 +27,9 @@ pub struct JsChunk {
 }
 
 /// Splits a render into balanced contiguous chunks; a given chunk size wins over a target length.
+/// Throws naming the option when one is 0 or not a whole number.
 #[napi]
-pub fn plan_chunks(options: JsPlanOptions) -> napi::Result<Vec<JsChunk>> {
+pub fn plan_chunks(options: JsPlanOptions) -> napi::Result<Vec<JsChunk>, ErrorCode> {
     let optional = |value: Option<f64>, name: &str| value.map(|v| whole(v, name, u32::MAX)).transpose();
     let options = PlanOptions {
         total_frames: whole(options.total_frames, "totalFrames", u32::MAX)?,
@@ -32,7 +37,7 @@ pub fn plan_chunks(options: JsPlanOptions) -> napi::Result<Vec<JsChunk>> {
         max_parallel_chunks: optional(options.max_parallel_chunks, "maxParallelChunks")?,
         target_chunk_frames: optional(options.target_chunk_frames, "targetChunkFrames")?,
     };
-    let chunks = plan(options).map_err(|e| invalid_arg(e.to_string()))?;
+    let chunks = plan(options).map_err(|e| bad_input(e.to_string()))?;
     Ok(chunks
         .into_iter()
         .map(|c| JsChunk {

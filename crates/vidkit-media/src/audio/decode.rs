@@ -10,6 +10,7 @@ use ffmpeg::{codec, frame, media};
 use ffmpeg_next as ffmpeg;
 
 use super::{CHANNELS, SAMPLE_RATE};
+use crate::error::Cause;
 use crate::{libav, MediaError};
 
 /// The audio of `path` at output speed, or `None` when it has no audio stream.
@@ -30,28 +31,28 @@ pub(super) fn decode_each(
     mut sink: impl FnMut(&[f32]) -> Result<(), MediaError>,
 ) -> Result<bool, MediaError> {
     libav::init();
-    let fail = |what: &str, e: &dyn std::fmt::Display| MediaError::io(path, format!("cannot {what}: {e}"));
-    let mut input = ffmpeg::format::input(path).map_err(|e| fail("open it as a media file", &e))?;
+    let fail = |what: &str, e: ffmpeg::Error| MediaError::io(path, Cause::of(format!("cannot {what}"), e));
+    let mut input = ffmpeg::format::input(path).map_err(|e| fail("open it as a media file", e))?;
     let Some(stream) = input.streams().best(media::Type::Audio) else {
         return Ok(false);
     };
     let index = stream.index();
     let mut decoder = codec::Context::from_parameters(stream.parameters())
         .and_then(|c| c.decoder().audio())
-        .map_err(|e| fail("open its audio decoder", &e))?;
+        .map_err(|e| fail("open its audio decoder", e))?;
     let mut resampler: Option<Resampler> = None;
     let mut out = Vec::new();
     let mut frame = frame::Audio::empty();
     let mut drain = |decoder: &mut ffmpeg::decoder::Audio, out: &mut Vec<f32>| -> Result<(), MediaError> {
         while decoder.receive_frame(&mut frame).is_ok() {
             if resampler.is_none() {
-                resampler = Some(Resampler::new(&frame, playback_rate).map_err(|e| fail("resample its audio", &e))?);
+                resampler = Some(Resampler::new(&frame, playback_rate).map_err(|e| fail("resample its audio", e))?);
             }
             resampler
                 .as_mut()
                 .expect("just created")
                 .push(Some(&frame), out)
-                .map_err(|e| fail("resample its audio", &e))?;
+                .map_err(|e| fail("resample its audio", e))?;
         }
         Ok(())
     };
@@ -77,13 +78,13 @@ pub(super) fn decode_each(
     let Some(mut resampler) = resampler else {
         // Not one packet decoded: the stream is not what its header says.
         return match rejected {
-            Some(e) => Err(fail("decode its audio", &e)),
+            Some(e) => Err(fail("decode its audio", e)),
             None => Ok(true),
         };
     };
     resampler
         .push(None, &mut out)
-        .map_err(|e| fail("resample its audio", &e))?;
+        .map_err(|e| fail("resample its audio", e))?;
     sink(&out)?;
     Ok(true)
 }

@@ -13,6 +13,7 @@ use ffmpeg_next as ffmpeg;
 
 use super::decode::decode_each;
 use super::{CHANNELS, SAMPLE_RATE};
+use crate::error::Cause;
 use crate::{libav, MediaError};
 
 /// What an audio proxy holds.
@@ -34,7 +35,7 @@ pub fn flac_proxy(input: &Path, output: &Path) -> Result<Option<AudioProxyStats>
 
 fn write_proxy(input: &Path, output: &Path) -> Result<Option<AudioProxyStats>, MediaError> {
     let mut target = ffmpeg::format::output_as(output, "flac")
-        .map_err(|e| MediaError::io(output, format!("cannot create it: {e}")))?;
+        .map_err(|e| MediaError::io(output, Cause::of("cannot create it", e)))?;
     let opening = "opening the FLAC encoder for an audio proxy";
     let codec =
         encoder::find_by_name("flac").ok_or_else(|| MediaError::libav(opening, "this libavcodec has no flac"))?;
@@ -57,7 +58,7 @@ fn write_proxy(input: &Path, output: &Path) -> Result<Option<AudioProxyStats>, M
     stream.set_time_base(time_base);
     target
         .write_header()
-        .map_err(|e| MediaError::io(output, format!("cannot write the header: {e}")))?;
+        .map_err(|e| MediaError::io(output, Cause::of("cannot write the header", e)))?;
     let stream_time_base = target.stream(0).expect("just added").time_base();
 
     let mut writer = Writer {
@@ -81,7 +82,7 @@ fn write_proxy(input: &Path, output: &Path) -> Result<Option<AudioProxyStats>, M
     let seconds = writer.written as f64 / SAMPLE_RATE as f64;
     target
         .write_trailer()
-        .map_err(|e| MediaError::io(output, format!("cannot write the trailer: {e}")))?;
+        .map_err(|e| MediaError::io(output, Cause::of("cannot write the trailer", e)))?;
     Ok(Some(AudioProxyStats { seconds }))
 }
 
@@ -155,7 +156,7 @@ impl Writer<'_> {
             packet.rescale_ts(self.time_base, self.stream_time_base);
             packet
                 .write_interleaved(self.target)
-                .map_err(|e| MediaError::io(self.output, format!("cannot write an audio packet: {e}")))?;
+                .map_err(|e| MediaError::io(self.output, Cause::of("cannot write an audio packet", e)))?;
         }
         Ok(())
     }

@@ -12,6 +12,7 @@ use ffmpeg_next as ffmpeg;
 
 use super::decode::Picture;
 use super::flow::Flow;
+use crate::error::Cause;
 use crate::format::OutputFormat;
 use crate::{packets, MediaError};
 
@@ -151,7 +152,7 @@ impl Segment {
         frame.set_pts(Some(index as i64));
         if let Some((every, first_frame)) = self.keyframes {
             // Set on every frame: a repeated frame is the same picture sent again.
-            let key = (first_frame + index) % u64::from(every) == 0;
+            let key = (first_frame + index).is_multiple_of(u64::from(every));
             frame.set_kind(if key { picture::Type::I } else { picture::Type::None });
         }
         self.encoder
@@ -236,5 +237,5 @@ fn vp9_speed(preset: &str) -> usize {
 }
 
 fn writing(path: &Path, what: &str, error: ffmpeg::Error) -> MediaError {
-    MediaError::io(path, format!("cannot write {what}: {error}"))
+    MediaError::io(path, Cause::of(format!("cannot write {what}"), error))
 }

@@ -21,6 +21,7 @@ use std::thread::{self, JoinHandle};
 
 use ffmpeg_next as ffmpeg;
 
+use crate::error::Cause;
 use crate::{libav, MediaError, OutputFormat};
 use decode::Job;
 use flow::Flow;
@@ -192,7 +193,7 @@ impl Encoder {
         options.validate()?;
         libav::init();
         let output = ffmpeg::format::output_as(&options.output, options.format.container())
-            .map_err(|e| MediaError::io(&options.output, format!("cannot create the output file: {e}")))?;
+            .map_err(|e| MediaError::io(&options.output, Cause::of("cannot create the output file", e)))?;
 
         let flow = Arc::new(Flow::new(options.queue_capacity));
         let (jobs, job_queue) = mpsc::channel();
@@ -348,7 +349,7 @@ impl Drop for Encoder {
 fn remove_if_present(path: &std::path::Path) -> Result<(), MediaError> {
     match fs::remove_file(path) {
         Err(e) if e.kind() != io::ErrorKind::NotFound => {
-            Err(MediaError::io(path, format!("cannot delete the partial output: {e}")))
+            Err(MediaError::io(path, Cause::of("cannot delete the partial output", e)))
         }
         _ => Ok(()),
     }

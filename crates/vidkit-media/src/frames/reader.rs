@@ -10,6 +10,7 @@ use std::thread;
 use super::convert::{Converter, PictureLayout};
 use super::select::{shown_at, started_by, EPSILON};
 use super::source::{Picture, Source, VideoInfo};
+use crate::error::{Cause, ErrorCode};
 use crate::MediaError;
 
 /// Settles a request: whether a new picture was written (false: the one written last still shows).
@@ -55,7 +56,7 @@ impl VideoReader {
         thread::Builder::new()
             .name("vidkit-video".into())
             .spawn(move || cursor.run(incoming))
-            .map_err(|e| MediaError::io(path, format!("cannot start its reader thread: {e}")))?;
+            .map_err(|e| MediaError::io(path, Cause::of("cannot start its reader thread", e)))?;
         Ok(Some(VideoReader { info, layout, requests }))
     }
 
@@ -102,13 +103,13 @@ impl Cursor {
         let Some(first) = source.next()? else {
             return Err(MediaError::io(
                 source.path(),
-                "its video stream holds no picture that libav can decode",
+                Cause::from("its video stream holds no picture that libav can decode").or_code(ErrorCode::DecodeFailed),
             ));
         };
         let mut converter = Converter::new(&first, &source.display);
         converter
             .convert(&first, &source.display)
-            .map_err(|e| MediaError::io(source.path(), e))?;
+            .map_err(|e| MediaError::io(source.path(), Cause::from(e).or_code(ErrorCode::DecodeFailed)))?;
         let bytes = picture_bytes(&first).max(1);
         Ok(Cursor {
             converter,
@@ -158,8 +159,8 @@ impl Cursor {
         let bytes = self
             .converter
             .convert(picture, &self.source.display)
-            .map_err(|e| MediaError::io(self.source.path(), e))?;
-        fs::write(output, bytes).map_err(|e| MediaError::io(output, format!("cannot write a video picture: {e}")))?;
+            .map_err(|e| MediaError::io(self.source.path(), Cause::from(e).or_code(ErrorCode::DecodeFailed)))?;
+        fs::write(output, bytes).map_err(|e| MediaError::io(output, Cause::of("cannot write a video picture", e)))?;
         self.written = Some(picture.time);
         Ok(true)
     }
@@ -181,7 +182,7 @@ impl Cursor {
         if self.queue.is_empty() {
             return Err(MediaError::io(
                 self.source.path(),
-                format!("no picture decodes at {t:.3} s"),
+                Cause::from(format!("no picture decodes at {t:.3} s")).or_code(ErrorCode::DecodeFailed),
             ));
         }
         let shown = shown_at(self.queue.iter().map(|p| p.time), allowance, t);

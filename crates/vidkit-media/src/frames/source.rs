@@ -11,6 +11,7 @@ use ffmpeg::{codec, decoder, format, frame, media, Packet, Rational};
 use ffmpeg_next as ffmpeg;
 
 use super::select;
+use crate::error::{Cause, ErrorCode};
 use crate::{libav, MediaError};
 
 /// What a page's `<video>` reports of its source.
@@ -75,8 +76,13 @@ impl Source {
     /// Opens `path`'s best video stream and its decoder; `None` when the file has no video.
     pub fn open(path: &Path) -> Result<Option<(Source, VideoInfo)>, MediaError> {
         libav::init();
-        let fail = |what: &str, e: &dyn std::fmt::Display| MediaError::io(path, format!("cannot {what}: {e}"));
-        let input = ffmpeg::format::input(path).map_err(|e| fail("open it as a media file", &e))?;
+        let fail = |what: &str, e: ffmpeg::Error| {
+            MediaError::io(
+                path,
+                Cause::of(format!("cannot {what}"), e).or_code(ErrorCode::DecodeFailed),
+            )
+        };
+        let input = ffmpeg::format::input(path).map_err(|e| fail("open it as a media file", e))?;
         let Some(stream) = input.streams().best(media::Type::Video) else {
             return Ok(None);
         };
@@ -84,7 +90,7 @@ impl Source {
         let time_base = f64::from(stream.time_base());
         let codec_id = stream.parameters().id();
         let mut context =
-            codec::Context::from_parameters(stream.parameters()).map_err(|e| fail("read its video", &e))?;
+            codec::Context::from_parameters(stream.parameters()).map_err(|e| fail("read its video", e))?;
         if area(&stream) >= LARGE_PICTURE {
             context.set_threading(codec::threading::Config {
                 kind: codec::threading::Type::Frame,
@@ -98,12 +104,12 @@ impl Source {
                     "decode its {} video (this build of libav has no decoder for it)",
                     codec_id.name()
                 ),
-                &e,
+                e,
             )
         })?;
         let alpha_mode = stream.metadata().get("alpha_mode").is_some_and(|v| v == "1");
         let alpha = if alpha_mode {
-            Some(AlphaDecoder::open(&stream).map_err(|e| fail("decode its alpha channel", &e))?)
+            Some(AlphaDecoder::open(&stream).map_err(|e| fail("decode its alpha channel", e))?)
         } else {
             None
         };
@@ -215,7 +221,8 @@ impl Source {
             if status < 0 {
                 return Err(MediaError::io(
                     &self.path,
-                    format!("cannot seek to {seconds:.3} s: {}", ffmpeg::Error::from(status)),
+                    Cause::of(format!("cannot seek to {seconds:.3} s"), ffmpeg::Error::from(status))
+                        .or_code(ErrorCode::DecodeFailed),
                 ));
             }
         }
@@ -252,7 +259,12 @@ impl Source {
                     self.drained = true;
                     return Ok(());
                 }
-                Err(e) => return Err(MediaError::io(&self.path, format!("cannot read its video: {e}"))),
+                Err(e) => {
+                    return Err(MediaError::io(
+                        &self.path,
+                        Cause::of("cannot read its video", e).or_code(ErrorCode::DecodeFailed),
+                    ))
+                }
             }
         }
     }
