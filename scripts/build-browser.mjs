@@ -1,14 +1,19 @@
-// Bundles the browser modules, each into one self-contained ES module: <vidkit-player>
-// (dist/player/vidkit-player.js, with the page runtime embedded so the player drives the very
-// clock the renderer injects) and the preview page's studio (src/preview/studio/). Runs after tsc: the
-// runtime's text comes from dist/runtime/runtime.js, the function the renderer uses.
+// Bundles the page runtime (src/runtime/page/) into the classic script the renderer injects,
+// dist/runtime/page-runtime.js, then the browser modules, each into one self-contained ES module:
+// <vidkit-player> (dist/player/vidkit-player.js, with the page runtime embedded so the player
+// drives the very clock the renderer injects) and the preview page's studio (src/preview/studio/).
+// Runs after tsc: the runtime's text comes from dist/runtime/runtime.js, the function the renderer uses.
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { runtimeSource } = createRequire(import.meta.url)(join(root, 'dist', 'runtime', 'runtime.js'));
+const load = createRequire(import.meta.url);
+const { bundlePageRuntime } = load(join(root, 'dist', 'runtime', 'page-bundle.js'));
+const { PAGE_RUNTIME_FILE, runtimeSource } = load(join(root, 'dist', 'runtime', 'runtime.js'));
+writeFileSync(join(root, 'dist', 'runtime', PAGE_RUNTIME_FILE), bundlePageRuntime());
 
 const bundle = (entry, outfile) =>
   build({
