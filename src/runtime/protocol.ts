@@ -1,9 +1,10 @@
 /**
- * What the page runtime (src/runtime/page/) and the code that drives it agree on: the
- * configuration it reads from `window.__vidkitBoot` and the object it installs as
- * `window.__vidkit`. The runtime implements these types, the renderer (capture-session.ts,
- * page-video-frames.ts) and `<vidkit-player>` call through them, and one tsc run checks each side
- * against this file. Types only, no imports: the page's own tsconfig and the Node one both read it.
+ * What the page scripts (the runtime, src/runtime/page/, and the glyph check, src/runtime/glyph-page/)
+ * and the code that drives them agree on: the configuration the runtime reads from
+ * `window.__vidkitBoot`, the object it installs as `window.__vidkit`, and the glyph check's
+ * `window.__vidkitGlyphs`. The page scripts implement these types, the renderer (capture-session.ts,
+ * page-video-frames.ts) and `<vidkit-player>` call through them, and tsc checks each side against
+ * this file. Types only, no imports: the page's own tsconfig and the Node one both read it.
  */
 
 /** What the page runtime reads from `window.__vidkitBoot` before any page script runs. */
@@ -146,10 +147,32 @@ export interface VidkitRuntime {
   __clips(): PageClip[];
 }
 
+/** Text no available face can draw, as the glyph check reports it. */
+export interface MissingGlyphs {
+  /** The element drawing it, as `tag#id` or up to three `tag.class` steps from the nearest id. */
+  element: string;
+  /** Its text (the first 80 characters). */
+  text: string;
+  /** The characters no face has, each once, in order of appearance. */
+  characters: string[];
+  /** The variables whose string value the text holds: where the text came from. */
+  variables: string[];
+}
+
+/** `window.__vidkitGlyphs`: the glyph check (src/runtime/glyph-page/) a render injects into the top frame. */
+export interface VidkitGlyphs {
+  /** Checks the page as it is once ready, and from then on the text that changes. */
+  start(): void;
+  /** Findings not reported before, once the faces the checked text needs have loaded (bounded). */
+  report(): Promise<MissingGlyphs[]>;
+}
+
 declare global {
   interface Window {
     /** Set by the runtime once; absent before it has run. */
     __vidkit?: VidkitRuntime;
     __vidkitBoot?: Partial<RuntimeBoot>;
+    /** Set by the glyph check in a render's top frame; absent elsewhere. */
+    __vidkitGlyphs?: VidkitGlyphs;
   }
 }
