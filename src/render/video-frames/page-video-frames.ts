@@ -12,7 +12,6 @@ import { runtimeCall } from '../runtime-call';
 /** The DevTools binding the page runtime asks through (src/runtime/page/video-frames.ts). */
 export const VIDEO_FRAMES_BINDING = '__vidkitVideoFrames';
 
-
 interface OpenVideo {
   src: string;
   frames: VideoFrames | null;
