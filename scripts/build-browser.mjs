@@ -1,14 +1,22 @@
-// Bundles the browser modules, each into one self-contained ES module: <vidkit-player>
-// (dist/player/vidkit-player.js, with the page runtime embedded so the player drives the very
-// clock the renderer injects) and the preview page's studio (src/preview/studio/). Runs after tsc: the
-// runtime's text comes from dist/runtime/runtime.js, the function the renderer uses.
+// Bundles the page scripts into the classic scripts the renderer injects, the runtime
+// (src/runtime/page/, dist/runtime/page-runtime.js) and the glyph check (src/runtime/glyph-page/,
+// dist/runtime/glyph-check-page.js), then the browser modules, each into one self-contained ES module:
+// <vidkit-player> (dist/player/vidkit-player.js, with the page runtime embedded so the player
+// drives the very clock the renderer injects) and the preview page's studio (src/preview/studio/).
+// Runs after tsc: the runtime's text comes from dist/runtime/runtime.js, the function the renderer uses.
+import { writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const { runtimeSource } = createRequire(import.meta.url)(join(root, 'dist', 'runtime', 'runtime.js'));
+const load = createRequire(import.meta.url);
+const { bundlePageRuntime } = load(join(root, 'dist', 'runtime', 'page-bundle.js'));
+const { PAGE_RUNTIME_FILE, runtimeSource } = load(join(root, 'dist', 'runtime', 'runtime.js'));
+const { GLYPH_CHECK_FILE, bundleGlyphCheckScript } = load(join(root, 'dist', 'runtime', 'glyph-check.js'));
+writeFileSync(join(root, 'dist', 'runtime', PAGE_RUNTIME_FILE), bundlePageRuntime());
+writeFileSync(join(root, 'dist', 'runtime', GLYPH_CHECK_FILE), bundleGlyphCheckScript());
 
 const bundle = (entry, outfile) =>
   build({

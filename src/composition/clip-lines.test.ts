@@ -28,7 +28,7 @@ test('the mounted page holds, part by part, as many clips of the same tags in th
     const read = projectReader(project);
     const doc = parse(mountSubCompositions(read('index.html')!, 'index.html', read));
     const root = doc.querySelector('[data-composition-id]');
-    // As the page runtime lists them (timing.js, clipList): by the data-vidkit-source around each clip.
+    // As the page runtime lists them (timing.ts, clipList): by the data-vidkit-source around each clip.
     const mounted: Record<string, string[]> = {};
     for (const el of doc.querySelectorAll('[data-start], [data-composition-id]')) {
       if (el === root || ['SCRIPT', 'STYLE', 'TEMPLATE'].includes(el.tagName)) continue;

@@ -12,7 +12,7 @@ export interface ClipLine {
  * The clips of a page and of every composition it mounts, each part's in document order, keyed
  * as the sub-composition transform marks the hosts it fills (`data-vidkit-source`): the page
  * itself under its own path, a composition file under its path, an inline template under
- * `<page>#<id>`. The page runtime lists the clips of each part in the same order (timing.js,
+ * `<page>#<id>`. The page runtime lists the clips of each part in the same order (timing.ts,
  * clipList), so the n-th clip of a part is written on the n-th line here. A clip is what the
  * runtime lists: an element with `data-start`, and every nested composition.
  */

@@ -61,7 +61,7 @@ export const SYSTEM_FACES = ['DejaVuSans*.ttf', 'DejaVuSerif*.ttf'];
 
 /**
  * The full names of those faces' regular styles, which hold every character of their bold and
- * oblique styles: the glyph check asks for them by `local()` name (src/runtime/glyph-check.page.js).
+ * oblique styles: the glyph check asks for them by `local()` name (src/runtime/glyph-page/glyph-check.ts).
  */
 export const SYSTEM_FACE_NAMES = ['DejaVu Sans', 'DejaVu Serif', 'DejaVu Sans Mono'];
 

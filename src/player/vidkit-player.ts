@@ -1,12 +1,13 @@
 import type { Overrides } from '../composition/variables';
 import { Determinism, EPOCH_FORMS, parseEpoch } from '../runtime/boot';
+import type { PageClip, VidkitRuntime } from '../runtime/protocol';
 import { CompositionDocument, fetchComposition, playableHtml, withDuration } from './composition-document';
 import { PLAYER_ICONS } from './player-icons';
 import { PLAYER_STYLE, formatTime } from './player-view';
 
-/** The parts of the page runtime (src/runtime/page/) the player drives. */
+/** A window in which the page runtime (src/runtime/page/) has installed itself. */
 interface RuntimeWindow extends Window {
-  __vidkit: { __ready(): Promise<void>; __seekFrame(frame: number): boolean | Promise<unknown>; __duration(): number; __clips(): PlayerClip[] };
+  __vidkit: VidkitRuntime;
   __vidkitErrors: string[];
   /** Set up by playableHtml (composition-document.ts). */
   __vidkitMuted: boolean;
@@ -17,28 +18,7 @@ interface RuntimeWindow extends Window {
  * A clip or nested composition of the page, as the runtime times it for a frame (docs/guide/authoring.md,
  * `<vidkit-player>`, clips()): seconds on the root timeline.
  */
-export interface PlayerClip {
-  tag: string;
-  id: string | null;
-  /** Index in the list of the nested composition it plays in; null for the root composition. */
-  composition: number | null;
-  /** Its data-composition-id when it is a nested composition. */
-  compositionId: string | null;
-  /** The composition file it was mounted from; null for the page itself. */
-  source: string | null;
-  start: number;
-  /** Null when it stays until the composition around it ends. */
-  end: number | null;
-  /** data-track-index, when given. */
-  track: number | null;
-  /** A medium's or image's URL. */
-  src: string | null;
-  /** Seconds of the source (medium or nested timeline) skipped at its start: data-playback-start. */
-  playbackStart: number;
-  playbackRate: number;
-  /** A medium's own length in seconds, once known. */
-  sourceDuration: number | null;
-}
+export type PlayerClip = PageClip;
 
 /** One loaded copy of the composition. The runtime only moves forward, so going back means a new one. */
 interface Stage {

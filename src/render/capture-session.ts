@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { VidkitError, badInput, errorMessage } from '../errors';
 import { MissingGlyphs, glyphCheckScript } from '../runtime/glyph-check';
+import type { MediaElementTiming, SeekOutcome } from '../runtime/protocol';
 import { RuntimeBoot, bootScript } from '../runtime/runtime';
 import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from './browser';
 import type { AssetRouter } from './asset-router';
@@ -10,6 +11,7 @@ import { PageDialog, answerDialogs } from './page-dialogs';
 import { EgressGate, openEgressGate } from './egress-gate';
 import { EgressPolicy } from './egress-policy';
 import type { PageTimeouts } from './render-context';
+import { callResult, runtimeCall } from './runtime-call';
 import { PageVideoFrames } from './video-frames/page-video-frames';
 
 const DRAW_ATTEMPTS = 3;
@@ -18,23 +20,7 @@ const PRESENT_ATTEMPTS = 10;
 
 export type FrameFormat = { type: 'jpeg'; quality: number } | { type: 'png' };
 
-/** A media element on the composition's timeline, as the page runtime reports it (seconds). */
-export interface MediaElementTiming {
-  kind: 'audio' | 'video';
-  /** The resolved URL of what it plays. */
-  src: string;
-  start: number;
-  offset: number;
-  playbackRate: number;
-  loop: boolean;
-  /** 0 to 3.98 (data-volume boosts up to +12 dB). */
-  volume: number;
-  muted: boolean;
-  /** Composition time at which it stops (trimmed by data-duration); absent: its source's end. */
-  end?: number;
-  /** Its volume at each frame time when a timeline moves it; absent: `volume` throughout. */
-  volumes?: Array<{ time: number; volume: number }>;
-}
+export type { MediaElementTiming } from '../runtime/protocol';
 
 export interface SessionOptions {
   profile: BrowserProfile;
@@ -182,7 +168,7 @@ export class CaptureSession {
     try {
       await this.guard(
         withDeadline(
-          this.orTrouble(this.page!.evaluate('window.__vidkit.__ready()')),
+          this.orTrouble(this.page!.evaluate(() => window.__vidkit!.__ready())),
           Math.max(1, loadBy - Date.now()),
           () => `the composition did not become ready ${loadLimit}`,
         ),
@@ -199,7 +185,7 @@ export class CaptureSession {
     this.throwIfPageFailed();
     await this.reportFailedLoads();
     await this.guard(
-      withDeadline(this.page!.evaluate('window.__vidkitGlyphs && window.__vidkitGlyphs.start()'), STEP_TIMEOUT_MS, () => `the glyph check did not start within ${STEP_TIMEOUT_MS / 1000} s`),
+      withDeadline(this.page!.evaluate(() => window.__vidkitGlyphs?.start()), STEP_TIMEOUT_MS, () => `the glyph check did not start within ${STEP_TIMEOUT_MS / 1000} s`),
       'while it started the glyph check',
     );
     if (profile.capture === 'beginframe') {
@@ -247,7 +233,7 @@ export class CaptureSession {
    * Read once the page is ready and again once a range is drawn (what failed on the way).
    */
   async reportFailedLoads(): Promise<void> {
-    const read = this.page!.evaluate('window.__vidkit.__failedLoads()') as Promise<string[]>;
+    const read = this.page!.evaluate(() => window.__vidkit!.__failedLoads());
     const failed = await this.guard(
       withDeadline(read, STEP_TIMEOUT_MS, () => `the page did not say what failed to load within ${STEP_TIMEOUT_MS / 1000} s`),
       'while it read what failed to load',
@@ -456,11 +442,12 @@ export class CaptureSession {
     );
   }
 
-  /** The page runtime's seek to `frame`: whether the page may look different, or 'video' (seek.js). */
-  private async seek(frame: number): Promise<unknown> {
+  /** The page runtime's seek to `frame`: whether the page may look different, or 'video' or 'composite' (seek.ts). */
+  private async seek(frame: number): Promise<SeekOutcome> {
     // Resolves at once, or once every video on the page shows its frame for this time.
+    const call = runtimeCall('__seekFrame', frame);
     const seek = await this.client!.send('Runtime.evaluate', {
-      expression: `window.__vidkit.__seekFrame(${frame})`,
+      expression: call.expression,
       returnByValue: true,
       awaitPromise: true,
     });
@@ -473,7 +460,7 @@ export class CaptureSession {
     }
     this.throwIfTroubled(`at frame ${frame}`);
     this.throwIfPageFailed();
-    return seek.result.value;
+    return callResult(call, seek);
   }
 
   private async captureFrame(frame: number, whole: boolean): Promise<Buffer | null> {
@@ -487,14 +474,14 @@ export class CaptureSession {
   }
 
   /**
-   * A HyperFrames shader transition on screen (seek.js): the page has cloned its two scenes into
+   * A HyperFrames shader transition on screen (seek.ts): the page has cloned its two scenes into
    * canvases, which the browser paints in one draw without a capture; then the page composites
    * them with the shader, and the capture after shows the composite.
    */
   private async compositeTransition(frame: number): Promise<void> {
     const client = this.client!;
     if (this.opts.profile.capture === 'beginframe') await this.beginFrame(false);
-    else await client.send('Runtime.evaluate', { expression: 'window.__vidkit.__afterPaint()', awaitPromise: true });
+    else await client.send('Runtime.evaluate', { expression: runtimeCall('__afterPaint').expression, awaitPromise: true });
     const done = await client.send('Runtime.evaluate', { expression: 'window.__hf_page_composite_resolve()', returnByValue: true });
     if (done.exceptionDetails) {
       const detail = done.exceptionDetails.exception?.description ?? done.exceptionDetails.text;
@@ -508,7 +495,7 @@ export class CaptureSession {
       if (seekedVideo) await this.presentVideos();
       return this.drawFrame(frame);
     }
-    await client.send('Runtime.evaluate', { expression: 'window.__vidkit.__afterPaint()', awaitPromise: true });
+    await client.send('Runtime.evaluate', { expression: runtimeCall('__afterPaint').expression, awaitPromise: true });
     const fmt = this.opts.format;
     const shot = await client.send('Page.captureScreenshot', {
       format: fmt.type,
@@ -521,12 +508,13 @@ export class CaptureSession {
 
   /** The composition's length in seconds as the page runtime reads it (declared or inferred); 0 when unknown. */
   async durationSeconds(): Promise<number> {
-    const result = await this.client!.send('Runtime.evaluate', { expression: 'window.__vidkit.__duration()', returnByValue: true });
+    const call = runtimeCall('__duration');
+    const result = await this.client!.send('Runtime.evaluate', { expression: call.expression, returnByValue: true });
     if (result.exceptionDetails) {
       const detail = result.exceptionDetails.exception?.description ?? result.exceptionDetails.text;
       throw new VidkitError(`a script in the composition threw while the page's length was read: ${firstLine(detail)}`);
     }
-    return result.result.value as number;
+    return callResult(call, result);
   }
 
   /**
@@ -551,8 +539,8 @@ export class CaptureSession {
 
   /** Every `<audio>`/`<video>` the page has shown so far, as placed on the timeline. */
   async mediaTimeline(): Promise<MediaElementTiming[]> {
-    const result = await this.client!.send('Runtime.evaluate', { expression: 'window.__vidkit.__mediaTimeline()', returnByValue: true });
-    return result.result.value as MediaElementTiming[];
+    const call = runtimeCall('__mediaTimeline');
+    return callResult(call, await this.client!.send('Runtime.evaluate', { expression: call.expression, returnByValue: true }));
   }
 
   /** One begin-frame with a screenshot. */
@@ -576,8 +564,9 @@ export class CaptureSession {
   private async presentVideos(): Promise<void> {
     for (let attempt = 0; attempt < PRESENT_ATTEMPTS; attempt++) {
       await this.beginFrame(false);
-      const presented = await this.client!.send('Runtime.evaluate', { expression: 'window.__vidkit.__videosPresented()', returnByValue: true });
-      if (presented.result.value === true) return;
+      const call = runtimeCall('__videosPresented');
+      const presented = await this.client!.send('Runtime.evaluate', { expression: call.expression, returnByValue: true });
+      if (callResult(call, presented) === true) return;
     }
   }
 

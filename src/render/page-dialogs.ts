@@ -10,7 +10,7 @@ export interface PageDialog {
   frame?: number;
 }
 
-/** The function through which the page runtime reports the dialogs it answered (src/runtime/page/dialogs.js). */
+/** The function through which the page runtime reports the dialogs it answered (src/runtime/page/dialogs.ts). */
 const REPORT_FUNCTION = '__vidkitDialog';
 
 /**

@@ -4,29 +4,9 @@
  * dates. No Node imports: the player bundles this module.
  */
 import { DEFAULT_SEED } from '../options/constants';
+import type { RuntimeBoot } from './protocol';
 
-/** What the page runtime reads from `window.__vidkitBoot` before any page script runs. */
-export interface RuntimeBoot {
-  /** Declared defaults merged with overrides: what `getVariables()` returns. */
-  variables: Record<string, unknown>;
-  /** The overrides alone, as the render or the player was given them: `window.__hfVariables`. */
-  overrides: Record<string, unknown>;
-  fps: number;
-  /** Seeds `Math.random`, `crypto.getRandomValues` and `crypto.randomUUID`. */
-  seed: string;
-  /** What `Date` reads at virtual time 0, in ms since 1970-01-01 UTC: the same in every chunk. */
-  epochMs: number;
-  /** An output with alpha: html and body are made transparent. */
-  transparent?: boolean;
-  /** The bundled fonts' stylesheet ({@link fontsStylesheetUrl}), linked in every frame the runtime runs in. */
-  fontsUrl?: string;
-  /**
-   * Videos show the renderer's decoded pictures, asked for through the DevTools binding
-   * `__vidkitVideoFrames` (src/runtime/page/video-frames.js); set by the capture session that
-   * serves them. Without it (the player) videos play in the browser.
-   */
-  videoFrames?: boolean;
-}
+export type { RuntimeBoot } from './protocol';
 
 /** Where the project server serves the bundled fonts (docs/explanation/fonts.md). */
 export const FONTS_PREFIX = '/__vidkit-fonts/';

@@ -2,26 +2,28 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { SYSTEM_FACE_NAMES } from '../fonts/fontconfig';
 
+export type { MissingGlyphs } from './protocol';
+
+/** Where the build writes the bundled glyph check (scripts/build-browser.mjs): beside glyph-check.js in dist/runtime/. */
+export const GLYPH_CHECK_FILE = 'glyph-check-page.js';
+
 let cachedSource: string | undefined;
 
 /**
- * The glyph check (glyph-check.page.js beside this file, in src/ and in dist/ alike): a classic script
- * the renderer evaluates on every new document before the page runtime, so it keeps the real timer
- * for its deadline. It installs `window.__vidkitGlyphs` in the top frame; the player never runs it.
+ * The glyph check (src/runtime/glyph-page/): a classic script the renderer evaluates on every new
+ * document before the page runtime, so it keeps the real timer for its deadline. It installs
+ * `window.__vidkitGlyphs` in the top frame; the player never runs it. In dist/ the build has
+ * bundled it already; run from src/ (tests under tsx) it is bundled here, once per process.
  */
 export function glyphCheckScript(): string {
-  cachedSource ??= ['(function () {', fs.readFileSync(path.join(__dirname, 'glyph-check.page.js'), 'utf8'), `installGlyphCheck(${JSON.stringify(SYSTEM_FACE_NAMES)});`, '})();'].join('\n');
+  if (cachedSource === undefined) {
+    const built = path.join(__dirname, GLYPH_CHECK_FILE);
+    cachedSource = fs.existsSync(built) ? fs.readFileSync(built, 'utf8') : bundleGlyphCheckScript();
+  }
   return cachedSource;
 }
 
-/** Text no available face can draw, as the glyph check reports it. */
-export interface MissingGlyphs {
-  /** The element drawing it, as `tag#id` or up to three `tag.class` steps from the nearest id. */
-  element: string;
-  /** Its text (the first 80 characters). */
-  text: string;
-  /** The characters no face has, each once, in order of appearance. */
-  characters: string[];
-  /** The variables whose string value the text holds: where the text came from. */
-  variables: string[];
+/** The glyph check bundled for the faces vidkit's browser lists. esbuild, a build tool, loads only here. */
+export function bundleGlyphCheckScript(): string {
+  return (require('./page-bundle') as typeof import('./page-bundle')).bundleGlyphCheck(SYSTEM_FACE_NAMES);
 }

@@ -1,32 +1,32 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import type { RuntimeBoot } from './boot';
+import type { RuntimeBoot } from './protocol';
 
-export type { RuntimeBoot } from './boot';
+export type { RuntimeBoot } from './protocol';
 
-/**
- * The page runtime's parts (src/runtime/page/, in src/ and in dist/ alike), in the order they
- * run. Each is a piece of one function body: they share its variables, and what a part declares
- * with `var` or `function` the others may use whatever their order.
- */
-const PARTS = ['clock.js', 'dialogs.js', 'fonts.js', 'animations.js', 'timing.js', 'timelines.js', 'adapters.js', 'media.js', 'video-frames.js', 'variables.js', 'sub-compositions.js', 'frames.js', 'changes.js', 'loads.js', 'seek.js'];
+/** Where the build writes the bundled runtime (scripts/build-browser.mjs): beside runtime.js in dist/runtime/. */
+export const PAGE_RUNTIME_FILE = 'page-runtime.js';
 
 let cachedSource: string | undefined;
 
 /**
- * The runtime script itself: one classic script, run before any page script, that installs
- * `window.__vidkit` once. The renderer injects it (capture-session.ts) and the player bundle
- * embeds it (scripts/build-browser.mjs calls this function), so both run the same text.
+ * The runtime script itself (src/runtime/page/): one classic script, run before any page script,
+ * that installs `window.__vidkit` once. The renderer injects it (capture-session.ts) and the
+ * player bundle embeds it (scripts/build-browser.mjs calls this function), so both run the same
+ * text. In dist/ the build has bundled it already (page-bundle.ts); run from src/ (tests under
+ * tsx) it is bundled here, once per process.
  */
 export function runtimeSource(): string {
-  cachedSource ??= [
-    '(function installVidkitRuntime() {',
-    "'use strict';",
-    'if (window.__vidkit) return;',
-    ...PARTS.map((part) => fs.readFileSync(path.join(__dirname, 'page', part), 'utf8')),
-    '})();',
-  ].join('\n');
+  if (cachedSource === undefined) {
+    const built = path.join(__dirname, PAGE_RUNTIME_FILE);
+    cachedSource = fs.existsSync(built) ? fs.readFileSync(built, 'utf8') : bundleNow();
+  }
   return cachedSource;
+}
+
+// esbuild is a build tool: loaded only where nothing was built, so an installed vidkit never needs it.
+function bundleNow(): string {
+  return (require('./page-bundle') as typeof import('./page-bundle')).bundlePageRuntime();
 }
 
 /** The script to evaluate on every new document: configuration first, then the runtime. */

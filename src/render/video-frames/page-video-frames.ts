@@ -2,27 +2,15 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CDPSession } from 'puppeteer-core';
 import { ExitCode, VidkitError, errorMessage } from '../../errors';
-import { VideoFrameInfo, VideoFrames, loadNative } from '../../native';
+import { VideoFrames, loadNative } from '../../native';
+import type { VideoAnswer, VideoReply, VideoRequest } from '../../runtime/protocol';
 import type { AssetRouter } from '../asset-router';
 import { trackPath, untrackPath } from '../leftovers';
 import { makeRunDir } from '../run-dir';
+import { runtimeCall } from '../runtime-call';
 
-/** The DevTools binding the page runtime asks through (src/runtime/page/video-frames.js). */
+/** The DevTools binding the page runtime asks through (src/runtime/page/video-frames.ts). */
 export const VIDEO_FRAMES_BINDING = '__vidkitVideoFrames';
-
-/** What the page asks: a source to open, or the picture at a media time. */
-interface VideoRequest {
-  id: number;
-  src?: string;
-  time?: number;
-}
-
-/** The answer for one video: its metadata once opened (none: missing or without video), whether a new picture was handed over. */
-interface VideoAnswer {
-  id: number;
-  info?: VideoFrameInfo;
-  written?: boolean;
-}
 
 interface OpenVideo {
   src: string;
@@ -75,7 +63,7 @@ export class PageVideoFrames {
   private async answer(context: number, payload: string): Promise<void> {
     const { call, videos } = JSON.parse(payload) as { call: number; videos: VideoRequest[] };
     const files: string[] = [];
-    let reply: { items: VideoAnswer[] } | { error: string };
+    let reply: VideoReply;
     try {
       reply = { items: await Promise.all(videos.map((video) => this.serve(context, video, files))) };
     } catch (err) {
@@ -85,7 +73,7 @@ export class PageVideoFrames {
     try {
       // The page has read the files once this settles.
       const result = await this.client.send('Runtime.evaluate', {
-        expression: `window.__vidkit.__videoReply(${call}, ${JSON.stringify(reply)})`,
+        expression: runtimeCall('__videoReply', call, reply).expression,
         contextId: context,
         awaitPromise: true,
       });
@@ -144,7 +132,7 @@ export class PageVideoFrames {
   }
 
   private async inputOf(context: number, id: number): Promise<string> {
-    const result = await this.client.send('Runtime.evaluate', { expression: `window.__vidkit.__videoInput(${id})`, contextId: context });
+    const result = await this.client.send('Runtime.evaluate', { expression: runtimeCall('__videoInput', id).expression, contextId: context });
     if (!result.result.objectId) throw new VidkitError(`internal error: video ${id} of the page has no file input`);
     return result.result.objectId;
   }

@@ -12,58 +12,45 @@
 
 // What failed to load (an image, a stylesheet, a web font) is drawn as the browser draws the page
 // without it and named in a warning: the renderer drains `__failedLoads()` once the page is ready
-// and once a range is drawn; only --strict fails the render for it.
-var failedLoads = [];
-var reportedLoads = 0;
-function noteFailedLoad(what) {
+import { mutations } from './changes';
+import { applyFontRewrites } from './fonts';
+
+const failedLoads: string[] = [];
+let reportedLoads = 0;
+function noteFailedLoad(what: string): void {
   if (failedLoads.indexOf(what) < 0) failedLoads.push(what);
 }
 // A data: URL is named by its start: it may be kilobytes long.
-function shortUrl(url) { return /^data:/i.test(url) && url.length > 80 ? url.slice(0, 77) + '...' : url; }
-// Stylesheets that did not load tell it by an error event (a 404 still gets an empty sheet).
-document.addEventListener('error', function (event) {
-  var el = event.target;
-  if (el && el.tagName === 'LINK' && /(^|\s)stylesheet(\s|$)/i.test(el.rel || '')) noteFailedLoad('stylesheet ' + el.href);
-}, true);
-function noteFailedStyles() {
+function shortUrl(url: string): string { return /^data:/i.test(url) && url.length > 80 ? url.slice(0, 77) + '...' : url; }
+function noteFailedStyles(): void {
   if (document.fonts) document.fonts.forEach(function (face) {
     if (face.status === 'error') noteFailedLoad('font ' + face.family);
   });
 }
 // What failed since the last call.
-function takeFailedLoads() {
+export function takeFailedLoads(): string[] {
   noteFailedStyles();
-  var fresh = failedLoads.slice(reportedLoads);
+  const fresh = failedLoads.slice(reportedLoads);
   reportedLoads = failedLoads.length;
   return fresh;
 }
 
 // <img> → the source it was decoded for (src and srcset: currentSrc is only chosen later).
-var decodedImages = new WeakMap();
+const decodedImages = new WeakMap<HTMLImageElement, string>();
 // Images a script loads without putting them in the document (`new Image()` to draw on a canvas):
 // each frame waits for them as for the document's, from the frame their source was set.
-var scriptImages = new Set();
-var imageSrc = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'src');
-Object.defineProperty(HTMLImageElement.prototype, 'src', {
-  configurable: true,
-  enumerable: imageSrc.enumerable,
-  get: imageSrc.get,
-  set: function (value) {
-    imageSrc.set.call(this, value);
-    if (!this.isConnected) scriptImages.add(this);
-  },
-});
+const scriptImages = new Set<HTMLImageElement>();
 // CSS image URLs already decoded.
-var cssImages = new Set();
+const cssImages = new Set<string>();
 // A face that arrives lays its text out anew, which may call for another (the next unicode-range
 // subset, the next family of the list): a few rounds cover any real page.
-var MAX_LOAD_ROUNDS = 8;
+const MAX_LOAD_ROUNDS = 8;
 
-function imageKey(img) { return img.src + ' ' + img.srcset; }
-function decodeImages(imgs) {
+function imageKey(img: HTMLImageElement): string { return img.src + ' ' + img.srcset; }
+export function decodeImages(imgs: HTMLImageElement[]): Promise<unknown> {
   return Promise.all(imgs.map(function (img) {
-    var key = imageKey(img);
-    var settled = function () {
+    const key = imageKey(img);
+    const settled = function () {
       decodedImages.set(img, key);
       scriptImages.delete(img);
     };
@@ -77,33 +64,33 @@ function decodeImages(imgs) {
 }
 // The page's <img> elements, in the document or a script's, with a source not decoded yet. A lazy
 // one is loaded at once: one out of view would otherwise never load, and its decode never settle.
-function undecodedImages() {
-  var list = [];
-  var consider = function (img) {
+export function undecodedImages(): HTMLImageElement[] {
+  const list: HTMLImageElement[] = [];
+  const consider = function (img: HTMLImageElement) {
     if (!(img.src || img.srcset) || decodedImages.get(img) === imageKey(img)) return scriptImages.delete(img);
     if (img.loading === 'lazy') img.loading = 'eager';
     list.push(img);
   };
-  for (var i = 0; i < document.images.length; i++) consider(document.images[i]);
+  for (let i = 0; i < document.images.length; i++) consider(document.images[i]);
   scriptImages.forEach(function (img) { if (!img.isConnected) consider(img); });
   return list;
 }
 
 // CSS background images (the load event does not wait for those of elements styled later).
-function cssImageUrls(elements, urls) {
-  for (var i = 0; i < elements.length; i++) {
-    var bg = getComputedStyle(elements[i]).backgroundImage;
+export function cssImageUrls(elements: ArrayLike<Element>, urls: Set<string>): Set<string> {
+  for (let i = 0; i < elements.length; i++) {
+    const bg = getComputedStyle(elements[i]).backgroundImage;
     if (!bg || bg === 'none') continue;
     bg.replace(/url\(\s*(['"]?)(.*?)\1\s*\)/g, function (_, q, url) { if (!cssImages.has(url)) urls.add(url); return ''; });
   }
   return urls;
 }
-function decodeCssImages(urls) {
+export function decodeCssImages(urls: Set<string>): Promise<unknown> {
   return Promise.all(Array.from(urls).map(function (url) {
-    var img = new Image();
+    const img = new Image();
     img.src = url;
     scriptImages.delete(img);
-    var settled = function () { cssImages.add(url); };
+    const settled = function () { cssImages.add(url); };
     return img.decode().then(settled, function () {
       noteFailedLoad('image ' + shortUrl(url));
       settled();
@@ -112,15 +99,15 @@ function decodeCssImages(urls) {
 }
 // The elements DOM changes may have given a new CSS image: each one added (with what it holds)
 // and each whose attributes changed, once.
-function touchedElements(records) {
-  var elements = new Set();
+function touchedElements(records: MutationRecord[]): Element[] {
+  const elements = new Set<Element>();
   records.forEach(function (record) {
-    if (record.type === 'attributes') return elements.add(record.target);
+    if (record.type === 'attributes') return elements.add(record.target as Element);
     record.addedNodes.forEach(function (node) {
-      if (node.nodeType !== 1 || elements.has(node)) return;
-      elements.add(node);
-      var inside = node.querySelectorAll('*');
-      for (var i = 0; i < inside.length; i++) elements.add(inside[i]);
+      if (node.nodeType !== 1 || elements.has(node as Element)) return;
+      elements.add(node as Element);
+      const inside = (node as Element).querySelectorAll('*');
+      for (let i = 0; i < inside.length; i++) elements.add(inside[i]);
     });
   });
   return Array.from(elements);
@@ -131,11 +118,11 @@ function touchedElements(records) {
 // is loading (a script measured text, a canvas drew some), or a script gave an image a source.
 // Text and inline style changes, what most pages make on every frame, are left to the frame
 // itself: laying the page out after each of them cost about ten times the stepping.
-function stepMayLoad(records) {
+export function stepMayLoad(records: MutationRecord[]): boolean {
   if ((document.fonts && document.fonts.status === 'loading') || scriptImages.size > 0) return true;
   return records.some(function (record) {
     if (record.type === 'attributes') return record.attributeName !== 'style';
-    for (var i = 0; i < record.addedNodes.length; i++) if (record.addedNodes[i].nodeType === 1) return true;
+    for (let i = 0; i < record.addedNodes.length; i++) if (record.addedNodes[i].nodeType === 1) return true;
     return false;
   });
 }
@@ -143,19 +130,37 @@ function stepMayLoad(records) {
 // Lays the page out and returns a promise of the loads that started, or null when none is pending.
 // `records`: the DOM changes since the last call, whose CSS images are looked at; `round`: how
 // many times this frame has waited already.
-function pendingLoads(records, round) {
+export function pendingLoads(records: MutationRecord[], round?: number): Promise<unknown> | null {
   // Font families are rewritten by an observer of their own; its pending changes go first, so the
   // layout below asks for the faces the page will draw with.
   applyFontRewrites();
   // Reading a layout value brings style and layout up to date, starting the loads they need.
   if (document.documentElement) document.documentElement.getBoundingClientRect();
-  var waits = [];
+  const waits: Promise<unknown>[] = [];
   if (document.fonts && document.fonts.status === 'loading') waits.push(document.fonts.ready);
-  var imgs = undecodedImages();
+  const imgs = undecodedImages();
   if (imgs.length > 0) waits.push(decodeImages(imgs));
-  var urls = cssImageUrls(touchedElements(records), new Set());
+  const urls = cssImageUrls(touchedElements(records), new Set());
   if (urls.size > 0) waits.push(decodeCssImages(urls));
   if (waits.length === 0) return null;
-  var next = (round || 0) + 1;
+  const next = (round || 0) + 1;
   return Promise.all(waits).then(function () { return next < MAX_LOAD_ROUNDS ? pendingLoads(mutations.takeRecords(), next) : null; });
+}
+
+export function installLoads(): void {
+  // Stylesheets that did not load tell it by an error event (a 404 still gets an empty sheet).
+  document.addEventListener('error', function (event) {
+    const el = event.target as HTMLLinkElement | null;
+    if (el && el.tagName === 'LINK' && /(^|\s)stylesheet(\s|$)/i.test(el.rel || '')) noteFailedLoad('stylesheet ' + el.href);
+  }, true);
+  const imageSrc = Object.getOwnPropertyDescriptor(HTMLImageElement.prototype, 'src') as PropertyDescriptor;
+  Object.defineProperty(HTMLImageElement.prototype, 'src', {
+    configurable: true,
+    enumerable: imageSrc.enumerable,
+    get: imageSrc.get,
+    set: function (this: HTMLImageElement, value: string) {
+      imageSrc.set!.call(this, value);
+      if (!this.isConnected) scriptImages.add(this);
+    },
+  });
 }

@@ -4,62 +4,83 @@
 // nested composition plays in that clip's own time (from its start, after data-playback-start, at
 // data-playback-rate); an array counts as one timeline for the root, or several under tl-0,
 // tl-1, ... Any other timeline follows the composition's time.
-if (!window.__timelines) window.__timelines = {};
+import { real } from './clock';
+import type { PageLibrary } from './globals';
+import { seekFrame } from './seek';
+import { fps, state } from './state';
+import { Timing, compositionDuration, compositionRoot, forgetTiming, playbackRateOf, playbackStartOf, timing } from './timing';
+import { onParsed } from './variables';
 
-function isTimeline(tl) {
+/** A GSAP timeline, or anything with `totalTime(seconds, suppressEvents)` or `seek(seconds, suppressEvents)`. */
+export type Timeline = PageLibrary;
+/** A timeline registered under a nested composition's id, with that composition's host. */
+export interface ChildTimeline {
+  tl: Timeline;
+  host: Element;
+}
+export interface TimelineRegistry {
+  named: Record<string, Timeline>;
+  root: Timeline | null;
+  children: ChildTimeline[];
+  others: Timeline[];
+  childTime(child: ChildTimeline, t: Timing, seconds: number): number;
+  end(t: Timing): number;
+}
+
+function isTimeline(tl: Timeline): boolean {
   return !!tl && typeof tl === 'object' && (typeof tl.totalTime === 'function' || typeof tl.seek === 'function');
 }
 // A timeline's own length in seconds (one pass, repeats aside), or null.
-function timelineLength(tl) {
+export function timelineLength(tl: Timeline): number | null {
   try {
-    var d = typeof tl.duration === 'function' ? Number(tl.duration()) : NaN;
+    const d = typeof tl.duration === 'function' ? Number(tl.duration()) : NaN;
     return isFinite(d) && d > 0 ? d : null;
   } catch (err) {
     return null;
   }
 }
-function timelineRegistry() {
-  var raw = window.__timelines || {};
-  var root = compositionRoot();
-  var rootId = root ? root.getAttribute('data-composition-id') : 'root';
-  var named = {};
+export function timelineRegistry(): TimelineRegistry {
+  const raw = window.__timelines || {};
+  const root = compositionRoot();
+  const rootId = root ? (root.getAttribute('data-composition-id') as string) : 'root';
+  const named: Record<string, Timeline> = {};
   if (Array.isArray(raw)) {
     if (raw.length === 1 && isTimeline(raw[0])) named[rootId] = raw[0];
     else if (raw.length > 1) raw.forEach(function (tl, i) { if (isTimeline(tl)) named['tl-' + i] = tl; });
   } else {
-    for (var key in raw) if (isTimeline(raw[key])) named[key] = raw[key];
+    for (const key in raw) if (isTimeline(raw[key])) named[key] = raw[key];
   }
-  var hosts = {};
-  var compositions = document.querySelectorAll('[data-composition-id]');
-  for (var i = 0; i < compositions.length; i++) {
-    if (compositions[i] !== root) hosts[compositions[i].getAttribute('data-composition-id')] = compositions[i];
+  const hosts: Record<string, Element> = {};
+  const compositions = document.querySelectorAll('[data-composition-id]');
+  for (let i = 0; i < compositions.length; i++) {
+    if (compositions[i] !== root) hosts[compositions[i].getAttribute('data-composition-id') as string] = compositions[i];
   }
-  var keys = Object.keys(named);
+  const keys = Object.keys(named);
   // The only timeline registered, under a key that names no nested composition, is the root's.
-  var sole = keys.length === 1 && !hosts[keys[0]] ? named[keys[0]] : null;
-  var rootTimeline = named[rootId] || sole;
-  var children = [];
-  var others = [];
+  const sole = keys.length === 1 && !hosts[keys[0]] ? named[keys[0]] : null;
+  const rootTimeline = named[rootId] || sole;
+  const children: ChildTimeline[] = [];
+  const others: Timeline[] = [];
   keys.forEach(function (key) {
-    var tl = named[key];
+    const tl = named[key];
     if (tl === rootTimeline) return;
     if (hosts[key]) children.push({ tl: tl, host: hosts[key] });
     else others.push(tl);
   });
   // Seconds into a nested composition's timeline at composition time `seconds`.
-  function childTime(child, t, seconds) {
-    var local = playbackStartOf(child.host) + Math.max(0, seconds - t.startOf(child.host)) * playbackRateOf(child.host);
-    var length = t.durationOf(child.host);
+  function childTime(child: ChildTimeline, t: Timing, seconds: number): number {
+    const local = playbackStartOf(child.host) + Math.max(0, seconds - t.startOf(child.host)) * playbackRateOf(child.host);
+    const length = t.durationOf(child.host);
     return length === null ? local : Math.min(local, playbackStartOf(child.host) + length * playbackRateOf(child.host));
   }
   // Where the last timeline ends on the composition's timeline, 0 when there is none. A nested
   // timeline counts whole, however short its clip (HyperFrames places it in the root timeline).
-  function end(t) {
-    var latest = rootTimeline ? timelineLength(rootTimeline) || 0 : 0;
+  function end(t: Timing): number {
+    let latest = rootTimeline ? timelineLength(rootTimeline) || 0 : 0;
     children.forEach(function (child) {
-      var length = timelineLength(child.tl);
+      const length = timelineLength(child.tl);
       if (length === null) return;
-      var played = Math.max(0, length - playbackStartOf(child.host)) / playbackRateOf(child.host);
+      const played = Math.max(0, length - playbackStartOf(child.host)) / playbackRateOf(child.host);
       latest = Math.max(latest, t.startOf(child.host) + played);
     });
     others.forEach(function (tl) { latest = Math.max(latest, timelineLength(tl) || 0); });
@@ -69,12 +90,12 @@ function timelineRegistry() {
 }
 
 // A finished timeline (time past its total duration, as at the previous frame) is left alone.
-var timelineTime = new WeakMap();
-function seekTimeline(tl, seconds) {
-  var total = typeof tl.totalDuration === 'function' ? tl.totalDuration() : Infinity;
-  var applied = Math.min(seconds, total >= 0 ? total : Infinity);
+export const timelineTime = new WeakMap<Timeline, number>();
+function seekTimeline(tl: Timeline, seconds: number): void {
+  const total = typeof tl.totalDuration === 'function' ? tl.totalDuration() : Infinity;
+  const applied = Math.min(seconds, total >= 0 ? total : Infinity);
   if (timelineTime.get(tl) === applied) return;
-  var first = !timelineTime.has(tl);
+  const first = !timelineTime.has(tl);
   timelineTime.set(tl, applied);
   // GSAP renders nothing when the playhead does not move, so a timeline first shown at the time it
   // already reads (0, at frame 0) would skip what it sets there (a set() at 0 hiding a scene): as
@@ -82,12 +103,12 @@ function seekTimeline(tl, seconds) {
   if (first && typeof tl.totalTime === 'function' && Number(tl.totalTime()) === seconds) tl.totalTime(seconds >= 0.001 ? seconds - 0.001 : seconds + 0.001, true);
   if (typeof tl.totalTime === 'function') tl.totalTime(seconds, false);
   else tl.seek(seconds, false);
-  changed = true;
+  state.changed = true;
 }
-function syncTimelines() {
-  var seconds = nowMs / 1000;
-  var t = timing();
-  var registry = t.timelines;
+export function syncTimelines(): void {
+  const seconds = state.nowMs / 1000;
+  const t = timing();
+  const registry = t.timelines;
   if (registry.root) seekTimeline(registry.root, seconds);
   registry.children.forEach(function (child) { seekTimeline(child.tl, registry.childTime(child, t, seconds)); });
   registry.others.forEach(function (tl) { seekTimeline(tl, seconds); });
@@ -96,23 +117,23 @@ function syncTimelines() {
 // Until its timeline is registered, a composition may still be setting up (a script that fetches
 // data first): readiness waits, at most this long, for the timeline of each composition, unless
 // it is marked data-no-timeline or the page loads no GSAP.
-var TIMELINE_WAIT_MS = 3000;
-function missingTimelines() {
+const TIMELINE_WAIT_MS = 3000;
+function missingTimelines(): string[] {
   if (!window.gsap) return [];
-  var registry = timelineRegistry();
-  var root = compositionRoot();
-  var missing = [];
-  var all = document.querySelectorAll('[data-composition-id]');
-  for (var i = 0; i < all.length; i++) {
-    var el = all[i];
+  const registry = timelineRegistry();
+  const root = compositionRoot();
+  const missing: string[] = [];
+  const all = document.querySelectorAll('[data-composition-id]');
+  for (let i = 0; i < all.length; i++) {
+    const el = all[i];
     if (el.hasAttribute('data-no-timeline')) continue;
-    var id = el.getAttribute('data-composition-id');
+    const id = el.getAttribute('data-composition-id') as string;
     if (el === root ? !registry.root : !registry.named[id]) missing.push(id);
   }
   return missing;
 }
-function timelinesReady() {
-  var deadline = real.Date.now() + TIMELINE_WAIT_MS;
+export function timelinesReady(): Promise<void> {
+  const deadline = real.Date.now() + TIMELINE_WAIT_MS;
   return new Promise(function (resolve) {
     (function poll() {
       if (missingTimelines().length === 0 || real.Date.now() >= deadline) resolve();
@@ -127,28 +148,29 @@ function timelinesReady() {
 // reads the composition's length and `seek(seconds)` moves the clock to that frame (forward only,
 // as the renderer does), replacing a `duration` or `seek` the page set itself; its other
 // properties stay.
-window.__hf = {};
-// HyperFrames' renderer tells its own libraries, before their scripts run, that the page runs on
-// virtual time and composites shader transitions itself: @hyperframes/shader-transitions then
-// schedules its scenes on the timeline and draws each transition frame from the renderer's seek
-// (seek.js) instead of capturing scenes ahead of playback behind a loading overlay.
-window.__HF_VIRTUAL_TIME__ = { originalSetTimeout: real.setTimeout };
-window.__HF_PAGE_SIDE_COMPOSITING__ = true;
-var protocolSeek;
-// Set while the renderer calls a seek a library wrapped around the protocol's own (seek.js).
-var wrappedSeeking = false;
-function bindProtocol() {
-  var hf = window.__hf && typeof window.__hf === 'object' ? window.__hf : {};
+function bindProtocol(): void {
+  const hf = window.__hf && typeof window.__hf === 'object' ? window.__hf : {};
   Object.defineProperty(hf, 'duration', {
     configurable: true,
     enumerable: true,
     get: function () { forgetTiming(); return compositionDuration(); },
   });
-  protocolSeek = function (seconds) {
-    if (wrappedSeeking) return undefined;
+  state.protocolSeek = function (seconds) {
+    if (state.wrappedSeeking) return undefined;
     return seekFrame(Math.round((Number(seconds) || 0) * fps));
   };
-  hf.seek = protocolSeek;
+  hf.seek = state.protocolSeek;
   window.__hf = hf;
 }
-onParsed(bindProtocol);
+
+export function installTimelines(): void {
+  if (!window.__timelines) window.__timelines = {};
+  window.__hf = {};
+  // HyperFrames' renderer tells its own libraries, before their scripts run, that the page runs on
+  // virtual time and composites shader transitions itself: @hyperframes/shader-transitions then
+  // schedules its scenes on the timeline and draws each transition frame from the renderer's seek
+  // (seek.ts) instead of capturing scenes ahead of playback behind a loading overlay.
+  window.__HF_VIRTUAL_TIME__ = { originalSetTimeout: real.setTimeout };
+  window.__HF_PAGE_SIDE_COMPOSITING__ = true;
+  onParsed(bindProtocol);
+}

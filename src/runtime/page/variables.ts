@@ -4,9 +4,10 @@
 // element, later declarations winning) merged with the render's overrides, as the renderer or the
 // player computed them before the page loaded. `window.__hfVariables` holds only the overrides the
 // render or the player was given, as in HyperFrames.
-function currentVariables() { return JSON.parse(JSON.stringify(variables)); }
-window.__hyperframes = { getVariables: currentVariables };
-window.__hfVariables = JSON.parse(JSON.stringify(boot.overrides || {}));
+import { boot, variables } from './state';
+import { compositionRoot, positiveNumber } from './timing';
+
+export function currentVariables(): Record<string, unknown> { return JSON.parse(JSON.stringify(variables)); }
 
 // Bindings without a script, applied once the document is parsed (docs/guide/hyperframes.md):
 //   - `--<id>` on the root and every [data-composition-id] element, for every variable whose
@@ -17,69 +18,71 @@ window.__hfVariables = JSON.parse(JSON.stringify(boot.overrides || {}));
 //   - data-var-text="id" replaces the element's own text, keeping its child elements;
 //   - data-var-src="id" sets the src of an img, video, audio or source element to the value (a
 //     URL, or { url }), when it is a relative, http(s), blob or data:image URL.
-function cssValue(value) {
+function cssValue(value: unknown): string | null {
   if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return String(value);
-  if (value && typeof value === 'object' && typeof value.name === 'string' && value.name !== '') return value.name;
+  const named = value as { name?: unknown } | null;
+  if (named && typeof named === 'object' && typeof named.name === 'string' && named.name !== '') return named.name;
   return null;
 }
 // A value may not close the declaration it is written into.
-function safeCss(text) { return text.replace(/[;{}<>\r\n]/g, ''); }
-function cssSlug(id) {
-  var slug = id.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
+function safeCss(text: string): string { return text.replace(/[;{}<>\r\n]/g, ''); }
+function cssSlug(id: string): string {
+  const slug = id.toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-+|-+$/g, '');
   return '--' + (slug || 'node');
 }
-function declaredDefaults(el) {
-  var defaults = {};
+function declaredDefaults(el: Element): Record<string, unknown> {
+  const defaults: Record<string, unknown> = {};
   try {
-    var list = JSON.parse(el.getAttribute('data-composition-variables') || '[]');
+    const list = JSON.parse(el.getAttribute('data-composition-variables') || '[]');
     if (Array.isArray(list)) list.forEach(function (d) { if (d && typeof d.id === 'string' && 'default' in d) defaults[d.id] = d.default; });
   } catch (err) {
     // The renderer refuses malformed declarations before the page loads; the player has no such step.
   }
   return defaults;
 }
-function bindDeclarations() {
-  var declarers = Array.prototype.slice.call(document.querySelectorAll('[data-composition-variables]'));
+function bindDeclarations(): void {
+  const declarers = Array.prototype.slice.call(document.querySelectorAll('[data-composition-variables]')) as HTMLElement[];
   declarers.forEach(function (el) {
     if (!el.style) return;
-    var defaults = declaredDefaults(el);
-    for (var id in defaults) {
-      var value = id in variables ? variables[id] : defaults[id];
-      var overridden = JSON.stringify(value) !== JSON.stringify(defaults[id]);
-      var text = typeof value === 'number' || (typeof value === 'string' && value !== '') ? String(value) : null;
+    const defaults = declaredDefaults(el);
+    for (const id in defaults) {
+      const value = id in variables ? variables[id] : defaults[id];
+      const overridden = JSON.stringify(value) !== JSON.stringify(defaults[id]);
+      const text = typeof value === 'number' || (typeof value === 'string' && value !== '') ? String(value) : null;
       if (text === null) continue;
-      var name = cssSlug(id);
+      const name = cssSlug(id);
       if (!overridden && getComputedStyle(el).getPropertyValue(name).trim() !== '') continue;
       el.style.setProperty(name, safeCss(text));
     }
   });
 }
-function bindCustomProperties() {
-  var root = compositionRoot();
-  var targets = new Set(root ? [root] : []);
+function bindCustomProperties(): void {
+  const root = compositionRoot();
+  const targets = new Set<Element>(root ? [root] : []);
   document.querySelectorAll('[data-composition-id]').forEach(function (el) { targets.add(el); });
-  targets.forEach(function (el) {
+  targets.forEach(function (target) {
+    const el = target as HTMLElement;
     if (!el.style) return;
-    for (var id in variables) {
-      var text = cssValue(variables[id]);
+    for (const id in variables) {
+      const text = cssValue(variables[id]);
       if (text !== null) el.style.setProperty('--' + id, safeCss(text));
     }
   });
 }
-var SRC_TAGS = { IMG: 1, VIDEO: 1, AUDIO: 1, SOURCE: 1 };
-function safeMediaUrl(url) {
-  var scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url.replace(/[\u0000-\u0020]/g, ''));
+const SRC_TAGS: Record<string, number> = { IMG: 1, VIDEO: 1, AUDIO: 1, SOURCE: 1 };
+function safeMediaUrl(url: string): boolean {
+  const scheme = /^([a-z][a-z0-9+.-]*):/i.exec(url.replace(/[\u0000-\u0020]/g, ''));
   if (!scheme) return true;
-  var name = scheme[1].toLowerCase();
+  const name = scheme[1].toLowerCase();
   return name === 'http' || name === 'https' || name === 'blob' || (name === 'data' && /^data:image\//i.test(url.trim()));
 }
 // Replaces the element's own text; element children (nested clips, animated spans) stay.
-function setOwnText(el, text) {
+function setOwnText(el: Element, text: string): void {
   if (el.childElementCount === 0) {
     el.textContent = text;
     return;
   }
-  var written = false;
+  let written = false;
   el.childNodes.forEach(function (node) {
     if (node.nodeType !== Node.TEXT_NODE) return;
     node.nodeValue = written ? '' : text;
@@ -87,15 +90,15 @@ function setOwnText(el, text) {
   });
   if (!written) el.insertBefore(document.createTextNode(text), el.firstChild);
 }
-function bindElements() {
+function bindElements(): void {
   document.querySelectorAll('[data-var-src]').forEach(function (el) {
-    var value = variables[el.getAttribute('data-var-src').trim()];
-    var url = typeof value === 'string' ? value : value && typeof value === 'object' ? value.url : null;
+    const value = variables[(el.getAttribute('data-var-src') as string).trim()];
+    const url = typeof value === 'string' ? value : value && typeof value === 'object' ? (value as { url?: unknown }).url : null;
     if (!SRC_TAGS[el.tagName] || typeof url !== 'string' || url === '' || !safeMediaUrl(url)) return;
     if (el.getAttribute('src') !== url) el.setAttribute('src', url);
   });
   document.querySelectorAll('[data-var-text]').forEach(function (el) {
-    var value = variables[el.getAttribute('data-var-text').trim()];
+    const value = variables[(el.getAttribute('data-var-text') as string).trim()];
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') setOwnText(el, String(value));
   });
 }
@@ -105,8 +108,8 @@ function bindElements() {
 // data-width × data-height that clips what overflows it; in an output with alpha (webm, mov),
 // html and body are transparent whatever the page's CSS says, while a background the root paints
 // itself stays, as in HyperFrames' webm renders.
-function preparePage() {
-  var root = compositionRoot();
+function preparePage(): void {
+  const root = compositionRoot();
   if (!root) return;
   [document.documentElement, document.body].forEach(function (el) {
     if (!el) return;
@@ -114,26 +117,32 @@ function preparePage() {
     el.style.padding = '0';
     el.style.overflow = 'hidden';
   });
-  var width = positiveNumber(root.getAttribute('data-width'));
-  var height = positiveNumber(root.getAttribute('data-height'));
+  const width = positiveNumber(root.getAttribute('data-width'));
+  const height = positiveNumber(root.getAttribute('data-height'));
   if (!root.style.position) root.style.position = 'relative';
   root.style.overflow = 'hidden';
   if (width !== null) root.style.width = width + 'px';
   if (height !== null) root.style.height = height + 'px';
   if (boot.transparent) {
-    var style = document.createElement('style');
+    const style = document.createElement('style');
     style.textContent = 'html,body{background:transparent!important;background-color:transparent!important;background-image:none!important}';
     document.head.appendChild(style);
   }
 }
 
-function onParsed(fn) {
+/** Runs `fn` once the document is parsed: at once when it is already. */
+export function onParsed(fn: () => void): void {
   if (document.readyState === 'loading') document.addEventListener('DOMContentLoaded', fn, { once: true });
   else fn();
 }
-onParsed(function () {
-  preparePage();
-  bindDeclarations();
-  bindCustomProperties();
-  bindElements();
-});
+
+export function installVariables(): void {
+  window.__hyperframes = { getVariables: currentVariables };
+  window.__hfVariables = JSON.parse(JSON.stringify(boot.overrides || {}));
+  onParsed(function () {
+    preparePage();
+    bindDeclarations();
+    bindCustomProperties();
+    bindElements();
+  });
+}

@@ -1,0 +1,287 @@
+// --- <video> pictures from the renderer's decoder ------------------------------------------------
+// While rendering (docs/reference/formats.md, "Media on the timeline"), a <video> playing an http(s) URL never loads in
+// the browser: the renderer installs a DevTools binding, window.__vidkitVideoFrames (and sets
+// boot.videoFrames), and this part
+// asks it for each video's picture at each frame. The renderer decodes the source with libav,
+// writes the picture raw to a file (its 8-bit YUV planes as decoded, else RGBA) and hands the
+// file to a hidden <input type=file> of the element (DOM.setFileInputFiles: a local file read,
+// measured ~4x cheaper than the same bytes through fetch). The planes are painted into a canvas
+// as a WebCodecs VideoFrame of the source's matrix and range, so Chromium converts them with the
+// code that converts its own video (measured bit-exact against the browser's picture of the same
+// frame); RGBA with putImageData. Both happen before the frame's animation callbacks run, so the
+// picture is in the page before the begin-frame that captures it.
+//   The canvas is the element's picture everywhere: it is drawn over the video's content box (a
+//   positioned sibling holding it in a closed shadow root, anchored to the video and given the
+//   video's computed transform, opacity, filter, blend mode, radii, clip, object-fit and
+//   object-position, while the video itself still paints its background, border and shadow), and
+//   it stands in for the video in canvas drawImage/createPattern, WebGL texImage2D/texSubImage2D
+//   (and 3D), createImageBitmap, new VideoFrame(video) and WebGPU copies. A poster or background
+//   image would keep CSS truest but costs more than twice as much per frame (the image decoded
+//   and rasterised again every frame), and a MediaStream into the element reaches the compositor
+//   on its own schedule, the race this replaces.
+//   The element reports the source as a loaded, paused video would: duration, videoWidth,
+//   videoHeight, readyState, currentTime, with loadedmetadata, loadeddata, canplay and
+//   canplaythrough once the renderer has opened it, seeking/seeked after a script sets
+//   currentTime, requestVideoFrameCallback with each new picture. Its intrinsic size comes from a
+//   transparent poster of the source's size, so a video sized by its source lays out as it would.
+// Videos of other URLs (blob:, data:, a MediaSource, srcObject) play in the browser as before
+// (media.ts), and so does every video in <vidkit-player>, which has no such binding.
+import type { VideoAnswer, VideoInfo, VideoReply, VideoRequest } from '../protocol';
+import { media, mediaPlacement, registerMedia } from './media';
+import { fps, state, videoChannel } from './state';
+import { forgetTiming, timing } from './timing';
+
+/** What the runtime keeps of a video whose pictures the renderer decodes. */
+export interface DecodedVideo {
+  id: number;
+  /** The source the element plays, and the one the renderer was asked to open. */
+  src: string | null;
+  asked: string | null;
+  info: VideoInfo | null;
+  canvas: HTMLCanvasElement | null;
+  context: CanvasRenderingContext2D | null;
+  /** The hidden file input the renderer hands each picture's file to. */
+  input: HTMLInputElement;
+  /** The positioned sibling that shows the canvas over the element (video-overlay.ts). */
+  host: HTMLElement | null;
+  hostStyle: string;
+  /** The source time of the picture shown, null before the first. */
+  time: number | null;
+  painted: boolean;
+  paused: boolean;
+  /** Where it starts before its first picture: a `#t=` fragment, or a time a script set. */
+  offset: number;
+  presented: number;
+  callbacks: Array<{ id: number; callback: VideoFrameRequestCallback }>;
+  buffer?: ArrayBuffer;
+}
+export const decodedVideos = new Map<HTMLVideoElement, DecodedVideo>();
+let nextVideoId = 1;
+const videoCalls = new Map<number, { handle(items: VideoAnswer[]): unknown; resolve(value: unknown): void; reject(reason: unknown): void }>();
+let nextVideoCall = 1;
+const RealVideoFrame = window.VideoFrame;
+// The overload that scales, which is the one this calls.
+const realDrawImage = window.CanvasRenderingContext2D.prototype.drawImage as (this: CanvasRenderingContext2D, image: CanvasImageSource, dx: number, dy: number, dw: number, dh: number) => void;
+
+// The URL a video plays when the renderer can decode it, else null.
+export function decodableSource(el: HTMLElement): string | null {
+  if (!videoChannel || el.tagName !== 'VIDEO' || (el as HTMLVideoElement).srcObject != null) return null;
+  const video = el as HTMLVideoElement;
+  let url = video.getAttribute('src') !== null ? video.src : '';
+  if (!url) {
+    const source = video.querySelector('source[src]') as HTMLSourceElement | null;
+    url = source ? source.src : '';
+  }
+  return /^https?:/i.test(url) ? url : null;
+}
+// Keeps the browser from loading the source (the load starts in a task after the element gets
+// its src, so this runs first when called from a mutation record or a src setter).
+function withhold(el: HTMLVideoElement): void {
+  if (el.getAttribute('preload') !== 'none') el.preload = 'none';
+  if (el.autoplay) el.autoplay = false;
+}
+function videoState(el: HTMLVideoElement): DecodedVideo {
+  let found = decodedVideos.get(el);
+  if (found) return found;
+  found = {
+    id: nextVideoId++, src: null, asked: null, info: null, canvas: null, context: null, input: document.createElement('input'),
+    host: null, hostStyle: '', time: null, painted: false, paused: true, offset: fragmentStart(el), presented: 0, callbacks: [],
+  };
+  found.input.type = 'file';
+  decodedVideos.set(el, found);
+  return found;
+}
+// A `#t=` media fragment's start, as a browser applies it.
+function fragmentStart(el: HTMLVideoElement): number {
+  const m = /#t=(?:npt:)?([\d.]+)/.exec(el.getAttribute('src') || '');
+  return m ? Number(m[1]) : 0;
+}
+// Takes over every video of `elements` whose source the renderer decodes.
+export function adoptVideos(elements: HTMLElement[]): void {
+  elements.forEach(function (el) {
+    const src = decodableSource(el);
+    if (src === null) return;
+    const video = el as HTMLVideoElement;
+    withhold(video);
+    const s = videoState(video);
+    if (s.src === src) return;
+    s.src = src;
+    s.info = null;
+    s.painted = false;
+    s.time = null;
+  });
+}
+// The videos whose source (new, or changed) the renderer has not been asked to open.
+export function unopenedVideos(): DecodedVideo[] {
+  const list: DecodedVideo[] = [];
+  decodedVideos.forEach(function (s) { if (s.asked !== s.src) list.push(s); });
+  return list;
+}
+export function allVideos(): HTMLVideoElement[] {
+  const list = Array.prototype.slice.call(document.querySelectorAll('video')) as HTMLVideoElement[];
+  decodedVideos.forEach(function (s, el) { if (list.indexOf(el) < 0) list.push(el); });
+  return list;
+}
+
+// --- the renderer's answers -------------------------------------------------------------------
+// Asks the renderer about `videos` ([{ id, src } to open, { id, time } for a picture]); `handle`
+// gets its answer, [{ id, info | missing, written }], and the promise settles once it has.
+function askRenderer(videos: VideoRequest[], handle: (items: VideoAnswer[]) => unknown): Promise<unknown> {
+  const call = nextVideoCall++;
+  return new Promise(function (resolve, reject) {
+    videoCalls.set(call, { handle: handle, resolve: resolve, reject: reject });
+    window.__vidkitVideoFrames(JSON.stringify({ call: call, videos: videos }));
+  });
+}
+// window.__vidkit.__videoReply: the renderer awaits the returned promise before it removes the
+// files it handed over.
+export function videoReply(call: number, answer: VideoReply): Promise<unknown> | null {
+  const pending = videoCalls.get(call);
+  if (!pending) return null;
+  videoCalls.delete(call);
+  const failure = (answer as { error?: string }).error;
+  if (failure) {
+    pending.reject(new Error(failure));
+    return null;
+  }
+  const done = Promise.resolve().then(function () { return pending.handle((answer as { items: VideoAnswer[] }).items); });
+  done.then(pending.resolve, pending.reject);
+  return done;
+}
+export function stateById(id: number): DecodedVideo | null {
+  let found: DecodedVideo | null = null;
+  decodedVideos.forEach(function (s) { if (s.id === id) found = s; });
+  return found;
+}
+
+// Opens the sources of `states`; resolves once each element reports its metadata.
+export function openVideos(states: DecodedVideo[]): Promise<unknown> | null {
+  if (states.length === 0) return null;
+  states.forEach(function (s) { s.asked = s.src; });
+  return askRenderer(states.map(function (s) { return { id: s.id, src: s.src as string }; }), function (items) {
+    items.forEach(function (item) {
+      const s = stateById(item.id);
+      const el = elementOf(s);
+      if (!s || !el) return;
+      // A source that is missing (--allow-missing-media) or has no video shows nothing.
+      if (!item.info) return;
+      s.info = item.info;
+      if (!s.canvas) {
+        s.canvas = document.createElement('canvas');
+        s.context = s.canvas.getContext('2d');
+      }
+      s.canvas.width = item.info.width;
+      s.canvas.height = item.info.height;
+      // A picture replaces the one before, transparent parts included.
+      (s.context as CanvasRenderingContext2D).globalCompositeOperation = 'copy';
+      el.poster = 'data:image/svg+xml,' + encodeURIComponent('<svg xmlns="http://www.w3.org/2000/svg" width="' + item.info.width + '" height="' + item.info.height + '"/>');
+      ['durationchange', 'loadedmetadata', 'loadeddata', 'canplay', 'canplaythrough'].forEach(function (type) { el.dispatchEvent(new Event(type)); });
+    });
+  });
+}
+export function elementOf(s: DecodedVideo | null): HTMLVideoElement | null {
+  let found: HTMLVideoElement | null = null;
+  decodedVideos.forEach(function (candidate, el) { if (candidate === s) found = el; });
+  return found;
+}
+
+// --- pictures ------------------------------------------------------------------------------------
+// The source time a video shows at the current frame, as HyperFrames samples it: its own time
+// from its start at its rate, taken on the render's frame grid; a looping clip repeats the span
+// from its playback start to the end of its video stream, a looping element of the page (no
+// data-start) its whole source, as a browser loops it.
+function videoSourceTime(el: HTMLVideoElement, s: DecodedVideo): number {
+  const info = s.info as VideoInfo;
+  const m = media.get(el);
+  const place = m ? mediaPlacement(el, m) : { start: 0, offset: s.offset, rate: el.playbackRate || 1, end: Infinity };
+  let local = Math.max(0, Math.min(state.nowMs / 1000, place.end) - place.start);
+  const clip = el.hasAttribute('data-start');
+  if (clip && el.loop) {
+    const period = (info.videoDurationSeconds - place.offset) / place.rate;
+    if (period > 0) local %= period;
+  }
+  let t = place.offset + Math.floor(local * place.rate * fps + 1e-9) / fps;
+  const d = info.durationSeconds;
+  if (!clip && el.loop && d > 0) t %= d;
+  return t;
+}
+// Asks for the picture of every video whose time moved; null when none did, else a promise that
+// settles once the new pictures are painted (and requestVideoFrameCallback callbacks have run).
+export function videoPictures(): Promise<unknown> | null {
+  if (!videoChannel) return null;
+  forgetTiming();
+  registerMedia();
+  adoptVideos(allVideos());
+  const opening = openVideos(unopenedVideos());
+  if (opening) return opening.then(videoPictures);
+  const asked: VideoRequest[] = [];
+  decodedVideos.forEach(function (s, el) {
+    if (!s.info) return;
+    // A clip outside its window shows nothing: its picture can wait until it is shown.
+    if (el.isConnected && el.hasAttribute('data-start') && !timing().shownAt(el, state.frame)) return;
+    const t = videoSourceTime(el, s);
+    if (s.painted && s.time === t) return;
+    s.time = t;
+    asked.push({ id: s.id, time: t });
+  });
+  if (asked.length === 0) return null;
+  return askRenderer(asked, function (items) {
+    return Promise.all(items.map(function (item) {
+      const s = stateById(item.id);
+      if (!s || !item.written) return null;
+      return readPicture(s).then(function (bytes) {
+        paintPicture(s, bytes);
+        s.painted = true;
+        s.presented += 1;
+        state.changed = true;
+        const info = s.info as VideoInfo;
+        const callbacks = s.callbacks;
+        s.callbacks = [];
+        const metadata = {
+          presentationTime: state.nowMs, expectedDisplayTime: state.nowMs, width: info.width, height: info.height,
+          mediaTime: s.time as number, presentedFrames: s.presented, processingDuration: 0,
+        };
+        callbacks.forEach(function (c) { c.callback.call(elementOf(s), state.nowMs, metadata); });
+      });
+    }));
+  });
+}
+
+// The file's bytes, read into the video's own buffer: a new ArrayBuffer for every picture left
+// hundreds of MB for the garbage collector to find (ten 1080p videos: 120-280 MB).
+function readPicture(s: DecodedVideo): Promise<Uint8Array> {
+  const file = (s.input.files as FileList)[0];
+  if (!s.buffer || s.buffer.byteLength !== file.size) s.buffer = new ArrayBuffer(file.size);
+  const reader = file.stream().getReader({ mode: 'byob' });
+  let filled = 0;
+  function next(): Promise<Uint8Array> | Uint8Array {
+    const buffer = s.buffer as ArrayBuffer;
+    if (filled === buffer.byteLength) {
+      reader.releaseLock();
+      return new Uint8Array(buffer);
+    }
+    return reader.read(new Uint8Array(buffer, filled)).then(function (chunk) {
+      if (chunk.done) throw new Error('a video picture file ended early');
+      s.buffer = chunk.value.buffer as ArrayBuffer;
+      filled += chunk.value.byteLength;
+      return next();
+    });
+  }
+  return Promise.resolve(next());
+}
+function paintPicture(s: DecodedVideo, bytes: Uint8Array): void {
+  const info = s.info as VideoInfo;
+  const context = s.context as CanvasRenderingContext2D;
+  if (info.format === 'RGBA') {
+    context.putImageData(new ImageData(new Uint8ClampedArray(bytes as Uint8Array<ArrayBuffer>), info.codedWidth, info.codedHeight), 0, 0);
+    return;
+  }
+  const picture = new RealVideoFrame(bytes as Uint8Array<ArrayBuffer>, {
+    format: info.format as VideoPixelFormat, codedWidth: info.codedWidth, codedHeight: info.codedHeight, timestamp: Math.round((s.time as number) * 1e6),
+    colorSpace: { matrix: info.matrix as VideoMatrixCoefficients, fullRange: info.fullRange },
+  });
+  const canvas = s.canvas as HTMLCanvasElement;
+  // Drawn at the natural size: a sample aspect ratio stretches it as the browser would.
+  realDrawImage.call(context, picture, 0, 0, canvas.width, canvas.height);
+  picture.close();
+}
