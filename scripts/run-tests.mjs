@@ -1,14 +1,16 @@
 #!/usr/bin/env node
 // Runs uvu test files (paths relative to src/), each in a process of its own, several at a time.
 //
-//   node scripts/run-tests.mjs [--record] FILE...
+//   node scripts/run-tests.mjs [--record] [--tier NAME] FILE... [--tier NAME FILE...]...
 //
 // A file runs under a deadline, and a file whose tests have all ended but whose process stays (a
 // server, browser or child left open) is stopped and counted as a failure: one file can neither
 // hang the suite nor hide in it. Files run longest first (by scripts/test-durations.json, which
 // `--record` rewrites) over VIDKIT_TEST_LANES lanes (default 2). Files that share something on disk
 // (an image cache, a template's build folder) never run at the same time. Each file's output is
-// printed whole when it ends; the last line is `uvu: N passed, N failed`.
+// printed whole when it ends. Tiers share one pool of lanes (no lane waits for a tier to end) and
+// are counted apart: `tier NAME: N passed, N failed, N s of lane time` for each, then the last line
+// `uvu: N passed, N failed`.
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
@@ -32,7 +34,18 @@ const SHARED = [
 
 const args = process.argv.slice(2);
 const record = args[0] === '--record';
-const files = record ? args.slice(1) : args;
+const files = [];
+const tierOf = {};
+let tier = 'all';
+for (const arg of record ? args.slice(1) : args) {
+  if (tier === undefined) tier = arg;
+  else if (arg === '--tier') tier = undefined;
+  else {
+    files.push(arg);
+    tierOf[arg] = tier;
+  }
+}
+const tiers = {};
 const known = fs.existsSync(DURATIONS) ? JSON.parse(fs.readFileSync(DURATIONS, 'utf8')) : {};
 // A file not timed yet runs early: it may be slow.
 const expected = (file) => known[file] ?? 120;
@@ -90,6 +103,10 @@ function runFile(file) {
       else if ((code !== 0 || total === 0) && bad === 0) bad = 1;
       passed += ok;
       failed += bad;
+      const counts = (tiers[tierOf[file]] ??= { passed: 0, failed: 0, seconds: 0 });
+      counts.passed += ok;
+      counts.failed += bad;
+      counts.seconds += seconds;
       const verdict = bad === 0 ? 'ok' : 'FAILED';
       process.stdout.write(`\n── ${file}: ${ok}/${total} ${verdict} in ${seconds.toFixed(0)} s\n${output.trimEnd()}\n`);
       if (trouble) process.stdout.write(`── ${file}: FAILED: ${trouble}\n`);
@@ -119,6 +136,7 @@ const started = Date.now();
 await Promise.all(Array.from({ length: lanes }, lane));
 const slowest = Object.entries(times).sort((a, b) => b[1] - a[1]).slice(0, 10);
 process.stdout.write(`\nslowest files (s): ${slowest.map(([f, s]) => `${f} ${s}`).join(', ')}\n`);
+for (const [name, c] of Object.entries(tiers)) process.stdout.write(`tier ${name}: ${c.passed} passed, ${c.failed} failed, ${c.seconds.toFixed(0)} s of lane time\n`);
 process.stdout.write(`uvu: ${files.length} files over ${lanes} lanes in ${((Date.now() - started) / 1000).toFixed(0)} s\n`);
 if (record) fs.writeFileSync(DURATIONS, JSON.stringify({ ...known, ...times }, Object.keys({ ...known, ...times }).sort(), 2) + '\n');
 process.stdout.write(`uvu: ${passed} passed, ${failed} failed\n`);
