@@ -1,10 +1,11 @@
 // `npm run pack`: the installable tarballs in dist-pack/ (or the directory given as the argument):
 // vidkit itself, and each per-platform addon package it names in optionalDependencies (napi-rs
-// layout: npm/<platform>/, carrying native/<binaryName>.<platform>.node, copied in for the
-// packing). `npm run pack` builds first; this script packs what is built. Prints one line per
-// tarball: file, bytes, files in it.
+// layout: npm/<platform>/, carrying native/<binaryName>.<platform>.node, packed from a temporary
+// copy of that directory). `npm run pack` builds first; this script packs what is built. Prints
+// one line per tarball: file, bytes, files in it.
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
@@ -48,12 +49,15 @@ for (const [name, range] of natives) {
   const binary = `${manifest.napi.binaryName}.${platform}.node`;
   const built = path.join(root, 'native', binary);
   if (!fs.existsSync(built)) fail(`${built} is missing: run \`npm run build:native\` on ${platform} first`);
-  const carried = path.join(dir, binary);
-  fs.copyFileSync(built, carried);
+  // Packed from a copy of its directory, so two packs at once (a template deploy beside the
+  // package test) never see each other's binary come and go.
+  const staged = fs.mkdtempSync(path.join(os.tmpdir(), `vidkit-pack-${platform}-`));
   try {
-    pack(dir);
+    fs.cpSync(dir, staged, { recursive: true });
+    fs.copyFileSync(built, path.join(staged, binary));
+    pack(staged);
   } finally {
-    fs.rmSync(carried);
+    fs.rmSync(staged, { recursive: true, force: true });
   }
 }
 pack(root);

@@ -132,7 +132,7 @@ unit_tier() {
   # A unit test that reaches dist/ (test-support refuses it) or launches a browser fails.
   printf '#!/bin/sh\necho "a unit test launched a browser: it belongs in the e2e tier (scripts/test.sh)" >&2\nexit 1\n' >"$logs/no-browser"
   chmod +x "$logs/no-browser"
-  VIDKIT_TEST_TIER=unit VIDKIT_BROWSER="$logs/no-browser" uvu_tests "${UNIT_TESTS[@]}"
+  VIDKIT_TEST_TIER=unit VIDKIT_BROWSER="$logs/no-browser" uvu_tests --tier unit "${UNIT_TESTS[@]}"
 }
 
 summary=()

@@ -40,47 +40,71 @@ export function killGroup(proc: ChildProcess): void {
   }
 }
 
-/** Process groups whose members are still running (not yet dead or a zombie), from /proc. */
-function runningGroups(groups: Set<number>): boolean {
+/** A live (not dead, not zombie) process in /proc: its pid, group and command line. */
+interface LiveProcess {
+  pid: number;
+  pgrp: number;
+  cmdline: string;
+}
+
+function liveProcesses(): LiveProcess[] {
+  const found: LiveProcess[] = [];
   let entries: string[];
   try {
     entries = fs.readdirSync('/proc');
   } catch {
-    return false;
+    return found;
   }
   for (const entry of entries) {
-    if (!/^\d+$/.test(entry)) continue;
+    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
       // Fields after the command name (which may hold spaces): state, ppid, pgrp.
       const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state !== 'Z' && state !== 'X' && groups.has(Number(pgrp))) return true;
+      if (state === 'Z' || state === 'X') continue;
+      found.push({ pid: Number(entry), pgrp: Number(pgrp), cmdline: fs.readFileSync(`/proc/${entry}/cmdline`, 'latin1') });
     } catch {
       // Gone while listed.
     }
   }
-  return false;
+  return found;
 }
 
 /**
- * Waits, synchronously and at most `ms`, until the killed groups have died: SIGKILL is delivered
- * when the kernel next schedules each process, which on a busy machine can be after vidkit has
- * exited, and a browser must not be seen running once vidkit is gone.
+ * Kills every tracked process's group, and every process whose command line names a tracked path
+ * (a browser still being launched, not yet tracked, already names its profile under the render's
+ * temporary directory), then waits, synchronously and at most `ms`, until they have died: SIGKILL
+ * takes effect when the kernel next schedules each process, which on a busy machine can be after
+ * vidkit has exited, and no browser may be seen running once vidkit is gone.
  */
-function awaitGroupsGone(groups: Set<number>, ms: number): void {
-  const pause = new Int32Array(new SharedArrayBuffer(4));
-  for (const deadline = Date.now() + ms; runningGroups(groups) && Date.now() < deadline; ) Atomics.wait(pause, 0, 0, 10);
-}
-
-/** Kills every tracked process and removes every tracked path, now. */
-export function removeLeftovers(): void {
+function killAll(ms: number): void {
   const groups = new Set<number>();
   for (const proc of processes) {
     killGroup(proc);
     if (proc.pid !== undefined) groups.add(proc.pid);
   }
   processes.clear();
-  if (groups.size > 0) awaitGroupsGone(groups, 3000);
+  const named = (p: LiveProcess) => [...paths].some((dir) => p.cmdline.includes(dir));
+  const pids = new Set<number>();
+  if (paths.size > 0) {
+    for (const p of liveProcesses().filter(named)) {
+      pids.add(p.pid);
+      try {
+        process.kill(p.pid, 'SIGKILL');
+      } catch {
+        // Gone already.
+      }
+    }
+  }
+  if (groups.size === 0 && pids.size === 0) return;
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const running = () => liveProcesses().some((p) => groups.has(p.pgrp) || pids.has(p.pid));
+  for (const deadline = Date.now() + ms; running() && Date.now() < deadline; ) Atomics.wait(pause, 0, 0, 10);
+}
+
+/** Kills every tracked process (and any process naming a tracked path) and removes every tracked path, now. */
+export function removeLeftovers(): void {
+  killAll(3000);
   for (const p of paths) {
     try {
       fs.rmSync(p, { recursive: true, force: true, maxRetries: 3 });
