@@ -1,3 +1,4 @@
+import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
@@ -5,7 +6,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TEST_CREDENTIALS } from '../test-support/aws-emulator';
 import { freePort } from '../test-support/ports';
-import { FIXTURES, errorLines, vidkitAsync } from '../test-support/cli';
+import { FIXTURES, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
 
 // AWS failures a user can fix end a cloudfn command with one error line and the exit code of
 // src/errors.ts, never a stack trace.
@@ -70,5 +71,22 @@ formats('gif, png-sequence and hls are local only: exit 2 naming vidkit render, 
   }
 });
 
+// A result far larger than a pipe holds (64 KiB) reaches a reader on a pipe whole: vidkit exits
+// only once its output is written.
+const output = suite('output on a pipe');
+
+output('render-batch --dry-run --json over 20,000 lines prints every row, complete JSON, on a pipe', async () => {
+  const file = path.join(tempDir('vidkit-big-json-'), 'batch.jsonl');
+  const lines = Array.from({ length: 20_000 }, (_, i) => JSON.stringify({ outputKey: `renders/${i}.mp4`, variables: { fill: '#ff0000' } }));
+  fs.writeFileSync(file, `${lines.join('\n')}\n`);
+  const result = await vidkitAsync(['cloudfn', 'render-batch', site, '--batch', file, '--dry-run', '--json'], { env: { VIDKIT_BUCKET: 'b' } });
+  assert.is(result.status, 0, result.stderr);
+  assert.ok(result.stdout.length > 1024 * 1024, `stdout ${result.stdout.length} bytes`);
+  const rows = JSON.parse(result.stdout) as Array<{ status: string; outputKey: string }>;
+  assert.is(rows.length, 20_000);
+  assert.is(rows[19_999].outputKey, 'renders/19999.mp4');
+});
+
 errors.run();
 formats.run();
+output.run();

@@ -45,7 +45,14 @@ cli.register(BenchmarkCommand);
 
 // Imported by the help tests, which read the commands from `cli`, run only as the program.
 if (require.main === module) {
-  // Exits as soon as the command is done: a handle left open (a socket, a child's pipe) never keeps
-  // a finished command waiting. Output on Linux pipes and files is written synchronously.
-  void cli.run(process.argv.slice(2)).then((code) => process.exit(code));
+  // Exits as soon as the command is done and its output is written: a handle left open (a socket,
+  // a child's pipe) never keeps a finished command waiting, and a large `--json` result on a pipe
+  // (which takes what its reader has room for, then the rest asynchronously) is never cut short.
+  const written = (stream: NodeJS.WriteStream) => new Promise<void>((resolve) => stream.write('', () => resolve()));
+  void cli
+    .run(process.argv.slice(2))
+    .then(async (code) => {
+      await Promise.all([written(process.stdout), written(process.stderr)]);
+      process.exit(code);
+    });
 }
