@@ -136,17 +136,22 @@ unit_tier() {
 }
 
 summary=()
+# Runs one tier's command, times it, adds its counts to the totals and its line to the summary.
+run_tier() { # name, command...
+  local name=$1 started=$SECONDS
+  shift
+  tier_passed=0 tier_failed=0
+  echo "== tier $name"
+  "$@"
+  summary+=("tier $name: $tier_passed passed, $tier_failed failed in $((SECONDS - started)) s")
+  passed=$((passed + tier_passed))
+  failed=$((failed + tier_failed))
+}
+
 pool=() pooled=()
 for tier in "${tiers[@]}"; do
   case "$tier" in
-    unit)
-      tier_passed=0 tier_failed=0 started=$SECONDS
-      echo "== tier unit"
-      unit_tier
-      summary+=("tier unit: $tier_passed passed, $tier_failed failed in $((SECONDS - started)) s")
-      passed=$((passed + tier_passed))
-      failed=$((failed + tier_failed))
-      ;;
+    unit) run_tier unit unit_tier ;;
     e2e) pool+=(--tier e2e $e2e_tests) pooled+=(e2e) ;;
     cloud) pool+=(--tier cloud $cloud_tests) pooled+=(cloud) ;;
   esac
@@ -154,13 +159,9 @@ done
 # The end-to-end and cloud tiers share one pool of lanes, so neither waits for the other's last
 # file; the runner counts them apart.
 if [ ${#pool[@]} -gt 0 ]; then
-  tier_passed=0 tier_failed=0 started=$SECONDS
-  echo "== tier ${pooled[*]}"
-  uvu_tests "${pool[@]}"
+  run_tier "${pooled[*]}" uvu_tests "${pool[@]}"
   mapfile -t lines < <(strip <"$logs/uvu.log" | grep -E '^tier (e2e|cloud): ')
-  summary+=("${lines[@]}" "tier ${pooled[*]}: $tier_passed passed, $tier_failed failed in $((SECONDS - started)) s")
-  passed=$((passed + tier_passed))
-  failed=$((failed + tier_failed))
+  summary+=("${lines[@]}")
 fi
 
 printf '%s\n' "${summary[@]}"
