@@ -242,7 +242,8 @@ studio('the timeline draws the clips of three tracks and a sub-composition where
   assert.is(await page.$eval('.tl-clip.kind-video .trim', (e) => e.textContent), '0.50\u20132.00 s of 2.00');
 
   // The lint warning of #outro (data-duration and data-end) sits on its clip, and its line opens in the source view.
-  assert.ok(await page.$('.tl-clip:has(.name) .finding.warning'));
+  // The findings come from their own request, which may answer after the clips are drawn.
+  assert.ok(await page.waitForSelector('.tl-clip:has(.name) .finding.warning', { timeout: 10_000 }));
   const outro = await page.$$eval('.tl-clip', (els) => els.findIndex((e) => e.querySelector('.name')!.textContent === '#outro'));
   const outroLine = fs.readFileSync(path.join(tracks, 'index.html'), 'utf8').split('\n').findIndex((l) => l.includes('id="outro"')) + 1;
   const clipEls = await page.$$('.tl-clip');
