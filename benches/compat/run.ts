@@ -151,7 +151,12 @@ const db = (n: number | null | undefined) => (n === null || n === undefined ? '-
 
 async function main(): Promise<void> {
   const rows: CompatRow[] = [];
-  for (const c of cases) rows.push(await compare(c));
+  for (const c of cases) {
+    const row = await compare(c);
+    rows.push(row);
+    // The run takes an hour or more; each row's outcome as it lands.
+    process.stderr.write(`compat: ${row.composition}: ${row.verdict}, min ${db(row.minDb)} dB, frames ${row.frames.vidkit ?? '-'}/${row.frames.peer ?? '-'}, wall ${row.wallSeconds.vidkit.toFixed(0)}/${row.wallSeconds.peer.toFixed(0)} s${row.note ? `; ${row.note}` : ''}\n`);
+  }
   const header = ['composition', 'feature', 'frames v/p', 'min dB', 'mean dB', 'audio Δ dB', 'LUFS v/p', `≥ ${PASS_DB} dB every frame`, 'note'];
   printColumns([
     header,
