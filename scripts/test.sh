@@ -129,6 +129,8 @@ unit_tier() {
   rust_source_checks
   cargo_tests
   check 'tests type-check (tsc -p tsconfig.test.json)' npx --no-install tsc -p tsconfig.test.json
+  # The benches import the built API (dist/, built by setup): a renamed export breaks them here, not at bench time.
+  check 'benches type-check (tsc -p benches/tsconfig.json)' npx --no-install tsc -p benches/tsconfig.json
   # A unit test that reaches dist/ (test-support refuses it) or launches a browser fails.
   printf '#!/bin/sh\necho "a unit test launched a browser: it belongs in the e2e tier (scripts/test.sh)" >&2\nexit 1\n' >"$logs/no-browser"
   chmod +x "$logs/no-browser"

@@ -3,7 +3,7 @@ import { loadComposition } from '../../dist/composition/composition';
 import { findBrowser, resolveProfile } from '../../dist/render/browser';
 import { CaptureSession } from '../../dist/render/capture-session';
 import { serveProject } from '../../dist/render/project-server';
-import { DEFAULT_TIMEOUTS } from '../../dist/render/render-context';
+import { DEFAULT_TIMEOUTS } from '../../dist/options/constants';
 import { runtimeBoot } from '../../dist/runtime/boot';
 
 /**
