@@ -4,10 +4,8 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use ffmpeg::ffi::{
-    self as sys, AVCodecContext, AVColorPrimaries, AVColorRange, AVColorSpace, AVColorTransferCharacteristic,
-};
-use ffmpeg::{media, Rational};
+use ffmpeg::ffi::{self as sys, AVCodecContext};
+use ffmpeg::{color, media, Rational};
 use ffmpeg_next as ffmpeg;
 
 use crate::error::Cause;
@@ -116,30 +114,17 @@ struct Typed {
 
 impl Typed {
     fn read(raw: &AVCodecContext) -> Typed {
-        let named = |specified: bool, pointer| if specified { name(pointer) } else { String::new() };
-        // SAFETY (all calls): libav's name lookups accept any enum value and return static strings.
-        unsafe {
-            Typed {
-                profile: name(sys::avcodec_profile_name(raw.codec_id, raw.profile)),
-                width: raw.width.max(0) as u32,
-                height: raw.height.max(0) as u32,
-                color_space: named(
-                    raw.colorspace != AVColorSpace::AVCOL_SPC_UNSPECIFIED,
-                    sys::av_color_space_name(raw.colorspace),
-                ),
-                color_transfer: named(
-                    raw.color_trc != AVColorTransferCharacteristic::AVCOL_TRC_UNSPECIFIED,
-                    sys::av_color_transfer_name(raw.color_trc),
-                ),
-                color_primaries: named(
-                    raw.color_primaries != AVColorPrimaries::AVCOL_PRI_UNSPECIFIED,
-                    sys::av_color_primaries_name(raw.color_primaries),
-                ),
-                color_range: named(
-                    raw.color_range != AVColorRange::AVCOL_RANGE_UNSPECIFIED,
-                    sys::av_color_range_name(raw.color_range),
-                ),
-            }
+        // ffmpeg-next names a colour tag only when it is specified; an unspecified one stays empty.
+        let named = |name: Option<&'static str>| name.unwrap_or_default().to_string();
+        Typed {
+            // SAFETY: libav's profile name lookup accepts any codec and profile and returns a static string.
+            profile: name(unsafe { sys::avcodec_profile_name(raw.codec_id, raw.profile) }),
+            width: raw.width.max(0) as u32,
+            height: raw.height.max(0) as u32,
+            color_space: named(color::Space::from(raw.colorspace).name()),
+            color_transfer: named(color::TransferCharacteristic::from(raw.color_trc).name()),
+            color_primaries: named(color::Primaries::from(raw.color_primaries).name()),
+            color_range: named(color::Range::from(raw.color_range).name()),
         }
     }
 }

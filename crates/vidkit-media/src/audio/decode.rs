@@ -100,9 +100,7 @@ impl Resampler {
         unsafe {
             let source = first.as_ptr();
             let mut in_layout: sys::AVChannelLayout = std::mem::zeroed();
-            if (*source).ch_layout.order == sys::AVChannelOrder::AV_CHANNEL_ORDER_UNSPEC
-                || (*source).ch_layout.nb_channels == 0
-            {
+            if first.channel_layout().is_empty() || (*source).ch_layout.nb_channels == 0 {
                 sys::av_channel_layout_default(&mut in_layout, (*source).ch_layout.nb_channels.max(1));
             } else {
                 sys::av_channel_layout_copy(&mut in_layout, &(*source).ch_layout);
