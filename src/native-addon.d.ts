@@ -39,6 +39,9 @@ export interface BatchLineError {
   reason: string
 }
 
+/** The JSON Schema of one batch line, as the parser checks it (docs/reference/schemas/batch-line.schema.json). */
+export declare function batchLineSchema(): string
+
 /** Frames `[startFrame, endFrame)` of one chunk. */
 export interface Chunk {
   index: number

@@ -11,10 +11,11 @@ import { MissingGlyphs, describeMissingGlyphs } from '../render/missing-glyphs';
 import { serveComposition } from '../render/served-composition';
 import { soundtrackOf } from '../render/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
-import { ChunkProgressRecord, ChunkSpec, DirectResult, PlanRecord, RenderJob, payloadVersionMismatch, renderKeys, siteKeys } from '../sdk/render-input';
+import { ChunkProgressRecord, ChunkSpec, DirectResult, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
 import { TransientChunkError, classifyChunkError } from './chunk-errors';
 import { injectedFault } from './fault-injection';
-import { AssembleResult, RenderEndResult, renderEnded, sendBatchEvent } from './render-end';
+import { RenderEndResult, renderEnded, sendBatchEvent } from './render-end';
+import { AssembleResult, ChunkResult, RenderEvent, readRenderEvent } from './render-event';
 import { portableTimeline, timelineAssets } from './site-media';
 
 /**
@@ -32,21 +33,6 @@ import { portableTimeline, timelineAssets } from './site-media';
  *                 end, with its outcome written where `progress` reads it (`direct: true`)
  *   batch-webhook post a batch's event, once render-batch's seal or a cancel completed its count
  */
-export type RenderEvent = { version: number } & (
-  | { mode: 'plan'; render: RenderJob }
-  | { mode: 'chunk'; render: RenderJob; chunk: ChunkSpec }
-  | { mode: 'assemble'; render: RenderJob; totalFrames: number; segments: ChunkResult[] }
-  | { mode: 'webhook'; render: RenderJob; executionArn: string; output?: AssembleResult; failure?: { Error?: string; Cause?: string } }
-  | { mode: 'direct'; render: RenderJob }
-  | { mode: 'batch-webhook'; bucket: string; batchId: string }
-);
-
-export interface ChunkResult {
-  index: number;
-  frames: number;
-  segmentKey: string;
-}
-
 const WORK_ROOT = process.env.VIDKIT_WORK_DIR ?? '/tmp/vidkit';
 const PROGRESS_INTERVAL_MS = 2000;
 
@@ -76,20 +62,19 @@ async function withVariables(render: RenderJob): Promise<RenderJob> {
   return { ...render, config: { ...render.config, variables: await variables } };
 }
 
-/** An event from an SDK of another payload version: the function cannot read it, and retrying cannot help. */
-export class PayloadVersionError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'PayloadVersionError';
-  }
-}
-
-export async function handler(event: RenderEvent): Promise<unknown> {
-  const mismatch = payloadVersionMismatch(event.version);
-  if (mismatch) {
+export async function handler(raw: unknown): Promise<unknown> {
+  let event: RenderEvent;
+  try {
+    event = readRenderEvent(raw);
+  } catch (err) {
     // A direct render is invoked asynchronously: its outcome goes where `progress` reads it, as its failures do.
-    if (event.mode === 'direct') return putJson(event.render.bucket, renderKeys.result(event.render.renderId), { status: 'failed', error: `PayloadVersionError: ${mismatch}` } satisfies DirectResult);
-    throw new PayloadVersionError(mismatch);
+    const sent = raw as { mode?: unknown; render?: { bucket?: unknown; renderId?: unknown } } | null;
+    const render = sent?.mode === 'direct' ? sent.render : undefined;
+    if (typeof render?.bucket === 'string' && typeof render.renderId === 'string') {
+      const error = err as Error;
+      return putJson(render.bucket, renderKeys.result(render.renderId), { status: 'failed', error: `${error.name}: ${error.message}` } satisfies DirectResult);
+    }
+    throw err;
   }
   switch (event.mode) {
     case 'plan':
@@ -106,8 +91,6 @@ export async function handler(event: RenderEvent): Promise<unknown> {
       return direct(event.render);
     case 'batch-webhook':
       return sendBatchEvent(event.bucket, event.batchId);
-    default:
-      throw new Error(`unknown mode ${JSON.stringify((event as { mode?: unknown }).mode)}: expected plan, chunk, assemble, webhook, direct or batch-webhook`);
   }
 }
 

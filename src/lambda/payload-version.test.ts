@@ -6,7 +6,8 @@ import { validateConfig } from '../sdk/render';
 import { PAYLOAD_VERSION, RenderJob } from '../sdk/render-input';
 import { prepareSite } from '../sdk/site';
 import { FIXTURES, REPO_ROOT } from '../test-support/cli';
-import { PayloadVersionError, RenderEvent, handler } from './handler';
+import { handler } from './handler';
+import { PayloadShapeError, PayloadVersionError, RenderEvent, readRenderEvent } from './render-event';
 
 const test = suite('the render function refuses a payload of another version, naming both');
 
@@ -18,7 +19,7 @@ function sdkPlan() {
 /** The handler's failure for `event`; it must fail before any request (the bucket does not exist). */
 async function refusal(event: unknown): Promise<Error> {
   try {
-    await handler(event as RenderEvent);
+    await handler(event);
   } catch (err) {
     return err as Error;
   }
@@ -46,6 +47,32 @@ test('an older SDK, or one from before versions (no version field), is told to u
   const unversioned = await refusal({ mode: 'batch-webhook', bucket: 'no-such-bucket', batchId: 'b1' });
   assert.instance(unversioned, PayloadVersionError);
   assert.match(unversioned.message, /^this function speaks version \d+, the SDK sent no version .*: upgrade vidkit/);
+});
+
+test('each event the SDK and the state machine build for a render is read as it is', () => {
+  const { version, render } = sdkPlan().input;
+  const events: RenderEvent[] = [
+    { version, mode: 'plan', render },
+    { version, mode: 'chunk', render, chunk: { index: 1, startFrame: 50, endFrame: 100, totalFrames: 150 } },
+    { version, mode: 'assemble', render, totalFrames: 150, segments: [{ index: 0, frames: 150, segmentKey: 'renders/r/segments/chunk-0000.mp4' }] },
+    { version, mode: 'webhook', render, executionArn: 'arn:aws:states:us-east-1:000000000000:execution:vidkit:r', output: { bucket: 'b', outputKey: 'renders/out.mp4', frames: 150, bytes: 9000 } },
+    { version, mode: 'webhook', render, executionArn: 'arn:x', failure: { Error: 'Error', Cause: '{"errorMessage":"boom"}' } },
+    { version, mode: 'direct', render },
+    { version, mode: 'batch-webhook', bucket: 'b', batchId: 'batch-1' },
+  ];
+  for (const event of events) assert.is(readRenderEvent(event), event, event.mode);
+});
+
+test('an event of this version in the wrong shape fails before any request, naming each wrong field', async () => {
+  const render = sdkPlan().input.render;
+  const err = await refusal({ version: PAYLOAD_VERSION, mode: 'chunk', render: { ...render, site: undefined }, chunk: { index: 0, startFrame: '0', endFrame: 2 } });
+  assert.instance(err, PayloadShapeError);
+  assert.match(err.message, /^the chunk event does not match its schema \(docs\/reference\/schemas\/render-event\.schema\.json\): /);
+  assert.match(err.message, /\/render\/site: /);
+  assert.match(err.message, /\/chunk\/startFrame: Expected integer/);
+  const unknown = await refusal({ version: PAYLOAD_VERSION, mode: 'render-everything', render });
+  assert.instance(unknown, PayloadShapeError);
+  assert.is(unknown.message, 'unknown mode "render-everything": expected plan, chunk, assemble, webhook, direct, batch-webhook');
 });
 
 test('the state machine hands the input\'s version to every invocation of the function', () => {

@@ -2,6 +2,7 @@ import { BatchCounter, RenderOutcome, readBatchRecord, readCounter, recordEnds }
 import { causeMessage } from '../sdk/progress';
 import type { RenderJob } from '../sdk/render-input';
 import type { BatchWebhookPayload, RenderWebhookPayload } from '../sdk/webhook';
+import type { AssembleResult } from './render-event';
 import { DeliveryResult, deliverWebhook } from './webhook-delivery';
 
 /**
@@ -10,8 +11,6 @@ import { DeliveryResult, deliverWebhook } from './webhook-delivery';
  * count its end in its batch; the end that completes the batch also posts the batch's event.
  * Neither ever fails the render: an undelivered event is logged.
  */
-
-export type AssembleResult = { bucket: string; outputKey: string; frames: number; bytes: number };
 
 export interface RenderEnd {
   executionArn: string | null;

@@ -1,3 +1,4 @@
+import { Static, Type } from '@sinclair/typebox';
 import * as fs from 'node:fs';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { VidkitError, badInput, errorMessage } from '../errors';
@@ -18,7 +19,9 @@ const DRAW_ATTEMPTS = 3;
 /** Draws without a capture that a seeked video may take to present its new picture. */
 const PRESENT_ATTEMPTS = 10;
 
-export type FrameFormat = { type: 'jpeg'; quality: number } | { type: 'png' };
+/** How a frame leaves the browser; also part of the cloud payload (sdk/render-input.ts). */
+export const FrameFormatSchema = Type.Union([Type.Object({ type: Type.Literal('jpeg'), quality: Type.Number() }), Type.Object({ type: Type.Literal('png') })]);
+export type FrameFormat = Static<typeof FrameFormatSchema>;
 
 export type { MediaElementTiming } from '../runtime/protocol';
 

@@ -1,17 +1,19 @@
 import { badInput } from '../errors';
-import type { FrameFormat } from './capture-session';
+import { Static, Type } from '@sinclair/typebox';
+import { FrameFormatSchema } from './capture-session';
 import { QUALITIES } from '../options/constants';
 import { flagOf } from '../options/registry';
 
 export type Quality = (typeof QUALITIES)[number];
 
-export interface QualitySettings {
-  crf: number;
-  preset: string;
+export const QualitySettingsSchema = Type.Object({
+  crf: Type.Number(),
+  preset: Type.String(),
   /** x264 options after the preset (mp4 only). */
-  x264Params?: string;
-  frameFormat: FrameFormat;
-}
+  x264Params: Type.Optional(Type.String()),
+  frameFormat: FrameFormatSchema,
+});
+export type QualitySettings = Static<typeof QualitySettingsSchema>;
 
 /**
  * The standard motion search: diamond search with one refinement step instead of veryfast's

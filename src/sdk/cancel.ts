@@ -8,6 +8,7 @@ import { mapWithLimit } from './map-limit';
 import { RenderState, renderState } from './progress';
 import { DirectRecord, ExecutionInput, PAYLOAD_VERSION, RenderJob, renderKeys } from './render-input';
 import { requireRenderFunction } from './render';
+import type { RenderEvent } from '../lambda/render-event';
 
 /**
  * `cloudfn cancel`: stops renders and removes what their chunks wrote (docs/guide/cloud.md, Cancelling).
@@ -57,7 +58,7 @@ export async function cancelRenders(targets: readonly CancelTarget[], opts: { bu
   for (const [batchId, group] of byBatch) {
     const completed = await recordEnds(group.bucket, batchId, group.renderIds.map((renderId) => ({ renderId, outcome: 'aborted' as const })));
     if (completed && opts.stateMachineArn) {
-      const payload = JSON.stringify({ version: PAYLOAD_VERSION, mode: 'batch-webhook', bucket: group.bucket, batchId });
+      const payload = JSON.stringify({ version: PAYLOAD_VERSION, mode: 'batch-webhook', bucket: group.bucket, batchId } satisfies RenderEvent);
       await awsClients().lambda.send(new InvokeCommand({ FunctionName: await requireRenderFunction(opts.stateMachineArn), InvocationType: 'Event', Payload: payload }));
     }
   }

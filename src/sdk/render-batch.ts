@@ -15,6 +15,7 @@ import { resolveTarget } from './stack';
 import type { RenderConfigInput } from './validate-config';
 import { DEFAULT_MAX_CONCURRENT } from './defaults';
 import type { WebhookOptions } from './webhook';
+import type { RenderEvent } from '../lambda/render-event';
 
 export { DEFAULT_MAX_CONCURRENT };
 
@@ -183,7 +184,7 @@ async function sealAndNotify(bucket: string, stateMachineArn: string, batchId: s
   const completed = await sealBatch(bucket, batchId, started);
   if (!completed || started === 0) return;
   await awsClients().lambda.send(
-    new InvokeCommand({ FunctionName: await requireRenderFunction(stateMachineArn), InvocationType: 'Event', Payload: JSON.stringify({ version: PAYLOAD_VERSION, mode: 'batch-webhook', bucket, batchId }) }),
+    new InvokeCommand({ FunctionName: await requireRenderFunction(stateMachineArn), InvocationType: 'Event', Payload: JSON.stringify({ version: PAYLOAD_VERSION, mode: 'batch-webhook', bucket, batchId } satisfies RenderEvent) }),
   );
 }
 

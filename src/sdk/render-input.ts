@@ -4,52 +4,57 @@ import type { MissingGlyphs } from '../runtime/glyph-check';
  * between the SDK (which starts executions and reads progress) and the render function (which
  * plans, renders chunks and assembles). Both sides import it; nothing else defines these shapes.
  */
+import { Static, Type } from '@sinclair/typebox';
+import { OUTPUT_FORMATS } from '../options/constants';
 import type { OutputFormat } from '../render/formats';
-import type { QualitySettings } from '../render/quality';
-import type { WebhookOptions } from './webhook';
+import { QualitySettingsSchema } from '../render/quality';
+import { WebhookOptionsSchema } from './webhook';
 
 /** The SDK's render `config`, with its defaults applied. */
-export interface RenderConfig {
-  fps?: number;
-  width?: number;
-  height?: number;
+export const RenderConfigSchema = Type.Object({
+  fps: Type.Optional(Type.Number()),
+  width: Type.Optional(Type.Number()),
+  height: Type.Optional(Type.Number()),
   /** mp4, webm or mov: HDR is refused in distributed mode, before any request. */
-  format: OutputFormat;
-  variables: Record<string, unknown>;
+  format: Type.Union(OUTPUT_FORMATS.map((f: OutputFormat) => Type.Literal(f))),
+  variables: Type.Record(Type.String(), Type.Unknown()),
   /** Frames per chunk; left unset, the plan uses DEFAULT_CHUNK_SIZE (src/options/constants.ts) and honours targetChunkFrames. */
-  chunkSize?: number;
-  maxParallelChunks: number;
-  targetChunkFrames?: number;
+  chunkSize: Type.Optional(Type.Number()),
+  maxParallelChunks: Type.Number(),
+  targetChunkFrames: Type.Optional(Type.Number()),
   /** Seeds the page's Math.random and crypto; unset, the runtime's default (src/runtime/boot.ts). */
-  seed?: string;
+  seed: Type.Optional(Type.String()),
   /** What the page's Date reads at time 0; unset, the runtime's default epoch. */
-  epochMs?: number;
-}
+  epochMs: Type.Optional(Type.Number()),
+});
+export type RenderConfig = Static<typeof RenderConfigSchema>;
 
-export interface SiteRef {
-  siteId: string;
+export const SiteRefSchema = Type.Object({
+  siteId: Type.String({ minLength: 1 }),
   /** Key prefix of the site's files, ending in `/`. */
-  prefix: string;
-}
+  prefix: Type.String({ pattern: '/$' }),
+});
+export type SiteRef = Static<typeof SiteRefSchema>;
 
 /** The `render` field of the execution input, handed to every invocation of the render function. */
-export interface RenderJob {
-  renderId: string;
-  bucket: string;
-  site: SiteRef;
-  outputKey: string;
-  config: RenderConfig;
-  encode: QualitySettings;
+export const RenderJobSchema = Type.Object({
+  renderId: Type.String({ minLength: 1 }),
+  bucket: Type.String({ minLength: 1 }),
+  site: SiteRefSchema,
+  outputKey: Type.String({ minLength: 1 }),
+  config: RenderConfigSchema,
+  encode: QualitySettingsSchema,
   /** Posted by the render function when the render succeeds or fails (docs/guide/cloud.md, Completion webhook). */
-  webhook?: WebhookOptions;
+  webhook: Type.Optional(WebhookOptionsSchema),
   /** The batch run this render belongs to: its end is counted there (batch-tracking.ts). */
-  batch?: { batchId: string };
+  batch: Type.Optional(Type.Object({ batchId: Type.String({ minLength: 1 }) })),
   /**
    * Where `config.variables` is when they did not fit the execution input (`hostLargeVariables`):
    * a JSON object in the render bucket, read once by each invocation; `config.variables` is empty.
    */
-  hostedVariables?: { key: string; bytes: number };
-}
+  hostedVariables: Type.Optional(Type.Object({ key: Type.String({ minLength: 1 }), bytes: Type.Integer({ minimum: 0 }) })),
+});
+export type RenderJob = Static<typeof RenderJobSchema>;
 
 /**
  * The version of what the SDK sends the render function: the execution input, and the events the
@@ -59,10 +64,12 @@ export interface RenderJob {
  */
 export const PAYLOAD_VERSION = 1;
 
-export interface ExecutionInput {
-  version: number;
-  render: RenderJob;
-}
+/** What a render's execution starts with; the state machine hands `version` and `render` to each step. */
+export const ExecutionInputSchema = Type.Object({
+  version: Type.Literal(PAYLOAD_VERSION),
+  render: RenderJobSchema,
+});
+export type ExecutionInput = Static<typeof ExecutionInputSchema>;
 
 /** Why the function cannot take a payload of version `sent`; undefined when it speaks it. */
 export function payloadVersionMismatch(sent: unknown): string | undefined {
@@ -73,16 +80,17 @@ export function payloadVersionMismatch(sent: unknown): string | undefined {
   return `${speaks}, the SDK sent version ${sent}: upgrade vidkit, or redeploy with its vidkit cloudfn deploy`;
 }
 
-export interface ChunkSpec {
-  index: number;
-  startFrame: number;
-  endFrame: number;
+export const ChunkSpecSchema = Type.Object({
+  index: Type.Integer({ minimum: 0 }),
+  startFrame: Type.Integer({ minimum: 0 }),
+  endFrame: Type.Integer({ minimum: 0 }),
   /**
    * Frames of the whole render, as the plan step found them (the page tells them when the root
    * declares no data-duration); absent, the root's data-duration gives them.
    */
-  totalFrames?: number;
-}
+  totalFrames: Type.Optional(Type.Integer({ minimum: 1 })),
+});
+export type ChunkSpec = Static<typeof ChunkSpecSchema>;
 
 /** Written by the plan step. */
 export interface PlanRecord {

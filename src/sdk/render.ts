@@ -16,6 +16,7 @@ import { SiteHandle, requireBucket } from './site';
 import { resolveTarget } from './stack';
 import { RenderConfigInput, checkInputSize, fitsExecutionInput, resolveConfig } from './validate-config';
 import { WebhookOptions, checkWebhook } from './webhook';
+import type { RenderEvent } from '../lambda/render-event';
 
 export interface RenderToLambdaInput {
   siteHandle: Pick<SiteHandle, 'siteId' | 'prefix' | 'composition'>;
@@ -214,7 +215,7 @@ export async function startRender(plan: RenderPlan, stateMachineArn: string): Pr
   if (plan.direct) {
     const functionName = await requireRenderFunction(stateMachineArn);
     await putJson(render.bucket, renderKeys.direct(render.renderId), { ...plan.input, startedAt: new Date().toISOString() } satisfies DirectRecord);
-    await awsClients().lambda.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: JSON.stringify({ version: PAYLOAD_VERSION, mode: 'direct', render }) }));
+    await awsClients().lambda.send(new InvokeCommand({ FunctionName: functionName, InvocationType: 'Event', Payload: JSON.stringify({ version: PAYLOAD_VERSION, mode: 'direct', render } satisfies RenderEvent) }));
     return { ...handle, executionArn: null };
   }
   const started = await awsClients().sfn.send(new StartExecutionCommand({ stateMachineArn, name: render.renderId, input: plan.body }));

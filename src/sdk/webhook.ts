@@ -1,3 +1,4 @@
+import { Static, Type } from '@sinclair/typebox';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as net from 'node:net';
 import { badInput } from '../errors';
@@ -13,14 +14,15 @@ export const WEBHOOK_SIGNATURE_HEADER = 'X-Vidkit-Signature';
 /** The same id on every retry of one delivery: a receiver that saw it already can ignore the repeat. */
 export const WEBHOOK_DELIVERY_HEADER = 'X-Vidkit-Delivery';
 
-export interface WebhookOptions {
+export const WebhookOptionsSchema = Type.Object({
   /** http(s) URL the body is POSTed to. */
-  url: string;
+  url: Type.String(),
   /** The HMAC key; the receiver holds the same. */
-  secret: string;
+  secret: Type.String(),
   /** Loopback, private and link-local addresses are refused unless this is true. */
-  allowPrivateNetwork?: boolean;
-}
+  allowPrivateNetwork: Type.Optional(Type.Boolean()),
+});
+export type WebhookOptions = Static<typeof WebhookOptionsSchema>;
 
 /** One render's event; a batch's renders each send one, then the batch sends {@link BatchWebhookPayload}. */
 export type WebhookPayload = RenderWebhookPayload | BatchWebhookPayload;

@@ -312,6 +312,37 @@ fn offset(n: usize) -> Result<u32, BatchReadError> {
     })
 }
 
+/// The JSON Schema (draft 2020-12) of one JSONL line, or one element of a JSON array batch: what
+/// [`parse_line`] and [`check_output_key`] accept, published as
+/// docs/reference/schemas/batch-line.schema.json. Two rules a schema cannot state are in the
+/// descriptions: the key's limit is counted in UTF-8 bytes, and no two lines may share a key.
+pub const BATCH_LINE_SCHEMA: &str = r#"{
+  "$schema": "https://json-schema.org/draft/2020-12/schema",
+  "title": "vidkit batch line",
+  "description": "One render of a batch: one line of a JSONL file, or one element of a JSON array. Fields other than these two are ignored. Each line is checked on its own: a bad line is reported with its number and the others render.",
+  "type": "object",
+  "required": ["outputKey", "variables"],
+  "properties": {
+    "outputKey": {
+      "description": "Where this render's output goes: an object key in the render bucket, or a path under the output folder locally. One line, relative, no '..' segment, no URL scheme, at most 1024 bytes of UTF-8, and not used by another line of the batch.",
+      "type": "string",
+      "minLength": 1,
+      "not": {
+        "anyOf": [
+          { "pattern": "[\\u0000\\n\\r]" },
+          { "pattern": "^[A-Za-z][A-Za-z0-9+.-]*:" },
+          { "pattern": "^/" },
+          { "pattern": "(^|/)\\.\\.(/|$)" }
+        ]
+      }
+    },
+    "variables": {
+      "description": "The composition's variable values for this render, {} for none; checked against the composition's declarations when the batch runs.",
+      "type": "object"
+    }
+  }
+}"#;
+
 /// The two fields a line must have, borrowed unparsed; any other field is ignored. `None` is a
 /// missing field; a `null` one is present (and refused for its type).
 #[derive(Deserialize)]
@@ -476,6 +507,13 @@ mod tests {
         assert!(parsed.spans.is_empty(), "{parsed:?}");
         assert_eq!(parsed.errors.len(), 1, "{parsed:?}");
         parsed.errors.into_iter().next().unwrap()
+    }
+
+    #[test]
+    fn the_batch_line_schema_is_json_naming_both_fields_as_required() {
+        let schema: Value = serde_json::from_str(BATCH_LINE_SCHEMA).expect("the schema is JSON");
+        assert_eq!(schema["required"], serde_json::json!(["outputKey", "variables"]));
+        assert_eq!(schema["properties"]["variables"]["type"], "object");
     }
 
     #[test]

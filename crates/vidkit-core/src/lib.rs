@@ -7,6 +7,6 @@ pub mod plan;
 
 pub use batch::{
     parse_batch_file, parse_batch_file_with, parse_batch_reader, BatchEntry, BatchFormat, BatchLineError, BatchOptions,
-    BatchParse, BatchReadError, EntrySpan, VariableDecl,
+    BatchParse, BatchReadError, EntrySpan, VariableDecl, BATCH_LINE_SCHEMA,
 };
 pub use plan::{plan_chunks, Chunk, PlanError, PlanOptions, DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS};

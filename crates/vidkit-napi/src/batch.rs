@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use napi::bindgen_prelude::{AsyncTask, Buffer, Uint32Array};
 use napi::{Env, Task};
 use napi_derive::napi;
-use vidkit_core::{parse_batch_file_with as parse, BatchOptions, BatchParse};
+use vidkit_core::{parse_batch_file_with as parse, BatchOptions, BatchParse, BATCH_LINE_SCHEMA};
 
 use vidkit_media::ErrorCode;
 
@@ -78,4 +78,10 @@ pub fn parse_batch_file(path: String, options_json: Option<String>) -> napi::Res
         path: path.into(),
         options,
     }))
+}
+
+/// The JSON Schema of one batch line, as the parser checks it (docs/reference/schemas/batch-line.schema.json).
+#[napi]
+pub fn batch_line_schema() -> String {
+    BATCH_LINE_SCHEMA.to_owned()
 }
