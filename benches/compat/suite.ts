@@ -33,6 +33,9 @@ export interface CompatCase {
   audioDifferences?: Array<{ from: number; to: number; why: string }>;
 }
 
+/** Why a stretch with sound two sub-compositions deep sounds different (docs/guide/hyperframes.md). */
+const NESTED_SOUND = 'the peer does not mix the sound of a sub-composition two levels deep, which it draws';
+
 export const SUITE: CompatCase[] = [
   { name: 'variables-script', feature: 'variables: __hyperframes.getVariables() at top level, with overrides', variables: { count: 5, outline: true } },
   { name: 'variables-hf-overrides', feature: 'variables: the keys of window.__hfVariables', variables: { count: 5, outline: true } },
@@ -83,7 +86,7 @@ export const SUITE: CompatCase[] = [
   { name: 'gsap-chunks-3', folder: 'gsap-chunks', workers: 3, feature: 'GSAP cross-fades straddling 1 s and 2 s, three workers each (chunks start inside the fades)' },
   { name: 'audio-mix', feature: "mix: an a-roll's sound under overlapping effects, a video's sound beside an <audio> of it, effects two sub-compositions deep, a loop, a trim, data-volume above 1 (levels and integrated loudness compared)",
     audioDifferences: [
-      { from: 6.5, to: 7.5, why: 'the peer does not mix the sound of a sub-composition two levels deep (the ding at 6.7 s), which it draws' },
+      { from: 6.5, to: 7.5, why: `the ding at 6.7 s: ${NESTED_SOUND}` },
       { from: 8.3, to: 8.5, why: 'the peer plays an <audio loop> once; vidkit loops it to the end of its window' },
     ],
   },
@@ -92,6 +95,8 @@ export const SUITE: CompatCase[] = [
     feature: productionFeature(spec),
     text: true as const,
     timeoutSeconds: 1800,
+    // The badge (overlays > badge) starts at 1.2 s and dings 0.1 s later, for 0.8 s.
+    audioDifferences: [{ from: 1.3, to: 2.1, why: `the badge's ding: ${NESTED_SOUND}` }],
   })),
   { name: 'fonts-faces', feature: "fonts: HyperFrames' static faces and aliases, a weight between them, generic fallbacks after an unknown family, the default font", text: true },
 ];
