@@ -1,5 +1,6 @@
 import type { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
+import { ProcessEntry, processTable } from './process-table';
 
 /**
  * What a render leaves behind if the process ends early: browser processes and temporary paths
@@ -40,35 +41,8 @@ export function killGroup(proc: ChildProcess): void {
   }
 }
 
-/** A live (not dead, not zombie) process in /proc: its pid, group and command line. */
-interface LiveProcess {
-  pid: number;
-  pgrp: number;
-  cmdline: string;
-}
-
-function liveProcesses(): LiveProcess[] {
-  const found: LiveProcess[] = [];
-  let entries: string[];
-  try {
-    entries = fs.readdirSync('/proc');
-  } catch {
-    return found;
-  }
-  for (const entry of entries) {
-    if (!/^\d+$/.test(entry) || Number(entry) === process.pid) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Fields after the command name (which may hold spaces): state, ppid, pgrp.
-      const [state, , pgrp] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (state === 'Z' || state === 'X') continue;
-      found.push({ pid: Number(entry), pgrp: Number(pgrp), cmdline: fs.readFileSync(`/proc/${entry}/cmdline`, 'latin1') });
-    } catch {
-      // Gone while listed.
-    }
-  }
-  return found;
-}
+/** Every process but this one that is neither dead nor a zombie. */
+const liveProcesses = () => processTable().filter((p) => p.pid !== process.pid && p.state !== 'Z' && p.state !== 'X');
 
 /**
  * Kills every tracked process's group, and every process whose command line names a tracked path
@@ -84,7 +58,7 @@ function killAll(ms: number): void {
     if (proc.pid !== undefined) groups.add(proc.pid);
   }
   processes.clear();
-  const named = (p: LiveProcess) => [...paths].some((dir) => p.cmdline.includes(dir));
+  const named = (p: ProcessEntry) => [...paths].some((dir) => p.cmdline.includes(dir));
   const pids = new Set<number>();
   if (paths.size > 0) {
     for (const p of liveProcesses().filter(named)) {

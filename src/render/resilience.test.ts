@@ -6,6 +6,7 @@ import * as assert from 'uvu/assert';
 import { CliRun, FIXTURES, built, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
 import { decodeGray, readBits } from '../test-support/media';
 import { gpuDevices } from './browser';
+import { processTable } from './process-table';
 
 const out = tempDir('vidkit-resilience-test-');
 const fixture = (name: string) => path.join(FIXTURES, name);
@@ -23,16 +24,10 @@ function freshMachine() {
 
 /** Processes whose command line names `dir`: the browsers of a render whose TMPDIR it is. */
 function processesUsing(dir: string): string[] {
-  const found: string[] = [];
-  for (const pid of fs.readdirSync('/proc').filter((p) => /^\d+$/.test(p))) {
-    try {
-      const cmdline = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').replace(/\0/g, ' ');
-      if (cmdline.includes(dir)) found.push(`${pid} ${cmdline.slice(0, 120)}`);
-    } catch {
-      // Exited while being listed.
-    }
-  }
-  return found;
+  return processTable()
+    .map((p) => ({ pid: p.pid, cmdline: p.cmdline.replace(/\0/g, ' ') }))
+    .filter((p) => p.cmdline.includes(dir))
+    .map((p) => `${p.pid} ${p.cmdline.slice(0, 120)}`);
 }
 
 /** frame-clock lengthened to `seconds`: long enough to act on while it renders. */

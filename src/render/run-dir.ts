@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExitCode, VidkitError, errorCode, errorMessage } from '../errors';
+import { processStat } from './process-table';
 
 /**
  * Bytes TMPDIR must have free before a render starts a browser: its segments, frames and browser
@@ -117,13 +118,5 @@ function processIdentity(): { pid: number; start: string; namespace: string } | 
   return start === undefined || namespace === undefined ? undefined : { pid: process.pid, start, namespace };
 }
 
-/** When process `pid` started (clock ticks after boot, /proc/<pid>/stat field 22); undefined when there is none. */
-function startOf(pid: number): string | undefined {
-  try {
-    const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-    // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
-    return stat.slice(stat.lastIndexOf(')') + 2).split(' ')[19];
-  } catch {
-    return undefined;
-  }
-}
+/** When process `pid` started (clock ticks after boot); undefined when there is none. */
+const startOf = (pid: number): string | undefined => processStat(pid)?.startTime;

@@ -7,6 +7,7 @@ import { decodeRgbFrame, ffprobe, rgbAt } from '../test-support/media';
 import { SCRIPT_NAMES_FIXTURE, SCRIPT_NAMES_VARIABLES } from '../test-support/templates';
 import { RenderTimeoutError } from './render-errors';
 import { WarmTemplateRenderer } from './warm-render';
+import { processTable } from '../render/process-table';
 
 const decoded = tempDir('vidkit-warm-render-test-');
 // What the renderer writes to os.tmpdir() is looked at: give it a directory of its own while these
@@ -23,19 +24,9 @@ test.after(() => {
 
 /** This process's browser children (pid list): the warm pool's browsers are launched from here. */
 function browserChildren(): number[] {
-  return fs
-    .readdirSync('/proc')
-    .filter((e) => /^[0-9]+$/.test(e))
-    .filter((pid) => {
-      try {
-        const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-        const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-        return ppid === process.pid && /chrom/.test(fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8'));
-      } catch {
-        return false;
-      }
-    })
-    .map(Number);
+  return processTable()
+    .filter((p) => p.ppid === process.pid && /chrom/.test(p.cmdline))
+    .map((p) => p.pid);
 }
 
 const colourAt = (mp4: Buffer, name: string) => {

@@ -1,18 +1,8 @@
-import * as fs from 'node:fs';
+import { processTable } from '../render/process-table';
 
-/** Every process under `pid` (children, theirs, and so on), read from /proc. */
+/** Every process under `pid` (children, theirs, and so on). */
 export function descendants(pid: number): number[] {
-  const parents = new Map<number, number>();
-  for (const entry of fs.readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // The command name (field 2) may hold spaces and parentheses: count from the last ')'.
-      parents.set(Number(entry), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
-    } catch {
-      // Gone already.
-    }
-  }
+  const parents = new Map(processTable().map((p) => [p.pid, p.ppid]));
   const found = new Set([pid]);
   for (let grew = true; grew; ) {
     grew = false;

@@ -7,6 +7,7 @@ import { loadComposition } from '../composition/composition';
 import { parseRenderRequest, renderCliArgs } from '../composition/render-request';
 import { SCRIPT_SAMPLES } from '../fonts/script-samples';
 import { findBrowser, launchBrowser } from '../render/browser';
+import { processEnvironment, processTable } from '../render/process-table';
 import { FIXTURES, REPO_ROOT, built, tempDir, vidkitAsync } from './cli';
 import { decodeRgbFrame, ffprobe, psnrPerFrame, rgbAt } from './media';
 
@@ -356,18 +357,9 @@ export interface MarkedProcess {
 
 /** Every process carrying the marker in its environment. */
 export function markedProcesses(marker: string): MarkedProcess[] {
-  const found: MarkedProcess[] = [];
-  for (const pid of fs.readdirSync('/proc').filter((e) => /^[0-9]+$/.test(e))) {
-    try {
-      if (!fs.readFileSync(`/proc/${pid}/environ`, 'latin1').split('\0').includes(marker)) continue;
-      const stat = fs.readFileSync(`/proc/${pid}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      found.push({ pid: Number(pid), ppid, cmdline: fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0').join(' ') });
-    } catch {
-      // gone meanwhile, or not ours to read
-    }
-  }
-  return found;
+  return processTable()
+    .filter((p) => processEnvironment(p.pid)?.includes(marker))
+    .map((p) => ({ pid: p.pid, ppid: p.ppid, cmdline: p.cmdline.split('\0').join(' ') }));
 }
 
 /** The vidkit render and browser processes carrying the marker: `pid command line` each. */
