@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { loadComposition } from '../../dist/composition/composition';
 import { findBrowser, resolveProfile } from '../../dist/render/browser';
 import { CaptureSession } from '../../dist/render/capture-session';
+import { EgressPolicy } from '../../dist/render/egress-policy';
 import { serveProject } from '../../dist/render/project-server';
 import { DEFAULT_TIMEOUTS } from '../../dist/options/constants';
 import { runtimeBoot } from '../../dist/runtime/boot';
@@ -30,6 +31,8 @@ export async function renderReference(projectDir: string, output: string, scale 
     boot: runtimeBoot({}, {}, comp.fps, {}),
     format: { type: 'png' },
     timeouts: DEFAULT_TIMEOUTS,
+    // The page's own server; nothing else private, as in a render.
+    egress: new EgressPolicy({ projectServer: server.url }),
   });
   try {
     // Without data-duration the page tells its length.
