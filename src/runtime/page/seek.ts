@@ -21,7 +21,7 @@ import { timelinesReady, syncTimelines } from './timelines';
 import { clipList, compositionDuration, forgetTiming, showClips } from './timing';
 import { currentVariables } from './variables';
 import { stateById, videoPictures, videoReply } from './video-frames';
-import { syncVideoFrames } from './video-overlay';
+import { pictureSceneClones, syncVideoFrames } from './video-overlay';
 
 type Seeked = SeekOutcome | Promise<SeekOutcome>;
 
@@ -102,6 +102,8 @@ function showFrame(target: number, stepped: boolean): Seeked {
     .then(function () { return others; })
     // 'video': a video's new picture must also reach the compositor before the capture;
     // 'composite': a shader transition's scenes must be painted before it is drawn.
+    // Once this frame's video pictures are painted: the transition's clones of its scenes show them too.
+    .then(function (values) { return values.indexOf('composite') >= 0 ? pictureSceneClones().then(function () { return values; }) : values; })
     .then(function (values): SeekOutcome {
       return values.indexOf('composite') >= 0 ? 'composite' : values.indexOf('video') >= 0 ? 'video' : true;
     });

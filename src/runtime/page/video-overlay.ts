@@ -101,3 +101,36 @@ function transformOf(cs: CSSStyleDeclaration, origin: number[]): DOMMatrix {
   if (cs.transform !== 'none') m = m.multiply(new DOMMatrix(cs.transform));
   return m.translate(-origin[0], -origin[1], -(origin[2] || 0));
 }
+
+// HyperFrames' shader transitions draw clones of their two scenes (cloneNode into a
+// `canvas[layoutsubtree]`, then drawElementImage). A clone of a video's picture host has neither
+// the host's closed shadow root nor its canvas's pixels, so a video scene would be drawn black:
+// each cloned host is given the picture its original shows at this frame, as a decoded image (a
+// canvas nested there is drawn at its bitmap's size, whatever its box).
+export function pictureSceneClones(): Promise<unknown> {
+  const pictures = new Map<Element, HTMLCanvasElement>();
+  decodedVideos.forEach(function (s) { if (s.host && s.canvas) pictures.set(s.host, s.canvas); });
+  const decoded: Promise<void>[] = [];
+  document.querySelectorAll('canvas[layoutsubtree]').forEach(function (box) {
+    const clone = box.firstElementChild;
+    // The clone keeps its scene's id; the original comes first in the document.
+    const original = clone && clone.id ? document.getElementById(clone.id) : null;
+    if (!clone || !original || box.contains(original)) return;
+    const copies = clone.querySelectorAll(FRAME_TAG);
+    original.querySelectorAll(FRAME_TAG).forEach(function (host, i) {
+      const source = pictures.get(host);
+      const copy = copies[i];
+      if (!source || !copy || copy.shadowRoot) return;
+      const picture = document.createElement('img');
+      picture.style.cssText = source.style.cssText;
+      picture.src = source.toDataURL('image/png');
+      copy.attachShadow({ mode: 'open' }).appendChild(picture);
+      // The host is placed by anchor() on its video, which in a clone may resolve to another
+      // element: the copy goes where its original's layout box is, in the same containing block.
+      const placed = host as HTMLElement;
+      (copy as HTMLElement).style.cssText = placed.style.cssText + ';left:' + placed.offsetLeft + 'px!important;top:' + placed.offsetTop + 'px!important;width:' + placed.offsetWidth + 'px!important;height:' + placed.offsetHeight + 'px!important';
+      decoded.push(picture.decode());
+    });
+  });
+  return Promise.all(decoded);
+}
