@@ -174,24 +174,36 @@ async function workersSweep(name: string): Promise<Array<{ workers: string; medi
   return results;
 }
 
+function writeRecord(rows: Row[], sweep?: Array<{ workers: string; medianWall: number }>): void {
+  fs.mkdirSync(path.dirname(path.resolve(opts.out!)), { recursive: true });
+  const record = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGb: os.totalmem() / 2 ** 30 }, runs, rows, sweep };
+  fs.writeFileSync(`${opts.out!}.partial`, `${JSON.stringify(record, null, 2)}\n`);
+  fs.renameSync(`${opts.out!}.partial`, opts.out!);
+}
+
 async function main(): Promise<void> {
   const rows: Row[] = [];
   for (const name of names) {
     for (const resolution of resolutions) {
       if (VIDEO_COMPOSITIONS.includes(name) && resolution !== AUTHORED_HEIGHT) continue;
-      rows.push(await benchComposition(name, resolution));
+      const row = await benchComposition(name, resolution);
+      rows.push(row);
+      // A long run: each row as it lands, and on disk, so a later failure loses nothing measured.
+      const ratio = row.peer ? ` (${(row.vidkit.medianWall / row.peer.medianWall).toFixed(2)}x)` : '';
+      process.stderr.write(`bench: ${name}-${resolution}: vidkit ${row.vidkit.medianWall.toFixed(1)} s, ${row.vidkit.peakRssMb.toFixed(0)} MB, ${row.vidkit.psnrDb.toFixed(2)} dB; peer ${row.peer ? `${row.peer.medianWall.toFixed(1)} s, ${row.peer.peakRssMb.toFixed(0)} MB, ${row.peer.psnrDb.toFixed(2)} dB` : '-'}${ratio}\n`);
+      writeRecord(rows);
     }
   }
   const sweep = opts['workers-sweep'] ? await workersSweep(opts['workers-sweep']) : undefined;
   printTable(rows, sweep);
-  fs.mkdirSync(path.dirname(path.resolve(opts.out!)), { recursive: true });
-  const record = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGb: os.totalmem() / 2 ** 30 }, runs, rows, sweep };
-  fs.writeFileSync(opts.out!, `${JSON.stringify(record, null, 2)}\n`);
+  writeRecord(rows, sweep);
   process.stderr.write(`bench: results written to ${opts.out}\n`);
   fs.rmSync(work, { recursive: true, force: true });
 }
 
 main().catch((err) => {
   process.stderr.write(`bench: ${err instanceof Error ? err.message : String(err)}\n`);
+  // Renders and references take gigabytes; the rows measured so far are in --out already.
+  fs.rmSync(work, { recursive: true, force: true });
   process.exit(1);
 });
