@@ -7,7 +7,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { audioLevels, integratedLoudness, maxLevelDifference } from '../lib/audio';
+import { LEVEL_WINDOW_SECONDS, audioLevels, integratedLoudness, maxLevelDifference } from '../lib/audio';
 import { Measured, measure } from '../lib/measure';
 import { projectHtml } from '../lib/stage';
 import { printColumns } from '../lib/table';
@@ -128,8 +128,9 @@ async function compare(c: CompatCase): Promise<CompatRow> {
   let pass = row.frames.vidkit === row.frames.peer && row.minDb >= PASS_DB;
   if (projectHtml(dir).includes('<audio')) {
     const seconds = row.frames.peer / 30;
-    // 50 ms windows inside a known difference are left out of the comparison.
-    const compared = (levels: number[]) => levels.map((level, i) => (c.audioDifferences?.some((d) => i * 0.05 + 0.05 > d.from && i * 0.05 < d.to) ? 0 : level));
+    // Windows that overlap a known difference are left out of the comparison.
+    const W = LEVEL_WINDOW_SECONDS;
+    const compared = (levels: number[]) => levels.map((level, i) => (c.audioDifferences?.some((d) => (i + 1) * W > d.from && i * W < d.to) ? 0 : level));
     row.audioMaxDiffDb = maxLevelDifference(compared(audioLevels(vidkitOut, seconds)), compared(audioLevels(peerOut, seconds)));
     for (const d of c.audioDifferences ?? []) notes.push(`levels not compared ${d.from}-${d.to} s: ${d.why}`);
     if (row.audioMaxDiffDb > AUDIO_TOLERANCE_DB) {

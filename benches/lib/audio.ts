@@ -3,13 +3,15 @@ import { spawnSync } from 'node:child_process';
 const RATE = 48_000;
 /** Quieter than this counts as silence: level differences below it are not measured. */
 export const SILENCE_DB = -60;
+/** The length of the windows {@link audioLevels} measures by default, seconds. */
+export const LEVEL_WINDOW_SECONDS = 0.05;
 
 /**
  * The loudness of a file's first audio stream over time: RMS in dBFS of each `windowSeconds`
  * window of its mono mix (at least {@link SILENCE_DB}), for `seconds` seconds. A file without
  * audio is silence throughout.
  */
-export function audioLevels(file: string, seconds: number, windowSeconds = 0.05): number[] {
+export function audioLevels(file: string, seconds: number, windowSeconds = LEVEL_WINDOW_SECONDS): number[] {
   const run = spawnSync('ffmpeg', ['-v', 'error', '-i', file, '-map', '0:a:0?', '-ac', '1', '-ar', String(RATE), '-f', 'f32le', '-'], { maxBuffer: 512 * 1024 * 1024 });
   if (run.status !== 0) throw new Error(`ffmpeg could not decode the audio of ${file}: ${run.stderr.toString().slice(-500)}`);
   const pcm = run.stdout;

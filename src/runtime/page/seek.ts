@@ -101,11 +101,11 @@ function showFrame(target: number, stepped: boolean): Seeked {
     .then(function () { return waits.length > 0 ? pendingLoads(mutations.takeRecords()) : null; })
     .then(function () { return others; })
     // 'video': a video's new picture must also reach the compositor before the capture;
-    // 'composite': a shader transition's scenes must be painted before it is drawn.
-    // Once this frame's video pictures are painted: the transition's clones of its scenes show them too.
-    .then(function (values) { return values.indexOf('composite') >= 0 ? pictureSceneClones().then(function () { return values; }) : values; })
-    .then(function (values): SeekOutcome {
-      return values.indexOf('composite') >= 0 ? 'composite' : values.indexOf('video') >= 0 ? 'video' : true;
+    // 'composite': a shader transition's scenes must be painted before it is drawn, its clones of
+    // them showing this frame's video pictures, which are all painted by now.
+    .then(function (values): SeekOutcome | Promise<SeekOutcome> {
+      if (values.indexOf('composite') >= 0) return pictureSceneClones().then(function (): SeekOutcome { return 'composite'; });
+      return values.indexOf('video') >= 0 ? 'video' : true;
     });
 }
 
