@@ -1,8 +1,13 @@
 import { spawnSync } from 'node:child_process';
 
 const RATE = 48_000;
-/** Quieter than this counts as silence: level differences below it are not measured. */
-export const SILENCE_DB = -60;
+/**
+ * Quieter than this counts as silence: level differences below it are not measured. A sound cut
+ * mid-waveform leaves a few milliseconds of codec ringing after the cut, whose 50 ms window lands
+ * between -80 and -55 dBFS depending on the encoder's rounding; a sound missing or added is far
+ * above this.
+ */
+export const SILENCE_DB = -50;
 /** The length of the windows {@link audioLevels} measures by default, seconds. */
 export const LEVEL_WINDOW_SECONDS = 0.05;
 
