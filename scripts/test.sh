@@ -7,7 +7,7 @@
 #   e2e    the end-to-end tests: the built CLI, SDK and player, real Chromium, real libav.
 #   cloud  the tests that start the AWS emulator (MiniStack).
 # Test files run in processes of their own, two at a time, each under a deadline
-# (scripts/run-tests.mjs); the unit tier runs beside the other two. Sets everything up first. Prints each tier's counts and wall time; the
+# (scripts/run-tests.mjs). Sets everything up first. Prints each tier's counts and wall time; the
 # last line is the summary `tests: N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -93,13 +93,11 @@ cargo_tests() {
   count "$p" "$f"
 }
 
-uvu_tests() { # log file, test files relative to src/
-  local log=$1
-  shift
+uvu_tests() { # test files, relative to src/
   [ $# -eq 0 ] && return
-  node scripts/run-tests.mjs ${VIDKIT_TEST_RECORD:+--record} "$@" 2>&1 | tee "$log"
+  node scripts/run-tests.mjs ${VIDKIT_TEST_RECORD:+--record} "$@" 2>&1 | tee "$logs/uvu.log"
   local status=${PIPESTATUS[0]} p f
-  read -r p f < <(strip <"$log" | sed -n 's/^uvu: \([0-9]\+\) passed, \([0-9]\+\) failed$/\1 \2/p' | tail -1)
+  read -r p f < <(strip <"$logs/uvu.log" | sed -n 's/^uvu: \([0-9]\+\) passed, \([0-9]\+\) failed$/\1 \2/p' | tail -1)
   p=${p:-0} f=${f:-0}
   # A runner that crashed before its summary counts as a failure, never as zero tests.
   [ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
@@ -137,7 +135,7 @@ unit_tier() {
   # A unit test that reaches dist/ (test-support refuses it) or launches a browser fails.
   printf '#!/bin/sh\necho "a unit test launched a browser: it belongs in the e2e tier (scripts/test.sh)" >&2\nexit 1\n' >"$logs/no-browser"
   chmod +x "$logs/no-browser"
-  VIDKIT_TEST_TIER=unit VIDKIT_BROWSER="$logs/no-browser" uvu_tests "$logs/uvu-unit.log" --tier unit "${UNIT_TESTS[@]}"
+  VIDKIT_TEST_TIER=unit VIDKIT_BROWSER="$logs/no-browser" uvu_tests --tier unit "${UNIT_TESTS[@]}"
 }
 
 summary=()
@@ -153,44 +151,20 @@ run_tier() { # name, command...
   failed=$((failed + tier_failed))
 }
 
-pool=() pooled=() unit=false
+pool=() pooled=()
 for tier in "${tiers[@]}"; do
   case "$tier" in
-    unit) unit=true ;;
+    unit) run_tier unit unit_tier ;;
     e2e) pool+=(--tier e2e $e2e_tests) pooled+=(e2e) ;;
     cloud) pool+=(--tier cloud $cloud_tests) pooled+=(cloud) ;;
   esac
 done
-if [ ${#pool[@]} -eq 0 ]; then
-  $unit && run_tier unit unit_tier
-else
-  # The unit tier (compilers and type checkers) runs beside the pool, whose browser and emulator
-  # tests leave the cores idle part of the time; its output is printed whole when it ends, and its
-  # counts come back through a file.
-  if $unit; then
-    (
-      run_tier unit unit_tier
-      echo "$passed $failed ${summary[*]}" >"$logs/unit.counts"
-    ) >"$logs/unit.out" 2>&1 &
-    unit_job=$!
-  fi
-  # The end-to-end and cloud tiers share one pool of lanes, so neither waits for the other's last
-  # file; the runner counts them apart.
-  run_tier "${pooled[*]}" uvu_tests "$logs/uvu-pool.log" "${pool[@]}"
-  mapfile -t lines < <(strip <"$logs/uvu-pool.log" | grep -E '^tier (e2e|cloud): ')
+# The end-to-end and cloud tiers share one pool of lanes, so neither waits for the other's last
+# file; the runner counts them apart.
+if [ ${#pool[@]} -gt 0 ]; then
+  run_tier "${pooled[*]}" uvu_tests "${pool[@]}"
+  mapfile -t lines < <(strip <"$logs/uvu.log" | grep -E '^tier (e2e|cloud): ')
   summary+=("${lines[@]}")
-  if $unit; then
-    wait "$unit_job"
-    cat "$logs/unit.out"
-    if read -r p f line <"$logs/unit.counts"; then
-      passed=$((passed + p)) failed=$((failed + f))
-      summary=("$line" "${summary[@]}")
-    else
-      # The unit tier died before its counts: a failure, never zero tests.
-      failed=$((failed + 1))
-      summary=("tier unit: did not finish" "${summary[@]}")
-    fi
-  fi
 fi
 
 printf '%s\n' "${summary[@]}"

@@ -376,7 +376,13 @@ studio('the render button renders with the format and quality picked; the video 
   await page.waitForFunction(() => /frame [1-9]\d* of 600 · \d+\.\d fps · \d+:\d\d left/.test(document.querySelector('#jobs li.job[data-state="rendering"]')?.textContent ?? ''), {
     timeout: 120_000,
   });
-  await page.click('#jobs li.job[data-state="rendering"] [data-cancel]');
+  // Found and clicked in one step: each progress event redraws the job list, so a button found
+  // by one call may be gone by the next (puppeteer's click: "Node is detached from document").
+  await page.waitForFunction(() => {
+    const cancel = document.querySelector<HTMLButtonElement>('#jobs li.job[data-state="rendering"] [data-cancel]');
+    cancel?.click();
+    return cancel !== null;
+  }, { timeout: 30_000 });
   await page.waitForSelector('#jobs li.job[data-state="cancelled"]', { timeout: 60_000 });
   assert.equal(
     fs.readdirSync(path.join(project, 'out')).filter((f) => !f.startsWith('color-var-')),
