@@ -8,8 +8,8 @@
 // measured ~4x cheaper than the same bytes through fetch). The planes are wrapped in a WebCodecs
 // VideoFrame of the source's matrix and range, so Chromium converts them with the code that
 // converts its own video (measured bit-exact against the browser's picture of the same frame),
-// and put on a canvas (paintPicture); RGBA is put as it is. Both happen before the frame's animation callbacks run, so the
-// picture is in the page before the begin-frame that captures it.
+// and put on a canvas (paintPicture); RGBA is put as it is. Both happen before the frame's
+// animation callbacks run, so the picture is in the page before the begin-frame that captures it.
 //   The canvas is the element's picture everywhere: it is drawn over the video's content box (a
 //   positioned sibling holding it in a closed shadow root, anchored to the video and given the
 //   video's computed transform, opacity, filter, blend mode, radii, clip, object-fit and
