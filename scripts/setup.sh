@@ -58,7 +58,10 @@ fi
 
 log "building the static libav for the native core (cached; the first build takes a while)"
 bash scripts/build-libav.sh >/dev/null
-log "building the native core (cargo, release)"
+# Unless the caller chose a target directory, cargo builds into the machine's shared one.
+[ -n "${CARGO_TARGET_DIR:-}" ] || CARGO_TARGET_DIR=$(bash scripts/cargo-target.sh)
+export CARGO_TARGET_DIR
+log "building the native core (cargo, release, in $CARGO_TARGET_DIR)"
 npm run --silent build:native >&2
 log "building the TypeScript"
 npm run --silent build:ts >&2

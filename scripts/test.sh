@@ -49,6 +49,9 @@ for tier in "${tiers[@]}"; do
 done
 
 bash scripts/setup.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
+# cargo test and clippy build where setup built the addon (scripts/cargo-target.sh).
+[ -n "${CARGO_TARGET_DIR:-}" ] || CARGO_TARGET_DIR=$(bash scripts/cargo-target.sh) || { echo "tests: 0 passed, 1 failed"; exit 1; }
+export CARGO_TARGET_DIR
 
 # The tests run as on a new user's machine: an empty home and cache of their own, so no browser
 # probe or other cache left by an earlier run can hide a failure. Rust and its crates stay where
