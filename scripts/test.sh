@@ -20,6 +20,7 @@ UNIT_TESTS=(
   composition/css-scope.test.ts
   composition/render-request.test.ts
   composition/variables.test.ts
+  docs/links.test.ts
   docs/schema-files.test.ts
   lambda/chunk-errors.test.ts
   lambda/payload-version.test.ts
