@@ -16,7 +16,7 @@ import { NATIVE_PACKAGES, PACKAGE_ROOT, VERSION } from './package-info';
 /** The addon's exports, as `napi build` declares them from the #[napi] items. */
 export type NativeBinding = typeof import('./native-addon');
 
-export type { PackedBatchParse, SoundtrackOptions, VideoFrameInfo, VideoFrames } from './native-addon';
+export type { EncodedSoundtrack, PackedBatchParse, SoundtrackOptions, VideoFrameInfo, VideoFrames } from './native-addon';
 
 /** Output formats of the encoder and concat; see src/render/formats.ts. */
 export type NativeOutputFormat = NonNullable<import('./native-addon').NativeEncoderOptions['format']>;

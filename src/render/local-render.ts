@@ -15,7 +15,7 @@ import { outputWriter } from './output-writer';
 import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
 import { checkTempSpace, makeRunDir, tempDirError } from './run-dir';
 import { AssetPolicy, serveComposition } from './served-composition';
-import { soundtrackOf } from './soundtrack';
+import { earlySoundtrack, renderSoundtrack } from './soundtrack';
 import { measureIdle } from './cpu-idle';
 import { FramePart, FrameScheduler } from './frame-scheduler';
 import { MissingGlyphs, describeMissingGlyphs, mergeMissingGlyphs, missingGlyphsError } from './missing-glyphs';
@@ -135,6 +135,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       opts.sink === 'discard'
         ? undefined
         : outputWriter({ settings, tmpDir, partial, output, encoderThreads, gifLoop: opts.gifLoop, hlsSegmentSeconds: opts.hlsSegmentSeconds });
+    const soundtrackSeconds = (totalFrames * settings.fps.den) / settings.fps.num;
+    const early = writer?.soundtrackFormat && (await earlySoundtrack(firstSlot, writer.soundtrackFormat, { assets, durationSeconds: soundtrackSeconds }));
     let firstFrameSeconds = 0;
     const onFrame = () => {
       // performance.now() counts from process start: the time a user waits for the first frame.
@@ -226,7 +228,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     for (const m of missingGlyphs) opts.onWarning?.(describeMissingGlyphs(m));
     let joined = { frames: totalFrames, bytes: 0 };
     if (writer) {
-      const audio = () => soundtrackOf(timeline, { assets, durationSeconds: (totalFrames * settings.fps.den) / settings.fps.num });
+      const audio = () => renderSoundtrack(timeline, { assets, durationSeconds: soundtrackSeconds }, early);
       try {
         joined = await writer.finish(scheduler.inOrder(), audio);
       } catch (err) {

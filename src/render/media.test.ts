@@ -122,6 +122,27 @@ audio('a mix over the true-peak ceiling is turned down as a whole, not clipped: 
   assert.ok(Math.abs(got[0] - 0.5 * lowered) < 0.015 && Math.abs(got[1] - lowered) < 0.015, `amplitudes ${got.map((a) => a.toFixed(3))}, want ${(0.5 * lowered).toFixed(3)} and ${lowered.toFixed(3)}`);
 });
 
+audio('media a script adds after the page is ready enter the soundtrack: the one encoded while the frames render is not used', () => {
+  // The soundtrack is encoded early from the tone present at load; the script's second copy (as in
+  // the ceiling test, from 0.5 s) changes the mix, which must then be made again from both.
+  const add = `setTimeout(function () { var a = document.createElement('audio'); a.src = 'tone.wav'; a.setAttribute('data-start', '0.5');
+document.querySelector('[data-composition-id]').appendChild(a); }, 500);`;
+  const dir = project('added-later', page('added-later', '160x90', 1, `<audio src="tone.wav" data-start="0"></audio><script>${add}</script>`));
+  fs.copyFileSync(path.join(TONE_DIR, 'tone.wav'), path.join(dir, 'tone.wav'));
+  const output = path.join(work, 'added-later.mp4');
+  const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
+  assert.is(run.status, 0, run.stderr);
+  const pcm = decodePcm(output);
+  const amplitude = (from: number, to: number) => {
+    let sum = 0;
+    for (let n = from * TONE.rate; n < to * TONE.rate; n++) sum += pcm[n] * pcm[n];
+    return Math.sqrt((2 * sum) / ((to - from) * TONE.rate));
+  };
+  const lowered = 10 ** (-1.5 / 20);
+  const got = [amplitude(0.1, 0.4), amplitude(0.6, 0.9)];
+  assert.ok(Math.abs(got[0] - 0.5 * lowered) < 0.015 && Math.abs(got[1] - lowered) < 0.015, `amplitudes ${got.map((a) => a.toFixed(3))}, want ${(0.5 * lowered).toFixed(3)} and ${lowered.toFixed(3)}`);
+});
+
 audio('a composition without audible media gets no audio stream', () => {
   const dir = project('silent', page('silent', '320x180', 0.2, '<audio src="muted.wav" muted></audio>'));
   fs.copyFileSync(path.join(TONE_DIR, 'muted.wav'), path.join(dir, 'muted.wav'));

@@ -1,11 +1,12 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { badInput } from '../errors';
-import { type SoundtrackOptions, loadNative } from '../native';
+import { type NativeOutputFormat, loadNative } from '../native';
 import { ChunkRange, EncodeSettings, FrameSink, segmentEncoder } from './chunk-renderer';
 import { frameFileName, frameFileSink } from './frame-files';
 import { OutputFormat, encoderFormat, formatExtension } from './formats';
 import { publishDirectory } from './output-directory';
+import type { Soundtrack } from './soundtrack';
 import { HLS_SEGMENT_SECONDS } from '../options/constants';
 import { flagOf } from '../options/registry';
 
@@ -52,9 +53,11 @@ export interface OutputWriterOptions {
  * it to `output` when complete.
  */
 export interface OutputWriter {
+  /** The format the soundtrack is encoded for; none for the formats without sound. */
+  soundtrackFormat?: NativeOutputFormat;
   sink(part: ChunkRange): FrameSink;
   /** `parts` in frame order; `audio` is asked for only by the formats that carry sound. */
-  finish(parts: ChunkRange[], audio: () => Promise<SoundtrackOptions>): Promise<{ frames: number; bytes: number }>;
+  finish(parts: ChunkRange[], audio: () => Promise<Soundtrack>): Promise<{ frames: number; bytes: number }>;
 }
 
 export function outputWriter(opts: OutputWriterOptions): OutputWriter {
@@ -74,12 +77,13 @@ export function outputWriter(opts: OutputWriterOptions): OutputWriter {
 function videoWriter(opts: OutputWriterOptions): OutputWriter {
   const extension = formatExtension(opts.settings.format);
   const segmentOf = (part: ChunkRange) => path.join(opts.tmpDir, `part-${String(part.index).padStart(4, '0')}${extension}`);
+  const format = encoderFormat(opts.settings.format);
   return {
+    soundtrackFormat: format,
     sink: (part) => segmentEncoder(opts.settings, segmentOf(part), opts.encoderThreads),
     async finish(parts, audio) {
-      const native = loadNative();
-      const format = encoderFormat(opts.settings.format);
-      const joined = await native.concatSegments(parts.map(segmentOf), opts.partial, { faststart: true, format, audio: await audio() });
+      const { options, encoded } = await audio();
+      const joined = await loadNative().concatSegments(parts.map(segmentOf), opts.partial, { faststart: true, format, audio: options }, encoded);
       fs.renameSync(opts.partial, opts.output);
       return joined;
     },
@@ -131,11 +135,13 @@ function hlsWriter(opts: OutputWriterOptions): OutputWriter {
   const keyframeInterval = Math.ceil((seconds * fps.num) / fps.den);
   const segmentOf = (part: ChunkRange) => path.join(opts.tmpDir, `part-${String(part.index).padStart(4, '0')}.mp4`);
   return {
+    soundtrackFormat: 'mp4',
     sink: (part) => segmentEncoder(opts.settings, segmentOf(part), opts.encoderThreads, { keyframeInterval, firstFrame: part.startFrame }),
     async finish(parts, audio) {
       const native = loadNative();
       const joinedFile = path.join(opts.tmpDir, 'joined.mp4');
-      const joined = await native.concatSegments(parts.map(segmentOf), joinedFile, { format: 'mp4', audio: await audio() });
+      const { options, encoded } = await audio();
+      const joined = await native.concatSegments(parts.map(segmentOf), joinedFile, { format: 'mp4', audio: options }, encoded);
       fs.mkdirSync(opts.partial);
       await native.packageHls(joinedFile, opts.partial, seconds);
       let bytes = 0;

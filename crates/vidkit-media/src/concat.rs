@@ -1,5 +1,5 @@
 //! Joins segments made by the [`crate::Encoder`] into one file by stream copy, and muxes the
-//! render's soundtrack ([`AudioMix`]), mixed and encoded once for the whole timeline, beside it.
+//! render's soundtrack ([`Soundtrack`]), mixed and encoded once for the whole timeline, beside it.
 //!
 //! Each segment starts at pts 0 (its first packet is a closed-GOP IDR); its packets are shifted
 //! by the summed durations of the segments before it. With B-frames a segment's dts starts below
@@ -14,19 +14,27 @@ use ffmpeg::format::context::{Input, Output};
 use ffmpeg::{codec, encoder, format, media, Dictionary, Packet, Rational, Rescale};
 use ffmpeg_next as ffmpeg;
 
-use crate::audio::{self, AudioMix};
+use crate::audio::{self, AudioMix, EncodedAudio, EncodedSoundtrack};
 use crate::error::Cause;
 use crate::libav::{self, pixel_format_name};
 use crate::{MediaError, OutputFormat};
 
 /// How to join: the segments' format (which picks the container) and the MP4/MOV index position.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug)]
 pub struct ConcatOptions {
     pub format: OutputFormat,
     /// Put the index (moov) before the media data (MP4 and MOV).
     pub faststart: bool,
-    /// The soundtrack; `None` (or no audible track) writes no audio stream.
-    pub audio: Option<AudioMix>,
+    /// The soundtrack; `None` (or a mix without an audible track) writes no audio stream.
+    pub audio: Option<Soundtrack>,
+}
+
+/// The soundtrack muxed beside the video: mixed and encoded by the concat, or beforehand.
+#[derive(Debug)]
+pub enum Soundtrack {
+    Mix(AudioMix),
+    /// Encoded for the concat's own format.
+    Encoded(EncodedSoundtrack),
 }
 
 impl Default for ConcatOptions {
@@ -103,11 +111,23 @@ fn write_joined(segments: &mut [Segment], output: &Path, options: &ConcatOptions
     stream.set_avg_frame_rate(first.frame_rate);
 
     let global_header = joined.format().flags().contains(format::Flags::GLOBAL_HEADER);
-    let mut soundtrack = match &options.audio {
-        Some(mix) if !mix.tracks.is_empty() => Some(audio::encode(&audio::mix(mix)?, options.format, global_header)?),
+    let mixed: EncodedAudio;
+    let soundtrack = match &options.audio {
+        Some(Soundtrack::Mix(mix)) if !mix.tracks.is_empty() => {
+            mixed = audio::encode(&audio::mix(mix)?, options.format, global_header)?;
+            Some(&mixed)
+        }
+        Some(Soundtrack::Encoded(encoded)) if encoded.format != options.format => {
+            return Err(MediaError::Usage(format!(
+                "the soundtrack was encoded for {}, not for this {} output",
+                encoded.format.name(),
+                options.format.name()
+            )));
+        }
+        Some(Soundtrack::Encoded(encoded)) => Some(&encoded.audio),
         _ => None,
     };
-    if let Some(encoded) = &soundtrack {
+    if let Some(encoded) = soundtrack {
         let mut stream = joined
             .add_stream(encoder::find(codec::Id::None))
             .map_err(|e| MediaError::libav("adding the audio stream", e))?;
@@ -125,10 +145,9 @@ fn write_joined(segments: &mut [Segment], output: &Path, options: &ConcatOptions
     let time_base = joined.stream(0).expect("the stream was just added").time_base();
     let mut audio = AudioQueue {
         packets: soundtrack
-            .as_mut()
-            .map(|a| std::mem::take(&mut a.packets).into())
+            .map(|a| a.packets.iter().cloned().collect())
             .unwrap_or_default(),
-        time_base: soundtrack.as_ref().map_or(Rational::new(1, 1), |a| a.time_base),
+        time_base: soundtrack.map_or(Rational::new(1, 1), |a| a.time_base),
         stream_time_base: joined.stream(1).map_or(Rational::new(1, 1), |s| s.time_base()),
     };
 

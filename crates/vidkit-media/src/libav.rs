@@ -1,7 +1,8 @@
 //! Process-wide libav set-up and version reporting.
 
-use std::ffi::CStr;
+use std::ffi::{CStr, CString};
 use std::os::raw::c_char;
+use std::ptr;
 use std::sync::Once;
 
 use ffmpeg::codec;
@@ -17,6 +18,20 @@ pub(crate) fn init() {
         let _ = ffmpeg::init();
         ffmpeg::log::set_level(ffmpeg::log::Level::Error);
     });
+}
+
+/// Whether the container's muxer takes codec headers once, in the file header (MP4, MOV and WebM
+/// do), rather than in every keyframe: an encoder must know before it encodes.
+pub(crate) fn container_global_header(container: &str) -> bool {
+    init();
+    let Ok(name) = CString::new(container) else {
+        return false;
+    };
+    // SAFETY: av_guess_format reads the NUL-terminated name and returns a muxer description that
+    // lives as long as the process, or null.
+    let muxer = unsafe { sys::av_guess_format(name.as_ptr(), ptr::null(), ptr::null()) };
+    // SAFETY: a non-null muxer is a valid, static AVOutputFormat.
+    !muxer.is_null() && unsafe { (*muxer).flags } & sys::AVFMT_GLOBALHEADER != 0
 }
 
 /// The libav library versions this process is linked against, as "major.minor.micro".

@@ -3,7 +3,10 @@ mod support;
 use std::path::PathBuf;
 
 use support::*;
-use vidkit_media::{concat_segments, probe, ConcatOptions, Encoder, InputFormat, MediaError};
+use vidkit_media::{
+    concat_segments, probe, AudioMix, AudioTrack, ConcatOptions, EncodedSoundtrack, Encoder, InputFormat, MediaError,
+    OutputFormat, Soundtrack,
+};
 
 /// Grey levels for `count` frames starting at global frame `first`: distinct for every frame.
 fn levels(first: usize, count: usize) -> Vec<u8> {
@@ -23,6 +26,111 @@ fn segments(dir: &std::path::Path, lengths: &[usize]) -> (Vec<PathBuf>, Vec<u8>)
         paths.push(path);
     }
     (paths, all)
+}
+
+/// A mono 16-bit WAV of a 440 Hz tone at half scale.
+fn write_tone(path: &std::path::Path, seconds: f64) {
+    let rate = 44_100u32;
+    let samples: Vec<i16> = (0..(seconds * rate as f64) as usize)
+        .map(|i| ((i as f64 * 440.0 * std::f64::consts::TAU / rate as f64).sin() * 16_000.0) as i16)
+        .collect();
+    let data = (samples.len() * 2) as u32;
+    let mut wav = Vec::new();
+    for part in [
+        &b"RIFF"[..],
+        &(36 + data).to_le_bytes(),
+        b"WAVEfmt ",
+        &16u32.to_le_bytes(),
+        &1u16.to_le_bytes(),
+        &1u16.to_le_bytes(),
+    ] {
+        wav.extend_from_slice(part);
+    }
+    for part in [rate.to_le_bytes(), (rate * 2).to_le_bytes()] {
+        wav.extend_from_slice(&part);
+    }
+    for part in [2u16.to_le_bytes(), 16u16.to_le_bytes()] {
+        wav.extend_from_slice(&part);
+    }
+    wav.extend_from_slice(b"data");
+    wav.extend_from_slice(&data.to_le_bytes());
+    for sample in samples {
+        wav.extend_from_slice(&sample.to_le_bytes());
+    }
+    std::fs::write(path, wav).unwrap();
+}
+
+fn tone_mix(source: PathBuf) -> AudioMix {
+    AudioMix {
+        duration_seconds: 1.0,
+        tracks: vec![AudioTrack {
+            source,
+            start_seconds: 0.25,
+            offset_seconds: 0.0,
+            playback_rate: 1.0,
+            looped: false,
+            volume: 0.8,
+            end_seconds: None,
+            volume_points: Vec::new(),
+        }],
+    }
+}
+
+#[test]
+fn a_soundtrack_encoded_ahead_is_muxed_byte_for_byte_as_the_concat_would_mix_it() {
+    let dir = test_dir("concat-encoded-soundtrack");
+    let (inputs, _) = segments(&dir, &[12, 18]);
+    let tone = dir.join("tone.wav");
+    write_tone(&tone, 2.0);
+    let joined = |name: &str, audio: Soundtrack| {
+        let out = dir.join(name);
+        let options = ConcatOptions {
+            faststart: true,
+            audio: Some(audio),
+            ..ConcatOptions::default()
+        };
+        concat_segments(&inputs, &out, &options).unwrap();
+        std::fs::read(out).unwrap()
+    };
+    let mixed = joined("mixed.mp4", Soundtrack::Mix(tone_mix(tone.clone())));
+    let encoded = EncodedSoundtrack::encode(&tone_mix(tone.clone()), OutputFormat::Mp4)
+        .unwrap()
+        .expect("a mix with a track has a soundtrack");
+    let ahead = joined("ahead.mp4", Soundtrack::Encoded(encoded));
+    assert!(
+        mixed == ahead,
+        "the two files differ ({} and {} bytes)",
+        mixed.len(),
+        ahead.len()
+    );
+    let streams = ffprobe(&dir.join("ahead.mp4"), &["-show_streams"]);
+    let kinds: Vec<&str> = streams["streams"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["codec_type"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["video", "audio"]);
+
+    let silent = AudioMix {
+        tracks: Vec::new(),
+        duration_seconds: 1.0,
+    };
+    assert!(EncodedSoundtrack::encode(&silent, OutputFormat::Mp4).unwrap().is_none());
+
+    let for_webm = EncodedSoundtrack::encode(&tone_mix(tone), OutputFormat::Webm)
+        .unwrap()
+        .unwrap();
+    let options = ConcatOptions {
+        audio: Some(Soundtrack::Encoded(for_webm)),
+        ..ConcatOptions::default()
+    };
+    let error = concat_segments(&inputs, &dir.join("wrong.mp4"), &options).unwrap_err();
+    assert_eq!(
+        error.to_string(),
+        "the soundtrack was encoded for webm, not for this mp4 output"
+    );
+    assert!(!dir.join("wrong.mp4").exists());
 }
 
 #[test]

@@ -7,7 +7,7 @@ use napi::{Env, Task};
 use napi_derive::napi;
 use vidkit_media::{
     concat_segments as concat, page_media, probe as probe_file, AudioMix, AudioTrack, ConcatOptions as Joining,
-    ConcatStats, PageMedia, ProbeResult,
+    ConcatStats, EncodedSoundtrack as Encoded, ErrorCode, OutputFormat, PageMedia, ProbeResult, Soundtrack,
 };
 
 use crate::encoder::output_format;
@@ -84,15 +84,92 @@ impl Task for Concat {
     }
 }
 
-/// Joins encoder segments, in order, by stream copy into one file of their format.
+/// Joins encoder segments, in order, by stream copy into one file of their format. `soundtrack`
+/// (from `encodeSoundtrack` for the same format) is muxed instead of mixing `options.audio`; a
+/// concat uses it up.
 #[napi(ts_return_type = "Promise<ConcatResult>")]
-pub fn concat_segments(inputs: Vec<String>, output: String, options: Option<ConcatOptions>) -> AsyncTask<Concat> {
+pub fn concat_segments(
+    inputs: Vec<String>,
+    output: String,
+    options: Option<ConcatOptions>,
+    soundtrack: Option<&mut EncodedSoundtrack>,
+) -> AsyncTask<Concat> {
     let options = options.unwrap_or(ConcatOptions {
         faststart: None,
         format: None,
         audio: None,
     });
-    let audio = options.audio.map(|a| AudioMix {
+    let audio = match soundtrack {
+        Some(encoded) => encoded
+            .soundtrack
+            .take()
+            .map(|encoded| Some(Soundtrack::Encoded(encoded)))
+            .ok_or_else(|| {
+                Failure::new(
+                    ErrorCode::Failed,
+                    "this encoded soundtrack was muxed already; encode it again",
+                )
+            }),
+        None => Ok(options.audio.map(|a| Soundtrack::Mix(mix_of(a)))),
+    };
+    let joining = audio.and_then(|audio| {
+        output_format(options.format.as_deref()).map(|format| Joining {
+            format,
+            faststart: options.faststart.unwrap_or(false),
+            audio,
+        })
+    });
+    AsyncTask::new(Concat {
+        inputs: inputs.into_iter().map(PathBuf::from).collect(),
+        output: output.into(),
+        options: joining,
+    })
+}
+
+/// A soundtrack mixed and encoded ahead of the concat that muxes it (`encodeSoundtrack`).
+#[napi]
+pub struct EncodedSoundtrack {
+    soundtrack: Option<Encoded>,
+}
+
+pub struct EncodeSoundtrack {
+    mix: AudioMix,
+    format: Outcome<OutputFormat>,
+}
+
+impl Task for EncodeSoundtrack {
+    type Output = Outcome<Option<Encoded>>;
+    type JsValue = Option<EncodedSoundtrack>;
+
+    fn compute(&mut self) -> napi::Result<Outcome<Option<Encoded>>> {
+        let format = std::mem::replace(&mut self.format, Ok(OutputFormat::Mp4));
+        Ok(format.and_then(|format| Encoded::encode(&self.mix, format).map_err(Failure::from)))
+    }
+
+    fn resolve(&mut self, env: Env, encoded: Outcome<Option<Encoded>>) -> napi::Result<Option<EncodedSoundtrack>> {
+        let encoded = encoded.map_err(|f| f.into_js(env))?;
+        Ok(encoded.map(|soundtrack| EncodedSoundtrack {
+            soundtrack: Some(soundtrack),
+        }))
+    }
+}
+
+/// Mixes and encodes a soundtrack for a `format` output (the `format` of `concatSegments`, mp4 by
+/// default) on the libuv pool, so a render can do it while its frames are drawn; null when it has
+/// no track.
+#[napi(ts_return_type = "Promise<EncodedSoundtrack | null>")]
+pub fn encode_soundtrack(
+    audio: SoundtrackOptions,
+    #[napi(ts_arg_type = "'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg'")] format: Option<String>,
+) -> AsyncTask<EncodeSoundtrack> {
+    AsyncTask::new(EncodeSoundtrack {
+        mix: mix_of(audio),
+        format: output_format(format.as_deref()),
+    })
+}
+
+fn mix_of(a: SoundtrackOptions) -> AudioMix {
+    AudioMix {
         duration_seconds: a.duration_seconds,
         tracks: a
             .tracks
@@ -113,17 +190,7 @@ pub fn concat_segments(inputs: Vec<String>, output: String, options: Option<Conc
                     .collect(),
             })
             .collect(),
-    });
-    let joining = output_format(options.format.as_deref()).map(|format| Joining {
-        format,
-        faststart: options.faststart.unwrap_or(false),
-        audio,
-    });
-    AsyncTask::new(Concat {
-        inputs: inputs.into_iter().map(PathBuf::from).collect(),
-        output: output.into(),
-        options: joining,
-    })
+    }
 }
 
 #[napi(object, js_name = "ProbeStream")]

@@ -16,7 +16,7 @@ import { outputWriter } from '../output-writer';
 import { PlannedRender, RenderSettings, framesOfPage, planRender, profileFor, withProfile } from '../render-context';
 import { checkTempSpace, makeRunDir } from '../run-dir';
 import { AssetPolicy, ServedComposition, serveComposition } from '../served-composition';
-import { soundtrackOf } from '../soundtrack';
+import { earlySoundtrack, renderSoundtrack } from '../soundtrack';
 
 /** What every render of a pool shares: the project, its page and how to draw and encode it; not the variables. */
 export interface WarmPoolOptions extends Omit<RenderSettings, 'overrides' | 'strictVariables'>, AssetPolicy {
@@ -136,6 +136,9 @@ export class WarmPool {
       // its share of the cores, as a worker of `vidkit render` does.
       const threads = Math.max(1, Math.floor(os.availableParallelism() / this.opts.size));
       const writer = outputWriter({ settings: context.settings, tmpDir: renderDir, partial, output, encoderThreads: threads, gifLoop: this.opts.gifLoop });
+      const { fps } = context.settings;
+      const sound = { assets, durationSeconds: (totalFrames * fps.den) / fps.num };
+      const early = writer.soundtrackFormat && (await earlySoundtrack(slot, writer.soundtrackFormat, sound));
       const whole = { index: 0, startFrame: 0, endFrame: totalFrames };
       const rendered = await renderChunk(slot, whole, writer.sink(whole), {
         onFrame: () => {
@@ -147,9 +150,8 @@ export class WarmPool {
       const { missingGlyphs } = rendered;
       if (this.opts.strictGlyphs && missingGlyphs.length > 0) throw missingGlyphsError(missingGlyphs);
       const timeline = await (await slot.current()).mediaTimeline();
-      const { fps } = context.settings;
       try {
-        const done = await writer.finish([whole], () => soundtrackOf(timeline, { assets, durationSeconds: (totalFrames * fps.den) / fps.num }));
+        const done = await writer.finish([whole], () => renderSoundtrack(timeline, sound, early));
         return { output, frames: done.frames, bytes: done.bytes, seconds: (Date.now() - started) / 1000, missingGlyphs };
       } catch (err) {
         throw outputError(err, output);

@@ -9,10 +9,11 @@ mod decode;
 mod encode;
 mod proxy;
 
+use std::fmt;
 use std::path::PathBuf;
 
-use crate::MediaError;
-pub(crate) use encode::encode;
+use crate::{MediaError, OutputFormat};
+pub(crate) use encode::{encode, EncodedAudio};
 pub use proxy::{flac_proxy, AudioProxyStats};
 
 /// The output sample rate.
@@ -100,6 +101,37 @@ impl AudioMix {
             }
         }
         Ok(())
+    }
+}
+
+/// A soundtrack mixed and encoded before the concat that muxes it, for one output format: a render
+/// starts it while its frames are drawn, so the concat at the end only copies its packets.
+pub struct EncodedSoundtrack {
+    pub(crate) audio: EncodedAudio,
+    pub(crate) format: OutputFormat,
+}
+
+impl EncodedSoundtrack {
+    /// Mixes and encodes `mix` as the concat of a `format` output would; `None` when it has no
+    /// track (such an output has no audio stream).
+    pub fn encode(mix: &AudioMix, format: OutputFormat) -> Result<Option<Self>, MediaError> {
+        if mix.tracks.is_empty() {
+            return Ok(None);
+        }
+        let global_header = crate::libav::container_global_header(format.container());
+        Ok(Some(EncodedSoundtrack {
+            audio: encode(&self::mix(mix)?, format, global_header)?,
+            format,
+        }))
+    }
+}
+
+impl fmt::Debug for EncodedSoundtrack {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("EncodedSoundtrack")
+            .field("format", &self.format)
+            .field("packets", &self.audio.packets.len())
+            .finish()
     }
 }
 
