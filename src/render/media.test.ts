@@ -103,14 +103,11 @@ audio('a 1 kHz tone across 3 chunks: AAC 48 kHz, no gap or step at the seams, of
   assert.equal(toneProblems(measureTone(decodePcm(output))), []);
 });
 
-audio('a mix over the true-peak ceiling is turned down as a whole, not clipped: overlapping tones summing to full scale', () => {
-  // tone.wav is 1 kHz at amplitude 0.5; the second copy starts 500 whole periods later, in phase,
-  // so from 0.5 s the two sum to 1.0 (0 dBTP, over -1 dBTP): every sample is lowered 1.5 dB.
-  const dir = project('ceiling', page('ceiling', '160x90', 1, '<audio src="tone.wav" data-start="0"></audio><audio src="tone.wav" data-start="0.5"></audio>'));
-  fs.copyFileSync(path.join(TONE_DIR, 'tone.wav'), path.join(dir, 'tone.wav'));
-  const output = path.join(work, 'ceiling.mp4');
-  const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
-  assert.is(run.status, 0, run.stderr);
+/**
+ * One copy of tone.wav (1 kHz at amplitude 0.5) from 0 s and a second, in phase, from 0.5 s: the
+ * two sum to 1.0 (0 dBTP, over -1 dBTP), so every sample of the mix is lowered 1.5 dB.
+ */
+function assertTwoTonesUnderCeiling(output: string): void {
   const pcm = decodePcm(output);
   const amplitude = (from: number, to: number) => {
     let sum = 0;
@@ -120,6 +117,15 @@ audio('a mix over the true-peak ceiling is turned down as a whole, not clipped: 
   const lowered = 10 ** (-1.5 / 20);
   const got = [amplitude(0.1, 0.4), amplitude(0.6, 0.9)];
   assert.ok(Math.abs(got[0] - 0.5 * lowered) < 0.015 && Math.abs(got[1] - lowered) < 0.015, `amplitudes ${got.map((a) => a.toFixed(3))}, want ${(0.5 * lowered).toFixed(3)} and ${lowered.toFixed(3)}`);
+}
+
+audio('a mix over the true-peak ceiling is turned down as a whole, not clipped: overlapping tones summing to full scale', () => {
+  const dir = project('ceiling', page('ceiling', '160x90', 1, '<audio src="tone.wav" data-start="0"></audio><audio src="tone.wav" data-start="0.5"></audio>'));
+  fs.copyFileSync(path.join(TONE_DIR, 'tone.wav'), path.join(dir, 'tone.wav'));
+  const output = path.join(work, 'ceiling.mp4');
+  const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
+  assert.is(run.status, 0, run.stderr);
+  assertTwoTonesUnderCeiling(output);
 });
 
 audio('media a script adds after the page is ready enter the soundtrack: the one encoded while the frames render is not used', () => {
@@ -132,15 +138,7 @@ document.querySelector('[data-composition-id]').appendChild(a); }, 500);`;
   const output = path.join(work, 'added-later.mp4');
   const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
   assert.is(run.status, 0, run.stderr);
-  const pcm = decodePcm(output);
-  const amplitude = (from: number, to: number) => {
-    let sum = 0;
-    for (let n = from * TONE.rate; n < to * TONE.rate; n++) sum += pcm[n] * pcm[n];
-    return Math.sqrt((2 * sum) / ((to - from) * TONE.rate));
-  };
-  const lowered = 10 ** (-1.5 / 20);
-  const got = [amplitude(0.1, 0.4), amplitude(0.6, 0.9)];
-  assert.ok(Math.abs(got[0] - 0.5 * lowered) < 0.015 && Math.abs(got[1] - lowered) < 0.015, `amplitudes ${got.map((a) => a.toFixed(3))}, want ${(0.5 * lowered).toFixed(3)} and ${lowered.toFixed(3)}`);
+  assertTwoTonesUnderCeiling(output);
 });
 
 audio('a composition without audible media gets no audio stream', () => {
