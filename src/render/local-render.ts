@@ -135,8 +135,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       opts.sink === 'discard'
         ? undefined
         : outputWriter({ settings, tmpDir, partial, output, encoderThreads, gifLoop: opts.gifLoop, hlsSegmentSeconds: opts.hlsSegmentSeconds });
-    const soundtrackSeconds = (totalFrames * settings.fps.den) / settings.fps.num;
-    const early = writer?.soundtrackFormat && (await earlySoundtrack(firstSlot, writer.soundtrackFormat, { assets, durationSeconds: soundtrackSeconds }));
+    const sound = { assets, durationSeconds: (totalFrames * settings.fps.den) / settings.fps.num };
+    const early = writer?.soundtrackFormat && (await earlySoundtrack(firstSlot, writer.soundtrackFormat, sound));
     let firstFrameSeconds = 0;
     const onFrame = () => {
       // performance.now() counts from process start: the time a user waits for the first frame.
@@ -228,7 +228,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     for (const m of missingGlyphs) opts.onWarning?.(describeMissingGlyphs(m));
     let joined = { frames: totalFrames, bytes: 0 };
     if (writer) {
-      const audio = () => renderSoundtrack(timeline, { assets, durationSeconds: soundtrackSeconds }, early);
+      const audio = () => renderSoundtrack(timeline, sound, early);
       try {
         joined = await writer.finish(scheduler.inOrder(), audio);
       } catch (err) {

@@ -3,6 +3,12 @@ import type { AssetRouter } from './asset-router';
 import { BrowserFailure, type CaptureSession, type MediaElementTiming } from './capture-session';
 import type { SessionSlot } from './chunk-renderer';
 
+/** What the soundtrack of a render is made against: its assets and its length. */
+export interface SoundtrackContext {
+  assets: AssetRouter;
+  durationSeconds: number;
+}
+
 /**
  * The soundtrack of a render from the media elements the page showed: every unmuted `<audio>`
  * and `<video>` with a volume above 0, read from the project directory or from the render's
@@ -11,7 +17,7 @@ import type { SessionSlot } from './chunk-renderer';
  */
 export async function soundtrackOf(
   timeline: MediaElementTiming[],
-  opts: { assets: AssetRouter; durationSeconds: number },
+  opts: SoundtrackContext,
 ): Promise<SoundtrackOptions> {
   const tracks = [];
   for (const element of timeline) {
@@ -54,8 +60,7 @@ export class EarlySoundtrack {
   /** Starts the encoding for a `format` output on the native pool. */
   static start(options: SoundtrackOptions, format: NativeOutputFormat): EarlySoundtrack {
     // A failure here comes again, with its message, where the soundtrack is made at the end.
-    const encoded = options.tracks.length === 0 ? Promise.resolve(null) : loadNative().encodeSoundtrack(options, format).catch(() => null);
-    return new EarlySoundtrack(options, encoded);
+    return new EarlySoundtrack(options, loadNative().encodeSoundtrack(options, format).catch(() => null));
   }
 
   /** `final` with the early encoding, when that was made of the same tracks. */
@@ -74,7 +79,7 @@ export class EarlySoundtrack {
 export async function earlySoundtrack(
   slot: SessionSlot,
   format: NativeOutputFormat,
-  opts: { assets: AssetRouter; durationSeconds: number },
+  opts: SoundtrackContext,
 ): Promise<EarlySoundtrack | undefined> {
   let session: CaptureSession;
   try {
@@ -93,7 +98,7 @@ export async function earlySoundtrack(
 /** The render's soundtrack from the timeline it ended with, encoded early where that was of the same tracks. */
 export async function renderSoundtrack(
   timeline: MediaElementTiming[],
-  opts: { assets: AssetRouter; durationSeconds: number },
+  opts: SoundtrackContext,
   early?: EarlySoundtrack,
 ): Promise<Soundtrack> {
   const final = await soundtrackOf(timeline, opts);

@@ -11,7 +11,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 use ffmpeg::format::context::{Input, Output};
-use ffmpeg::{codec, encoder, format, media, Dictionary, Packet, Rational, Rescale};
+use ffmpeg::{codec, encoder, media, Dictionary, Packet, Rational, Rescale};
 use ffmpeg_next as ffmpeg;
 
 use crate::audio::{self, AudioMix, EncodedAudio, EncodedSoundtrack};
@@ -110,7 +110,8 @@ fn write_joined(segments: &mut [Segment], output: &Path, options: &ConcatOptions
     stream.set_time_base(first.time_base);
     stream.set_avg_frame_rate(first.frame_rate);
 
-    let global_header = joined.format().flags().contains(format::Flags::GLOBAL_HEADER);
+    // The rule an encoding made ahead (EncodedSoundtrack) was made by: the same muxer, by name.
+    let global_header = libav::container_global_header(container);
     let mixed: EncodedAudio;
     let soundtrack = match &options.audio {
         Some(Soundtrack::Mix(mix)) if !mix.tracks.is_empty() => {
