@@ -21,6 +21,12 @@ interface OpenVideo {
   file?: string;
   /** The element's hidden file input, as a protocol object. */
   input?: string;
+  /**
+   * The file each picture is written over (the decoder rewrites it in place, so its pages stay in
+   * the page cache), and whether an answer that handed it over is still being read.
+   */
+  picture?: string;
+  pictureHeld?: boolean;
 }
 
 /**
@@ -62,10 +68,10 @@ export class PageVideoFrames {
 
   private async answer(context: number, payload: string): Promise<void> {
     const { call, videos } = JSON.parse(payload) as { call: number; videos: VideoRequest[] };
-    const files: string[] = [];
+    const handed: Handed = { files: [], held: [] };
     let reply: VideoReply;
     try {
-      reply = { items: await Promise.all(videos.map((video) => this.serve(context, video, files))) };
+      reply = { items: await Promise.all(videos.map((video) => this.serve(context, video, handed))) };
     } catch (err) {
       this.onError(err instanceof Error ? err : new VidkitError(errorMessage(err)));
       reply = { error: errorMessage(err) };
@@ -83,11 +89,12 @@ export class PageVideoFrames {
     } catch {
       // The document went away meanwhile: nothing waits for this answer any more.
     } finally {
-      for (const file of files) fs.rmSync(file, { force: true });
+      for (const file of handed.files) fs.rmSync(file, { force: true });
+      for (const video of handed.held) video.pictureHeld = false;
     }
   }
 
-  private async serve(context: number, request: VideoRequest, files: string[]): Promise<VideoAnswer> {
+  private async serve(context: number, request: VideoRequest, handed: Handed): Promise<VideoAnswer> {
     const key = `${context}:${request.id}`;
     const answer: VideoAnswer = { id: request.id };
     if (request.src !== undefined) {
@@ -101,12 +108,19 @@ export class PageVideoFrames {
     if (request.time !== undefined) {
       const video = this.videos.get(key);
       if (!video?.frames) return answer;
-      const file = path.join(this.pictureDir(), `${this.nextFile++}.rgba`);
+      // The video's own file, unless an earlier answer's is still being read: then one of its own.
+      const reused = !video.pictureHeld;
+      const file = reused ? (video.picture ??= this.newPicturePath()) : this.newPicturePath();
+      if (reused) {
+        video.pictureHeld = true;
+        handed.held.push(video);
+      } else {
+        handed.files.push(file);
+      }
       answer.written = await video.frames.frameAt(request.time, file).catch((err) => {
         throw unplayable(`${video.name} at ${request.time!.toFixed(3)} s`, video.file, err);
       });
       if (answer.written) {
-        files.push(file);
         video.input ??= await this.inputOf(context, request.id);
         await this.client.send('DOM.setFileInputFiles', { files: [file], objectId: video.input });
       }
@@ -137,6 +151,10 @@ export class PageVideoFrames {
     return result.result.objectId;
   }
 
+  private newPicturePath(): string {
+    return path.join(this.pictureDir(), `${this.nextFile++}.rgba`);
+  }
+
   /** A run directory of its own (run-dir.ts), so that a killed vidkit's is removed by the next run. */
   private pictureDir(): string {
     if (this.dir === undefined) {
@@ -154,6 +172,7 @@ export class PageVideoFrames {
     for (const [key, video] of this.videos) {
       if (!key.startsWith(prefix)) continue;
       video.frames?.close();
+      if (video.picture !== undefined && !video.pictureHeld) fs.rmSync(video.picture, { force: true });
       this.videos.delete(key);
     }
     if (this.videos.size === 0 && this.dir !== undefined) {
@@ -168,6 +187,12 @@ export class PageVideoFrames {
     this.closed = true;
     this.forget('');
   }
+}
+
+/** What one answer handed to the page: files to remove, and videos whose own file it holds. */
+interface Handed {
+  files: string[];
+  held: OpenVideo[];
 }
 
 /** A source libav cannot decode: named as the page names it, with libav's reason without the local path it starts with. */

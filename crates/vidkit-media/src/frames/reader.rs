@@ -2,7 +2,8 @@
 //! answers each request with the picture shown at the request's time, written as RGBA.
 
 use std::collections::VecDeque;
-use std::fs;
+use std::fs::OpenOptions;
+use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, TryRecvError};
 use std::thread;
@@ -160,7 +161,7 @@ impl Cursor {
             .converter
             .convert(picture, &self.source.display)
             .map_err(|e| MediaError::io(self.source.path(), Cause::from(e).or_code(ErrorCode::DecodeFailed)))?;
-        fs::write(output, bytes).map_err(|e| MediaError::io(output, Cause::of("cannot write a video picture", e)))?;
+        write_over(output, bytes).map_err(|e| MediaError::io(output, Cause::of("cannot write a video picture", e)))?;
         self.written = Some(picture.time);
         Ok(true)
     }
@@ -231,4 +232,13 @@ fn picture_bytes(picture: &Picture) -> usize {
     (0..frame.planes())
         .map(|i| frame.stride(i) * frame.plane_height(i) as usize)
         .sum()
+}
+
+/// Writes `bytes` over the file at `path` in place. The renderer hands a video the same file for
+/// each of its pictures: written over, its pages stay in the page cache, where a new file's are
+/// allocated, and freed again when it is removed, for every picture.
+fn write_over(path: &Path, bytes: &[u8]) -> io::Result<()> {
+    let mut file = OpenOptions::new().write(true).create(true).truncate(false).open(path)?;
+    file.write_all(bytes)?;
+    file.set_len(bytes.len() as u64)
 }
