@@ -45,6 +45,12 @@ export interface BatchLineError {
 /** The JSON Schema of one batch line, as the parser checks it (docs/reference/schemas/batch-line.schema.json). */
 export declare function batchLineSchema(): string
 
+/**
+ * The shared object vidkit preloads into Chromium on Linux (`LD_PRELOAD`) while it renders: it
+ * keeps the pages Chromium's allocators give back and take again for every frame.
+ */
+export declare function browserPreload(): Buffer
+
 /** Frames `[startFrame, endFrame)` of one chunk. */
 export interface Chunk {
   index: number

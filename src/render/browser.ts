@@ -5,6 +5,7 @@ import puppeteer, { Browser, Page } from 'puppeteer-core';
 import { vidkitCacheDir } from '../cache-dir';
 import { ExitCode, VidkitError, errorMessage } from '../errors';
 import { browserFontconfig } from '../fonts/fontconfig';
+import { browserPreload } from './browser-preload';
 import { NAMESPACE_UID, SandboxProbe, browserEnvironment, namespaceCommand, runsAsRoot, sandboxConditions } from './browser-sandbox';
 import { withDeadline } from './deadline';
 import { killGroup, trackProcess, untrackProcess } from './leftovers';
@@ -163,7 +164,7 @@ export async function launchBrowser(
         ? { ignoreDefaultArgs: true, args: [...wrapper.args, profile.executablePath, ...puppeteer.defaultArgs({ headless: 'shell', args, userDataDir: options.userDataDir })] }
         : { args, userDataDir: options.userDataDir }),
       defaultViewport: null,
-      env: browserEnvironment({ FONTCONFIG_FILE: browserFontconfig() }),
+      env: browserEnvironment({ FONTCONFIG_FILE: browserFontconfig(), ...preloadVariable() }),
       timeout: LAUNCH_TIMEOUT_MS,
       protocolTimeout: PROTOCOL_TIMEOUT_MS,
       // vidkit's own handlers clean up and choose the exit code (docs/reference/command-line.md).
@@ -179,6 +180,11 @@ export async function launchBrowser(
   const proc = browser.process();
   if (proc) trackProcess(proc);
   return browser;
+}
+
+function preloadVariable(): { LD_PRELOAD?: string } {
+  const file = browserPreload();
+  return file === undefined ? {} : { LD_PRELOAD: file };
 }
 
 /** Lambda and some sandboxes have no writable /dev/shm; Chromium then keeps shared memory in /tmp. */

@@ -9,7 +9,7 @@ export { built };
 export const REPO_ROOT = path.resolve(__dirname, '..', '..');
 export const FIXTURES = path.join(__dirname, 'fixtures');
 /** The built CLI, checked to be built from the current sources. */
-const cli = (): string => built('cli', 'main.js');
+export const cli = (): string => built('cli', 'main.js');
 
 export interface CliRun {
   status: number;

@@ -12,6 +12,7 @@ mod frames;
 mod js;
 mod media;
 mod plan;
+mod preload;
 
 use napi_derive::napi;
 
