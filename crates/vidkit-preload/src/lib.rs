@@ -21,25 +21,21 @@
 use core::ffi::{c_int, c_long, c_void};
 use core::sync::atomic::{AtomicUsize, Ordering};
 
-#[cfg(target_arch = "x86_64")]
+#[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+compile_error!("vidkit-preload knows the system call numbers of x86_64 and aarch64 Linux only");
+
+/// The system calls made, by number (x86_64, else aarch64).
 mod nr {
-    pub const MMAP: core::ffi::c_long = 9;
-    pub const MPROTECT: core::ffi::c_long = 10;
-    pub const MUNMAP: core::ffi::c_long = 11;
-    pub const MREMAP: core::ffi::c_long = 25;
-    pub const MINCORE: core::ffi::c_long = 27;
+    use core::ffi::c_long;
+
+    const X86_64: bool = cfg!(target_arch = "x86_64");
+    pub const MMAP: c_long = if X86_64 { 9 } else { 222 };
+    pub const MPROTECT: c_long = if X86_64 { 10 } else { 226 };
+    pub const MUNMAP: c_long = if X86_64 { 11 } else { 215 };
+    pub const MREMAP: c_long = if X86_64 { 25 } else { 216 };
+    pub const MINCORE: c_long = if X86_64 { 27 } else { 232 };
     #[cfg(test)]
-    pub const MEMFD_CREATE: core::ffi::c_long = 319;
-}
-#[cfg(target_arch = "aarch64")]
-mod nr {
-    pub const MMAP: core::ffi::c_long = 222;
-    pub const MPROTECT: core::ffi::c_long = 226;
-    pub const MUNMAP: core::ffi::c_long = 215;
-    pub const MREMAP: core::ffi::c_long = 216;
-    pub const MINCORE: core::ffi::c_long = 232;
-    #[cfg(test)]
-    pub const MEMFD_CREATE: core::ffi::c_long = 279;
+    pub const MEMFD_CREATE: c_long = if X86_64 { 319 } else { 279 };
 }
 
 const PROT_NONE: c_int = 0;
