@@ -98,7 +98,8 @@ export class PageVideoFrames {
     const key = `${context}:${request.id}`;
     const answer: VideoAnswer = { id: request.id };
     if (request.src !== undefined) {
-      this.videos.get(key)?.frames?.close();
+      const previous = this.videos.get(key);
+      if (previous) closeVideo(previous);
       this.videos.delete(key);
       const opened = await this.open(request.src);
       const video = { src: request.src, ...opened };
@@ -171,8 +172,7 @@ export class PageVideoFrames {
   private forget(prefix: string): void {
     for (const [key, video] of this.videos) {
       if (!key.startsWith(prefix)) continue;
-      video.frames?.close();
-      if (video.picture !== undefined && !video.pictureHeld) fs.rmSync(video.picture, { force: true });
+      closeVideo(video);
       this.videos.delete(key);
     }
     if (this.videos.size === 0 && this.dir !== undefined) {
@@ -187,6 +187,15 @@ export class PageVideoFrames {
     this.closed = true;
     this.forget('');
   }
+}
+
+/**
+ * Ends a video's reader and removes its own picture file; one an answer is still handing to the
+ * page stays until the session's directory is removed.
+ */
+function closeVideo(video: OpenVideo): void {
+  video.frames?.close();
+  if (video.picture !== undefined && !video.pictureHeld) fs.rmSync(video.picture, { force: true });
 }
 
 /** What one answer handed to the page: files to remove, and videos whose own file it holds. */
