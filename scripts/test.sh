@@ -32,6 +32,7 @@ UNIT_TESTS=(
   render/formats.test.ts
   render/frame-scheduler.test.ts
   render/project-server.test.ts
+  render/redraw.test.ts
   render/remote-assets.test.ts
   render/resolution-presets.test.ts
   render/workers.test.ts

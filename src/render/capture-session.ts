@@ -9,13 +9,13 @@ import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from 
 import type { AssetRouter } from './asset-router';
 import { DeadlineError, withDeadline } from './deadline';
 import { PageDialog, answerDialogs } from './page-dialogs';
+import { drawUntilImage } from './redraw';
 import { EgressGate, openEgressGate } from './egress-gate';
 import { EgressPolicy } from './egress-policy';
 import type { PageTimeouts } from './render-context';
 import { callResult, runtimeCall } from './runtime-call';
 import { PageVideoFrames } from './video-frames/page-video-frames';
 
-const DRAW_ATTEMPTS = 3;
 /** Draws without a capture that a seeked video may take to present its new picture. */
 const PRESENT_ATTEMPTS = 10;
 
@@ -546,14 +546,9 @@ export class CaptureSession {
     return callResult(call, await this.client!.send('Runtime.evaluate', { expression: call.expression, returnByValue: true }));
   }
 
-  /** One begin-frame with a screenshot. */
-  private async drawFrame(frame: number): Promise<Buffer> {
-    // The compositor now and then answers a begin-frame without an image; asking again draws it.
-    for (let attempt = 0; attempt < DRAW_ATTEMPTS; attempt++) {
-      const result = await this.beginFrame(true);
-      if (result.screenshotData) return Buffer.from(result.screenshotData, 'base64');
-    }
-    throw new VidkitError(`the browser drew nothing for frame ${frame} after ${DRAW_ATTEMPTS} attempts`);
+  /** One begin-frame with a screenshot, asked again while it comes back without one (redraw.ts). */
+  private drawFrame(frame: number): Promise<Buffer> {
+    return drawUntilImage(frame, () => this.beginFrame(true));
   }
 
   /**
