@@ -75,7 +75,7 @@ clock('a worker done early takes over half of the range left: more segments, eve
   // repeats, never captured again. Each worker's page runs every frame's script, so that is kept
   // cheap. With a 1080p video render beside it on the two cores the still half's worker finished
   // with 46-91 of the other's 150 frames drawn (a split needs 30 left); with plain clock frames,
-  // 110-150, and three of six renders had no third segment.
+  // 71-150, and three of six renders had no third segment.
   const run = vidkit(['render', clockThenHold(), '--output', output, '--workers', '2', '--width', '1280', '--json']);
   assert.is(run.status, 0, run.stderr);
   const result = JSON.parse(run.stdout);
