@@ -5,7 +5,8 @@ import { VidkitError } from '../errors';
  * How long to wait before each new begin-frame when one came back without an image. The compositor
  * does that now and then; asking again at once is usually enough, but a renderer slowed by a busy
  * machine needs longer: a render beside a heavy test got no image for its first frame in three
- * immediate tries. 1.55 s in all, well within a frame's deadline.
+ * immediate tries. 1.55 s in all, well within the default frame timeout (30 s, --frame-timeout),
+ * which still bounds the whole draw.
  */
 export const REDRAW_DELAYS_MS = [0, 50, 100, 200, 400, 800];
 
