@@ -66,15 +66,34 @@ pub(crate) fn applies(source: &frame::Video, width: u32, height: u32) -> bool {
 
 /// Converts `source` into `target`, a yuv420p picture of the same (even) size.
 pub(crate) fn convert(source: &frame::Video, target: &mut frame::Video) {
-    let (width, height) = (source.width() as usize, source.height() as usize);
+    let (width, height) = (source.width(), source.height());
     assert!(
         width % 2 == 0 && height % 2 == 0,
         "4:2:0 needs an even size, got {width}x{height}"
     );
     assert_eq!(
         (target.format(), target.width(), target.height()),
-        (Pixel::YUV420P, source.width(), source.height())
+        (Pixel::YUV420P, width, height)
     );
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") {
+        // SAFETY: this CPU has AVX2, checked just above.
+        return unsafe { convert_avx2(source, target) };
+    }
+    convert_rows(source, target);
+}
+
+/// The same code compiled for AVX2, 32 bytes a step where the build's baseline (SSE2) takes 16:
+/// the conversion runs once a captured frame, on the CPU the browsers and the encoder share.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2")]
+unsafe fn convert_avx2(source: &frame::Video, target: &mut frame::Video) {
+    convert_rows(source, target);
+}
+
+#[inline(always)]
+fn convert_rows(source: &frame::Video, target: &mut frame::Video) {
+    let width = source.width() as usize;
     let rows = |plane: usize| {
         let stride = source.stride(plane);
         let width = source.plane_width(plane) as usize;
@@ -100,6 +119,7 @@ pub(crate) fn convert(source: &frame::Video, target: &mut frame::Video) {
     }
 }
 
+#[inline(always)]
 fn luma_row(y: &[u8], cb: &[u8], cr: &[u8], output: &mut [u8]) {
     let pairs = output.chunks_exact_mut(2).zip(y.chunks_exact(2));
     for ((output, y), (&cb, &cr)) in pairs.zip(cb.iter().zip(cr)) {
@@ -109,6 +129,7 @@ fn luma_row(y: &[u8], cb: &[u8], cr: &[u8], output: &mut [u8]) {
     }
 }
 
+#[inline(always)]
 fn chroma_row(cb: &[u8], cr: &[u8], [from_cb, from_cr]: [i16; 2], output: &mut [u8]) {
     for (output, (&cb, &cr)) in output.iter_mut().zip(cb.iter().zip(cr)) {
         let value = product(from_cb, centred(cb)) + product(from_cr, centred(cr)) + (128 << SHIFT) + HALF;
@@ -116,16 +137,19 @@ fn chroma_row(cb: &[u8], cr: &[u8], [from_cb, from_cr]: [i16; 2], output: &mut [
     }
 }
 
+#[inline(always)]
 fn centred(chroma: u8) -> i16 {
     i16::from(chroma) - 128
 }
 
+#[inline(always)]
 fn product(coefficient: i16, sample: i16) -> i32 {
     i32::from(coefficient) * i32::from(sample)
 }
 
 /// Drops the fraction (the caller added a half, so this rounds) and clamps to `min..=max`.
 /// Saturating to a byte first lets the clamp work on bytes, 16 at a time.
+#[inline(always)]
 fn descale(value: i32, min: u8, max: u8) -> u8 {
     ((value >> SHIFT).clamp(0, 255) as u8).clamp(min, max)
 }
@@ -269,6 +293,17 @@ mod tests {
         // Rounding to a byte accounts for 0.5 (so at most 1 from the rounded reference); the
         // fixed-point coefficients may add a hundredth.
         assert!(worst.iter().all(|&e| e <= 0.51), "worst error per plane {worst:?}");
+    }
+
+    #[test]
+    fn the_build_for_this_cpu_gives_the_same_bytes_as_the_baseline_build() {
+        let (width, height) = (1922_u32, 70_u32);
+        let source = picture(Pixel::YUVJ420P, width, height, |plane, column, row| {
+            ((column * 7 + row * 13 + plane * 101) % 256) as u8
+        });
+        let mut baseline = frame::Video::new(Pixel::YUV420P, width, height);
+        convert_rows(&source, &mut baseline);
+        assert_eq!(fast_path(&source), planes(&baseline));
     }
 
     #[test]
