@@ -320,18 +320,17 @@ function paintPicture(s: DecodedVideo, bytes: Uint8Array): Promise<void> | void 
     return;
   }
   const size = info.codedWidth * info.codedHeight * 4;
-  if (s.opaque && (s.bgra === undefined || (s.bgra !== null && s.bgra.pixels.byteLength !== size))) s.bgra = bgraPixels(size);
+  // A page that cannot compile WebAssembly gets null each time, at once (bgra-pixels.ts).
+  if (s.opaque && s.bgra?.pixels.byteLength !== size) s.bgra = bgraPixels(size);
   const bgra = s.opaque ? s.bgra : null;
-  if (bgra) {
-    return picture.copyTo(bgra.pixels, { format: 'BGRA', colorSpace: 'srgb' }).then(
-      function () { picture.close(); bgra.toRgba(); put(bgra.pixels); },
-      function (err) { picture.close(); throw err; },
-    );
-  }
-  if (!s.rgba || s.rgba.byteLength !== size) s.rgba = new Uint8ClampedArray(size);
-  const rgba = s.rgba;
-  return picture.copyTo(rgba, { format: 'RGBA', colorSpace: 'srgb' }).then(
-    function () { picture.close(); put(rgba); },
+  if (!bgra && s.rgba?.byteLength !== size) s.rgba = new Uint8ClampedArray(size);
+  const pixels = bgra ? bgra.pixels : (s.rgba as Uint8ClampedArray<ArrayBuffer>);
+  return picture.copyTo(pixels, { format: bgra ? 'BGRA' : 'RGBA', colorSpace: 'srgb' }).then(
+    function () {
+      picture.close();
+      if (bgra) bgra.toRgba();
+      put(pixels);
+    },
     function (err) { picture.close(); throw err; },
   );
 }
