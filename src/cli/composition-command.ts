@@ -15,7 +15,7 @@ import { VidkitCommand } from './base-command';
 const CAPTURE_MODES = ['auto', 'beginframe', 'screenshot'];
 
 /** What {@link CompositionCommand.pageSettings} parses: everything about drawing the page but the encoder. */
-export type PageSettings = Omit<RenderSettings, 'crf' | 'preset' | 'x264Params' | 'frameFormat'> & AssetPolicy;
+export type PageSettings = Omit<RenderSettings, 'crf' | 'preset' | 'x264Params' | 'x264ParamsWithVideo' | 'frameFormat'> & AssetPolicy;
 
 /**
  * The options of every command that draws a composition on this machine (`render`, `still`):

@@ -249,7 +249,7 @@ export const RENDER_OPTIONS = {
     api: 'capture',
     value: '<auto|beginframe|screenshot>',
     default: 'auto',
-    description: 'auto (a probe; screenshot for a page with <video>), beginframe (headless shell) or screenshot',
+    description: 'auto (a probe: beginframe where the browser has it, else screenshot), beginframe (headless shell) or screenshot',
     doc: 'docs/explanation/how-a-render-runs.md',
     appliesTo: LOCAL,
     docker: true,

@@ -555,9 +555,10 @@ export class CaptureSession {
    * A seeked video hands its new picture to the compositor asynchronously, after `seeked`. Draw
    * without capturing until every seeked video reports it presented (requestVideoFrameCallback);
    * the capture is the draw after. This narrows a race without closing it: begin-frame captures
-   * still showed a video one seek late now and then, which is why `auto` capture of a page with a
-   * `<video>` takes screenshots (local-render.ts). Bounded: a video that is not drawn at all
-   * (display: none) never presents.
+   * still showed a video one seek late now and then, which is why a render's videos take their
+   * pictures from the native decoder (video-frames/page-video-frames.ts); this wait is for a video
+   * the browser still seeks itself. Bounded: a video that is not drawn at all (display: none)
+   * never presents.
    */
   private async presentVideos(): Promise<void> {
     for (let attempt = 0; attempt < PRESENT_ATTEMPTS; attempt++) {

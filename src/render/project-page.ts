@@ -1,5 +1,6 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { parse } from 'node-html-parser';
 import { ProjectReader, mountSubCompositions } from '../composition/sub-compositions';
 import { projectFile } from './project-files';
 
@@ -10,6 +11,14 @@ import { projectFile } from './project-files';
 export function projectPage(projectDir: string, file: string): string {
   const page = path.relative(projectDir, file).split(path.sep).join('/');
   return mountSubCompositions(fs.readFileSync(file, 'utf8'), page, projectReader(projectDir));
+}
+
+/**
+ * Whether the mounted page has a `<video>` element in its markup (one a script adds later is not
+ * seen): the encoder is tuned for camera footage on such pages (quality.ts).
+ */
+export function hasVideoElement(page: string): boolean {
+  return parse(page).querySelector('video') !== null;
 }
 
 /** Reads a project file by its path from the project root, as {@link projectFile} allows. */

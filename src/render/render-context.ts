@@ -11,7 +11,7 @@ import type { EncodeSettings } from './chunk-renderer';
 import { OutputFormat, capturesPng, hasAlpha } from './formats';
 import { Rational, fpsToRational } from './fps';
 import { OutputSize, resolveOutputSize } from './output-size';
-import { projectPage } from './project-page';
+import { hasVideoElement, projectPage } from './project-page';
 import { resolutionSize } from './resolution-presets';
 import { DEFAULT_TIMEOUTS } from '../options/constants';
 
@@ -48,6 +48,8 @@ export interface RenderSettings extends Determinism {
   preset: string;
   /** Extra x264 options after the preset (mp4 only). */
   x264Params?: string;
+  /** Instead of `x264Params` when the page has a `<video>` (mp4 only). */
+  x264ParamsWithVideo?: string;
   /** Frames as the browser hands them over; alpha formats always take PNG. */
   frameFormat: FrameFormat;
   capture: CaptureMode | 'auto';
@@ -105,7 +107,7 @@ export interface RenderContext {
 export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGpu'>): PlannedRender {
   const composition = loadComposition(opts.projectDir, opts.composition);
   // Mounted here too, so that a missing or looping data-composition-src fails before a browser starts.
-  projectPage(composition.projectDir, composition.entryFile);
+  const page = projectPage(composition.projectDir, composition.entryFile);
   const variables = resolveVariables(composition, opts.overrides, opts.strictVariables);
   const fps = opts.fps ?? composition.fps;
   const totalFrames =
@@ -132,7 +134,7 @@ export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGp
       fps: rational,
       crf: opts.crf,
       preset: opts.preset,
-      x264Params: opts.x264Params,
+      x264Params: opts.x264ParamsWithVideo !== undefined && hasVideoElement(page) ? opts.x264ParamsWithVideo : opts.x264Params,
       frameFormat,
     },
     boot: { ...runtimeBoot(variables.values, opts.overrides, fps, opts), transparent },

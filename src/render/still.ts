@@ -12,7 +12,7 @@ import { AssetPolicy, serveComposition } from './served-composition';
 /** JPEG quality of a `.jpg` still, as `--quality standard` captures video frames. */
 const JPEG_QUALITY = 90;
 
-export interface StillOptions extends Omit<RenderSettings, 'crf' | 'preset' | 'x264Params' | 'frameFormat'>, AssetPolicy {
+export interface StillOptions extends Omit<RenderSettings, 'crf' | 'preset' | 'x264Params' | 'x264ParamsWithVideo' | 'frameFormat'>, AssetPolicy {
   /** A .png (with the page's transparency) or .jpg/.jpeg file. */
   output: string;
   /** The frame to draw, from 0; or `timeSeconds`. Default frame 0. */

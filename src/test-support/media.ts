@@ -26,6 +26,14 @@ export function ffprobe(file: string): { streams: FfprobeStream[]; format: { dur
   return JSON.parse(out);
 }
 
+/** The picture types (I, P, B) of the file's video frames in display order, as one string. */
+export function pictureTypes(file: string): string {
+  const out = execFileSync('ffprobe', ['-v', 'error', '-select_streams', 'v:0', '-show_entries', 'frame=pict_type', '-of', 'csv=p=0', file], {
+    encoding: 'utf8',
+  });
+  return out.replace(/[^IPB]/g, '');
+}
+
 /** Every frame of the file's video as 8-bit luma planes, width×height bytes each. */
 export function decodeGray(file: string, width: number, height: number): Buffer[] {
   const raw = execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-f', 'rawvideo', '-pix_fmt', 'gray', '-'], {

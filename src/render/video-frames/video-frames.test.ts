@@ -9,7 +9,7 @@ import { EgressPolicy } from '../egress-policy';
 import { QUALITY_SETTINGS } from '../quality';
 import { createRenderContext } from '../render-context';
 import { serveComposition } from '../served-composition';
-import { decodeGray, decodeImageRgb, decodeRgbFrame, psnr, readCode, rgbAt, videoClockProblems, writeCodeVideo, writeVideoClockProject } from '../../test-support/media';
+import { decodeGray, decodeImageRgb, decodeRgbFrame, pictureTypes, psnr, readCode, rgbAt, videoClockProblems, writeCodeVideo, writeVideoClockProject } from '../../test-support/media';
 
 // <video> pictures from the native decoder (docs/reference/formats.md, "Media on the timeline"): decoded frames of
 // every output frame checked against the source frame HyperFrames' timing gives.
@@ -44,6 +44,22 @@ for (const workers of ['1', '3']) {
     assert.equal(frames.flatMap((f, i) => videoClockProblems(f, i)), []);
   });
 }
+
+exact('a page with a <video> is encoded with one B-frame between references; a page without keeps x264 choosing up to three', () => {
+  const box = project('moving-box', {
+    'index.html': page('320x200', 2, '<div id="b"></div>', '#b{position:absolute;top:60px;width:80px;height:80px;background:linear-gradient(90deg,#f80,#08f);animation:m 2s linear forwards}@keyframes m{from{left:0}to{left:240px}}'),
+  });
+  const [video, graphics] = [CLOCK, box].map((dir, i) => {
+    const output = path.join(work, `b-frames-${i}.mp4`);
+    const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
+    assert.is(run.status, 0, run.stderr);
+    return pictureTypes(output);
+  });
+  assert.is(video.length, 60);
+  assert.match(video, /^I(BP)+P?$/);
+  assert.is(graphics.length, 60);
+  assert.match(graphics, /BBB/);
+});
 
 exact('a page whose Content-Security-Policy forbids WebAssembly shows the same pictures, converted without it', () => {
   const dir = path.join(work, 'video-clock-csp');
