@@ -45,22 +45,6 @@ for (const workers of ['1', '3']) {
   });
 }
 
-exact('a page with a <video> is encoded with one B-frame between references; a page without keeps x264 choosing up to three', () => {
-  const box = project('moving-box', {
-    'index.html': page('320x200', 2, '<div id="b"></div>', '#b{position:absolute;top:60px;width:80px;height:80px;background:linear-gradient(90deg,#f80,#08f);animation:m 2s linear forwards}@keyframes m{from{left:0}to{left:240px}}'),
-  });
-  const [video, graphics] = [CLOCK, box].map((dir, i) => {
-    const output = path.join(work, `b-frames-${i}.mp4`);
-    const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
-    assert.is(run.status, 0, run.stderr);
-    return pictureTypes(output);
-  });
-  assert.is(video.length, 60);
-  assert.match(video, /^I(BP)+P?$/);
-  assert.is(graphics.length, 60);
-  assert.match(graphics, /BBB/);
-});
-
 exact('a page whose Content-Security-Policy forbids WebAssembly shows the same pictures, converted without it', () => {
   const dir = path.join(work, 'video-clock-csp');
   writeVideoClockProject(dir);
@@ -282,9 +266,28 @@ failures('a video libav cannot decode fails the render before frame 0, naming th
   assert.equal(errorLines(missing.stderr), ['vidkit: error: media gone.mp4 cannot be played: the project has no such file']);
 });
 
-failures.after(() => fs.rmSync(work, { recursive: true, force: true }));
+const encoding = suite('video pages: how they are encoded');
+
+encoding('a page with a <video> is encoded with one B-frame between references; a page without keeps x264 choosing up to three', () => {
+  const box = project('moving-box', {
+    'index.html': page('320x200', 2, '<div id="b"></div>', '#b{position:absolute;top:60px;width:80px;height:80px;background:linear-gradient(90deg,#f80,#08f);animation:m 2s linear forwards}@keyframes m{from{left:0}to{left:240px}}'),
+  });
+  const [video, graphics] = [CLOCK, box].map((dir, i) => {
+    const output = path.join(work, `b-frames-${i}.mp4`);
+    const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
+    assert.is(run.status, 0, run.stderr);
+    return pictureTypes(output);
+  });
+  assert.is(video.length, 60);
+  assert.match(video, /^I(BP)+P?$/);
+  assert.is(graphics.length, 60);
+  assert.match(graphics, /BBB/);
+});
+
+encoding.after(() => fs.rmSync(work, { recursive: true, force: true }));
 
 exact.run();
 scripts.run();
 looks.run();
 failures.run();
+encoding.run();
