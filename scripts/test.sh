@@ -36,6 +36,7 @@ UNIT_TESTS=(
   render/remote-assets.test.ts
   render/resolution-presets.test.ts
   render/workers.test.ts
+  runtime/wasm-modules.test.ts
   sdk/batch-file.test.ts
   sdk/batch-manifest.test.ts
   template-server/render-limits.test.ts

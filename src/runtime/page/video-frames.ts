@@ -5,10 +5,11 @@
 // asks it for each video's picture at each frame. The renderer decodes the source with libav,
 // writes the picture raw to a file (its 8-bit YUV planes as decoded, else RGBA) and hands the
 // file to a hidden <input type=file> of the element (DOM.setFileInputFiles: a local file read,
-// measured ~4x cheaper than the same bytes through fetch). The planes are wrapped in a WebCodecs
-// VideoFrame of the source's matrix and range, so Chromium converts them with the code that
-// converts its own video (measured bit-exact against the browser's picture of the same frame),
-// and put on a canvas (paintPicture); RGBA is put as it is. Both happen before the frame's
+// measured ~4x cheaper than the same bytes through fetch). The planes are converted to RGBA with
+// the arithmetic of the code that converts Chromium's own video (measured bit-exact against the
+// browser's picture of the same frame): in WebAssembly (yuv-pixels.ts) when the picture is opaque,
+// else by a WebCodecs VideoFrame of the source's matrix and range; the result is put on a canvas
+// (paintPicture), as RGBA pictures are. Both happen before the frame's
 // animation callbacks run, so the picture is in the page before the begin-frame that captures it.
 //   The canvas is the element's picture everywhere: it is drawn over the video's content box (a
 //   positioned sibling holding it in a closed shadow root, anchored to the video and given the
@@ -27,10 +28,10 @@
 // Videos of other URLs (blob:, data:, a MediaSource, srcObject) play in the browser as before
 // (media.ts), and so does every video in <vidkit-player>, which has no such binding.
 import type { VideoAnswer, VideoInfo, VideoReply, VideoRequest } from '../protocol';
-import { type BgraPixels, bgraPixels } from './bgra-pixels';
 import { media, mediaPlacement, registerMedia } from './media';
 import { fps, state, videoChannel } from './state';
 import { forgetTiming, timing } from './timing';
+import { type YuvPixels, yuvPixels } from './yuv-pixels';
 
 /** What the runtime keeps of a video whose pictures the renderer decodes. */
 export interface DecodedVideo {
@@ -57,10 +58,10 @@ export interface DecodedVideo {
   presented: number;
   callbacks: Array<{ id: number; callback: VideoFrameRequestCallback }>;
   buffer?: ArrayBuffer;
-  /** The picture converted to RGBA, reused from one picture to the next. */
+  /** The picture converted to RGBA by copyTo, reused from one picture to the next. */
   rgba?: Uint8ClampedArray<ArrayBuffer>;
-  /** The same for an opaque picture, converted through BGRA (bgra-pixels.ts); null where that cannot be. */
-  bgra?: BgraPixels | null;
+  /** The converter of the source's opaque pictures (yuv-pixels.ts), made with the first; null where there is none. */
+  yuv?: YuvPixels | null;
 }
 export const decodedVideos = new Map<HTMLVideoElement, DecodedVideo>();
 let nextVideoId = 1;
@@ -173,6 +174,7 @@ export function openVideos(states: DecodedVideo[]): Promise<unknown> | null {
       // A source that is missing (--allow-missing-media) or has no video shows nothing.
       if (!item.info) return;
       s.info = item.info;
+      s.yuv = undefined;
       // Transparent until its first picture, as a video that has loaded nothing.
       if (!s.canvas || s.opaque) useCanvas(s, false);
       const canvas = s.canvas as HTMLCanvasElement;
@@ -294,11 +296,11 @@ function readPicture(s: DecodedVideo): Promise<Uint8Array> {
   }
   return Promise.resolve(next());
 }
-// A planar picture is converted by WebCodecs' copyTo (the same libyuv conversion as drawing it,
-// checked bit-exact for I420/I422/I444/I420A in 709, 601 and full range) into the video's own RGBA
-// buffer, an opaque one through BGRA (bgra-pixels.ts), and put on its canvas. Drawing a
-// VideoFrame instead keeps each converted picture in the renderer's image cache: 520 MB of shared
-// memory per 1080x1920 video within 100 frames.
+// An opaque planar picture is converted to RGBA in WebAssembly (yuv-pixels.ts), any other planar
+// one by WebCodecs' copyTo (the same conversion as drawing it, checked bit-exact for
+// I420/I422/I444/I420A in 709, 601 and full range) into the video's own RGBA buffer, and put on
+// its canvas. Drawing a VideoFrame instead keeps each converted picture in the renderer's image
+// cache: 520 MB of shared memory per 1080x1920 video within 100 frames.
 function paintPicture(s: DecodedVideo, bytes: Uint8Array): Promise<void> | void {
   const info = s.info as VideoInfo;
   // The first picture of a source without alpha (I420, I444P10, ...; not I420A or RGBA) makes the canvas opaque.
@@ -309,26 +311,26 @@ function paintPicture(s: DecodedVideo, bytes: Uint8Array): Promise<void> | void 
     context.putImageData(new ImageData(rgba, info.codedWidth, info.codedHeight), 0, 0);
   };
   if (info.format === 'RGBA') return put(new Uint8ClampedArray(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength));
+  const natural = info.codedWidth === canvas.width && info.codedHeight === canvas.height;
+  // A page that cannot compile WebAssembly gets null, once per source.
+  if (natural && s.opaque && s.yuv === undefined) s.yuv = yuvPixels(info);
+  if (natural && s.opaque && s.yuv) return put(s.yuv.convert(bytes));
   const picture = new RealVideoFrame(bytes as Uint8Array<ArrayBuffer>, {
     format: info.format as VideoPixelFormat, codedWidth: info.codedWidth, codedHeight: info.codedHeight, timestamp: Math.round((s.time as number) * 1e6),
     colorSpace: { matrix: info.matrix as VideoMatrixCoefficients, fullRange: info.fullRange },
   });
-  if (info.codedWidth !== canvas.width || info.codedHeight !== canvas.height) {
+  if (!natural) {
     // Drawn at the natural size: a sample aspect ratio stretches it as the browser would.
     realDrawImage.call(context, picture, 0, 0, canvas.width, canvas.height);
     picture.close();
     return;
   }
   const size = info.codedWidth * info.codedHeight * 4;
-  // A page that cannot compile WebAssembly gets null each time, at once (bgra-pixels.ts).
-  if (s.opaque && s.bgra?.pixels.byteLength !== size) s.bgra = bgraPixels(size);
-  const bgra = s.opaque ? s.bgra : null;
-  if (!bgra && s.rgba?.byteLength !== size) s.rgba = new Uint8ClampedArray(size);
-  const pixels = bgra ? bgra.pixels : (s.rgba as Uint8ClampedArray<ArrayBuffer>);
-  return picture.copyTo(pixels, { format: bgra ? 'BGRA' : 'RGBA', colorSpace: 'srgb' }).then(
+  if (s.rgba?.byteLength !== size) s.rgba = new Uint8ClampedArray(size);
+  const pixels = s.rgba;
+  return picture.copyTo(pixels, { format: 'RGBA', colorSpace: 'srgb' }).then(
     function () {
       picture.close();
-      if (bgra) bgra.toRgba();
       put(pixels);
     },
     function (err) { picture.close(); throw err; },
