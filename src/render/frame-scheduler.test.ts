@@ -15,6 +15,23 @@ test('planned ranges come out in frame order, then nothing', () => {
   assert.is(s.takePlanned(), undefined);
 });
 
+test('a planned range taken while the part before is under way shares what the two have left evenly', () => {
+  const s = new FrameScheduler(planned, 15);
+  const a = s.takePlanned()!;
+  a.next = 20; // drawn while the second worker's page loaded
+  const b = s.takePlanned()!;
+  assert.equal([span(a), span(b)], [
+    [0, 110],
+    [110, 200],
+  ]);
+  assert.is(b.next, 110);
+  // A part already done keeps its end.
+  const done = new FrameScheduler(planned, 15);
+  const c = done.takePlanned()!;
+  c.next = 100;
+  assert.equal(span(done.takePlanned()), [100, 200]);
+});
+
 test('steal takes the second half of the largest remainder and shortens its owner', () => {
   const s = new FrameScheduler(planned, 15);
   const a = s.takePlanned()!;

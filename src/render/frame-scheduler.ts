@@ -29,10 +29,19 @@ export class FrameScheduler {
     this.unstarted = [...planned].sort((a, b) => a.startFrame - b.startFrame);
   }
 
-  /** The next planned range, in frame order, or undefined once every planned range is out. */
+  /**
+   * The next planned range, in frame order, or undefined once every planned range is out. A worker
+   * takes it once its page is ready, while the worker of the part before may have drawn for a
+   * while (a later browser starts once the first has drawn, about a second on a video page): the
+   * boundary between the two moves so that both have as many frames left, and they finish together.
+   */
   takePlanned(): FramePart | undefined {
     const range = this.unstarted.shift();
-    return range && this.add(range.startFrame, range.endFrame);
+    if (!range) return undefined;
+    const before = this.parts.find((part) => part.endFrame === range.startFrame && part.next < part.endFrame);
+    if (!before) return this.add(range.startFrame, range.endFrame);
+    before.endFrame = before.next + Math.ceil((range.endFrame - before.next) / 2);
+    return this.add(before.endFrame, range.endFrame);
   }
 
   /** The second half of the largest remainder, if one is worth splitting. */

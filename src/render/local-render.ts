@@ -5,7 +5,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import { ExitCode, VidkitError, errorMessage } from '../errors';
 import { loadNative } from '../native';
 import type { CaptureMode } from './browser';
-import { CaptureSession, MediaElementTiming } from './capture-session';
+import { BrowserFailure, CaptureSession, MediaElementTiming } from './capture-session';
 import { ChunkRange, SessionSlot, discardingSink, renderChunk } from './chunk-renderer';
 import { OutputFormat, assertOutputExtension, formatExtension, isDirectoryFormat } from './formats';
 import { trackPath, untrackPath } from './leftovers';
@@ -151,14 +151,20 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     let drawing = 0;
     let active = 0;
     let peakWorkers = 0;
-    // One worker: renders its part, then takes half of the largest part left, until none is.
-    const work = async (first: FramePart, slot = new SessionSlot(openSession)) => {
+    // One worker: renders the part `take` gives it, then takes half of the largest part left, until
+    // none is. It takes its first part once its page is ready, with the frames the others have
+    // drawn meanwhile counted (FrameScheduler.takePlanned); a browser that fails to start is the
+    // chunk renderer's to relaunch.
+    const work = async (take: () => FramePart | undefined, slot = new SessionSlot(openSession)) => {
       slots.add(slot);
       let drew = false;
       active += 1;
       peakWorkers = Math.max(peakWorkers, active);
       try {
-        for (let part: FramePart | undefined = first; part; part = scheduler.steal()) {
+        await slot.current().catch((err) => {
+          if (!(err instanceof BrowserFailure)) throw err;
+        });
+        for (let part = take(); part; part = scheduler.steal()) {
           throwIfAborted(opts.signal);
           const sink = writer ? writer.sink(part) : discardingSink();
           const current = part;
@@ -190,18 +196,18 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       }
     };
     const pool: Array<Promise<void>> = [];
-    const launch = (part: FramePart, slot?: SessionSlot) => {
-      const running = work(part, slot);
+    const launch = (take: () => FramePart | undefined, slot?: SessionSlot) => {
+      const running = work(take, slot);
       // Handled here as well as where the pool is awaited: a worker may fail after another has.
       running.catch(() => undefined);
       pool.push(running);
     };
     // The other workers start their browsers once the first has drawn: started together they
     // share the cores and every one reaches its first frame late.
-    const first = scheduler.takePlanned()!;
-    launch(first, firstSlot);
+    const takePlanned = () => scheduler.takePlanned();
+    launch(takePlanned, firstSlot);
     await waitFor(() => drawing > 0 || failed);
-    for (let part = scheduler.takePlanned(); part && !failed; part = scheduler.takePlanned()) launch(part);
+    for (let i = 1; i < chunks.length && !failed; i++) launch(takePlanned);
     // `auto` adds workers, one at a time, while the cores sit idle with every worker drawing.
     const grow = async () => {
       while (pool.length < plan.max) {
@@ -209,7 +215,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
         const idle = measureIdle();
         await delay(ADD_SAMPLE_MS, undefined, { ref: false });
         if (failed || finished || opts.signal?.aborted || !shouldAddWorker(idle()) || !scheduler.canSplit()) return;
-        launch(scheduler.steal()!);
+        launch(() => scheduler.steal());
       }
     };
     if (opts.workers === 'auto') void grow();
