@@ -312,14 +312,15 @@ export const CODE_STRIP = { width: 320, height: 20 };
 
 /**
  * A code video (see {@link CODE_STRIP}) of `seconds` at ffmpeg rate `rate` (e.g. '30000/1001'), a
- * keyframe every second: VP9 for a .webm file, H.264 otherwise.
+ * keyframe every second: VP9 for a .webm file, H.264 otherwise. A larger `size` keeps the strip
+ * at its top left, on black.
  */
-export function writeCodeVideo(file: string, rate: string, seconds: number): void {
+export function writeCodeVideo(file: string, rate: string, seconds: number, size = '320x20'): void {
   const blocks = Array.from({ length: 8 }, (_, b) => `drawbox=x=${b * 40}:y=0:w=40:h=20:color=white:t=fill:enable='eq(mod(trunc(n/${1 << b}),2),1)'`).join(',');
   const codec = file.endsWith('.webm')
     ? ['-c:v', 'libvpx-vp9', '-deadline', 'realtime', '-cpu-used', '8', '-crf', '30', '-b:v', '0']
     : ['-c:v', 'libx264', '-preset', 'ultrafast'];
-  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=black:s=320x20:r=${rate}:d=${seconds}`, '-vf', `format=yuv420p,${blocks}`, ...codec, '-g', String(Math.round(rate.split('/').map(Number).reduce((a, b) => a / b))), file]);
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', `color=c=black:s=${size}:r=${rate}:d=${seconds}`, '-vf', `format=yuv420p,${blocks}`, ...codec, '-g', String(Math.round(rate.split('/').map(Number).reduce((a, b) => a / b))), file]);
 }
 
 /** The code a 320-wide luma frame shows in the strip from row `top`; 0 where nothing shows. */

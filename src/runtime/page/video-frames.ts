@@ -252,10 +252,15 @@ export function videoPictures(): Promise<unknown> | null {
   });
   if (asked.length === 0) return null;
   return askRenderer(asked, function (items) {
+    // One picture file read at a time: with eight or more read at once, Chromium left one read
+    // unanswered now and then, and the frame waited until its timeout.
+    let reads: Promise<unknown> = Promise.resolve();
     return Promise.all(items.map(function (item) {
       const s = stateById(item.id);
       if (!s || !item.written) return null;
-      return readPicture(s).then(function (bytes) {
+      const read = reads.then(function () { return readPicture(s); });
+      reads = read;
+      return read.then(function (bytes) {
         return paintPicture(s, bytes);
       }).then(function () {
         s.painted = true;
