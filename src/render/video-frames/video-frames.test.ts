@@ -84,12 +84,10 @@ exact('vidkit still and a warm pool (--batch) show the same source frames', () =
 exact('ten 1080p videos on one page each show their frame at every output frame', () => {
   // Ten 3 MB pictures a frame: read all at once, Chromium left one read unanswered now and then
   // on a busy machine, and frame 0 waited for its timeout.
-  const dir = path.join(work, 'ten-videos');
-  fs.mkdirSync(dir, { recursive: true });
-  writeCodeVideo(path.join(dir, 'code.mp4'), '30', 1, '1920x1080');
   // Each video shows its top-left 320x20, where the frame number is, in a row of its own.
   const videos = Array.from({ length: 10 }, (_, i) => `<video src="code.mp4" muted style="position:absolute;left:0;top:${i * 20}px;width:320px;height:20px;object-fit:none;object-position:0 0"></video>`);
-  fs.writeFileSync(path.join(dir, 'index.html'), page('320x200', 1, videos.join('')));
+  const dir = project('ten-videos', { 'index.html': page('320x200', 1, videos.join('')) });
+  writeCodeVideo(path.join(dir, 'code.mp4'), '30', 1, '1920x1080');
   const output = path.join(work, 'ten-videos.mp4');
   const run = vidkit(['render', dir, '--output', output, '--workers', '1', '--frame-timeout', '20']);
   assert.is(run.status, 0, run.stderr);

@@ -317,9 +317,11 @@ function paintPicture(s: DecodedVideo, bytes: Uint8Array): Promise<void> | void 
   };
   if (info.format === 'RGBA') return put(new Uint8ClampedArray(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength));
   const natural = info.codedWidth === canvas.width && info.codedHeight === canvas.height;
-  // A page that cannot compile WebAssembly gets null, once per source.
-  if (natural && s.opaque && s.yuv === undefined) s.yuv = yuvPixels(info);
-  if (natural && s.opaque && s.yuv) return put(s.yuv.convert(bytes));
+  if (natural && s.opaque) {
+    // A page that cannot compile WebAssembly gets null, once per source.
+    if (s.yuv === undefined) s.yuv = yuvPixels(info);
+    if (s.yuv) return put(s.yuv.convert(bytes));
+  }
   const picture = new RealVideoFrame(bytes as Uint8Array<ArrayBuffer>, {
     format: info.format as VideoPixelFormat, codedWidth: info.codedWidth, codedHeight: info.codedHeight, timestamp: Math.round((s.time as number) * 1e6),
     colorSpace: { matrix: info.matrix as VideoMatrixCoefficients, fullRange: info.fullRange },
