@@ -47,6 +47,50 @@ clock('a paused GSAP timeline and an animation started by setTimeout follow the 
   }
 });
 
+clock('a transition and a tween a timeline sets off between frames are where they would be at a later worker\'s first frame', () => {
+  const project = tempDir('vidkit-stepped-');
+  fs.copyFileSync(path.join(REPO_ROOT, 'node_modules', 'gsap', 'dist', 'gsap.min.js'), path.join(project, 'gsap.min.js'));
+  // #c: a CSS transition (0.8 s, linear) the timeline sets off at 0.5 s. #k: a tween on GSAP's own
+  // clock that a callback of the timeline starts at 0.4 s. The second and third workers start at
+  // frames 20 and 40, after both began: they must not start them again there.
+  fs.writeFileSync(
+    path.join(project, 'index.html'),
+    `<!doctype html><html><head><style>
+      html,body{margin:0;background:#000} #root{position:relative;width:640px;height:360px;overflow:hidden}
+      .bar{position:absolute;left:0;width:160px;height:100px;background:#fff}
+      #c{top:40px;transition:transform 0.8s linear} #k{top:200px}
+    </style><script src="gsap.min.js"></script></head><body>
+    <div id="root" data-composition-id="stepped" data-width="640" data-height="360" data-duration="2">
+      <div class="bar" id="c"></div><div class="bar" id="k"></div>
+    </div>
+    <script>
+      var tl = gsap.timeline({ paused: true });
+      tl.set('#c', { x: 320 }, 0.5);
+      tl.call(function () { gsap.to('#k', { x: 300, duration: 1, ease: 'none' }); }, null, 0.4);
+      tl.to({}, { duration: 2 }, 0);
+      window.__timelines['stepped'] = tl;
+    </script></body></html>`,
+  );
+  const edges = (workers: number) => {
+    const output = path.join(project, `out-${workers}.mp4`);
+    const run = vidkit(['render', project, '--output', output, '--workers', String(workers)]);
+    assert.is(run.status, 0, run.stderr);
+    const frames = decodeGray(output, 640, 360);
+    assert.is(frames.length, 60);
+    return frames.map((frame) => [leftEdge(frame, 90), leftEdge(frame, 250)]);
+  };
+  const one = edges(1);
+  const three = edges(3);
+  for (const i of [14, 15, 19, 20, 21, 27, 39, 40, 41, 59]) {
+    const transition = Math.round(320 * Math.min(1, Math.max(0, (i - 15) / 24)));
+    const tween = Math.round(300 * Math.min(1, Math.max(0, (i - 12) / 30)));
+    for (const [name, got] of [['1 worker', one[i]], ['3 workers', three[i]]] as const) {
+      assert.ok(Math.abs(got[0] - transition) <= 2, `${name}: transition at frame ${i}: ${got[0]}, want ${transition}`);
+      assert.ok(Math.abs(got[1] - tween) <= 2, `${name}: tween at frame ${i}: ${got[1]}, want ${tween}`);
+    }
+  }
+});
+
 clock.run();
 
 const readiness = suite('readiness');

@@ -46,6 +46,8 @@ export function syncAnimations(): void {
     const phase = phaseAt(anim, local);
     if (phase !== 'active' && heldPhase.get(anim) === phase) continue;
     heldPhase.set(anim, phase);
+    // Already there (advanced earlier in this frame): writing it again would only mark damage.
+    if (anim.playState === 'paused' && anim.currentTime === local) continue;
     anim.pause();
     anim.currentTime = local;
     state.changed = true;

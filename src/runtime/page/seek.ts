@@ -1,9 +1,9 @@
 // --- seeking --------------------------------------------------------------------------------------
-// Moving forward steps through every frame in between (timers, then animation frames), so state a
-// page builds up frame by frame, and the start of every animation a callback creates, are the
-// same in every chunk. The renderer only ever moves forward. At the frame itself everything else
-// follows: timelines, the adapters, clips, animations, media, iframes, then the loads all that
-// called for (loads.ts).
+// Moving forward steps through every frame in between (timers, animation frames, timelines, clips
+// and animations: stepThrough), so state a page builds up frame by frame, and the start of every
+// animation or tween a callback creates, are the same in every chunk. The renderer only ever moves
+// forward. At the frame itself everything else follows: the adapters, media, iframes, then the
+// loads all that called for (loads.ts).
 // Returns whether anything on the page may look different from the previous frame: a callback
 // ran, an animation or timeline moved, the DOM changed, something arrived or a canvas was painted
 // (changes.ts). When not, the renderer repeats the previous image. While fonts or images load,
@@ -64,7 +64,7 @@ function stepTo(target: number, stepped: boolean, timersRun: boolean): Seeked {
     timersRun = false;
     // The target frame's callbacks run once its video pictures are in (showFrame).
     if (state.frame === target) break;
-    runAnimationFrame(state.nowMs);
+    stepThrough();
     const loading = loadsAsked();
     if (loading) return loading.then(function () { return stepTo(target, stepped, false); });
   }
@@ -73,7 +73,25 @@ function stepTo(target: number, stepped: boolean, timersRun: boolean): Seeked {
   if (pictures) return pictures.then(function () { return showFrame(target, stepped); });
   return showFrame(target, stepped);
 }
+// A frame stepped through moves what a drawn frame moves that can start something of its own:
+// animations, callbacks, timelines (whose callbacks may start tweens on GSAP's own clock or mount
+// a scene), clips (one shown starts its CSS animations) and the transitions all those set off. So
+// a range that starts by stepping reaches its first frame in the state a range that drew every
+// frame before it is in. Media, adapters and frames are only placed at a drawn frame: what they
+// show depends on its time alone.
+function stepThrough(): void {
+  syncAnimations();
+  runAnimationFrame(state.nowMs);
+  forgetTiming();
+  syncTimelines();
+  showClips(state.frame);
+  syncAnimations();
+}
 function showFrame(target: number, stepped: boolean): Seeked {
+  // As a browser's frame does, the animations advance to the frame's time before its callbacks and
+  // timelines change styles: a transition they retarget then starts from where the running one is
+  // now, not from where it was a frame ago (a timeline moving an element with `transition` set).
+  syncAnimations();
   if (stepped) runAnimationFrame(state.nowMs);
   forgetTiming();
   registerMedia();
