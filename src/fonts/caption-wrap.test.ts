@@ -21,7 +21,7 @@ const [W, H] = [CELL_W * COLUMNS, CELL_H * ROWS];
 function cells(familyOf: (family: string) => string): string {
   return PEER_FAMILIES.map(({ family }, i) => {
     const [x, y] = [(i % COLUMNS) * CELL_W, Math.floor(i / COLUMNS) * CELL_H];
-    return `<div style="position:absolute;left:${x + 8}px;top:${y}px;width:300px;font:400 24px/${LINE}px '${familyOf(family)}';color:#000">${CAPTION}</div>`;
+    return `<div style="position:absolute;left:${x + 8}px;top:${y}px;width:300px;font-weight:400;font-size:24px;line-height:${LINE}px;font-family:'${familyOf(family)}';color:#000">${CAPTION}</div>`;
   }).join('');
 }
 

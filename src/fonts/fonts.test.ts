@@ -73,7 +73,7 @@ function namedAndBundled(): { named: string; bundled: string } {
     'named',
     '<p style="font-family: Helvetica">Helvetica Wag</p><p style="font-family: \'Segoe UI\'">Segoe Wag</p>' +
       '<p style="font-family: \'Times New Roman\', serif">Times Wag</p><p><span style="font-family: \'Courier New\'">Courier Wag</span> <span style="font-family: Futura">Futura</span> <span style="font-family: \'Bebas Neue\'">Bebas</span></p>' +
-      '<p class="g">Generic Wag</p><p style="font: italic 16px system-ui, \'No Such Font\'">System Wag</p><p class="v">Var Wag</p>',
+      '<p class="g">Generic Wag</p><p style="font-style: italic; font-family: system-ui, \'No Such Font\'">System Wag</p><p class="v">Var Wag</p>',
     '<style>.g{font-family: monospace} :root{--sans: system-ui, sans-serif} .v{font-family: var(--sans)}</style>',
   );
   const bundled = project(
@@ -93,18 +93,25 @@ fonts('Helvetica, Segoe UI, Times New Roman, Courier New, Futura, Bebas Neue and
   assertSame(namedOut, bundledOut, 'system names against bundled families');
 });
 
-fonts('a serif, sans-serif or monospace after an unknown family, and text without a font-family, draw the faces HyperFrames draws there', async () => {
+fonts('a serif, sans-serif or monospace after an unknown family or in a font shorthand, and text without a font-family, draw the faces HyperFrames draws there', async () => {
   // HyperFrames leaves those to Chromium, which draws Liberation Serif, Sans and Mono on Debian:
   // the bundled Tinos, Arimo and Cousine are their metric-compatible twins.
   const fallbacks = project(
     'fallbacks',
     '<p style="font-family: \'Fraunces\', serif; font-size: 28px">Serif Wag 42</p><p style="font-family: \'Nope\', sans-serif">Sans Wag</p>' +
-      '<p style="font-family: \'Unknown Mono\', ui-monospace, monospace">mono_wag(7);</p><p>Default Wag</p><p style="font-family: \'Nothing Here\'">Unknown Wag</p>',
+      '<p style="font-family: \'Unknown Mono\', ui-monospace, monospace">mono_wag(7);</p><p>Default Wag</p><p style="font-family: \'Nothing Here\'">Unknown Wag</p>' +
+      // A `font` shorthand's generic is not put behind Inter (HyperFrames rewrites font-family declarations only).
+      '<p style="font: bold 16px/20px sans-serif">Short Wag</p><p class="short">Rule Wag</p>' +
+      // A family only a shorthand names has no face in HyperFrames: the machine's Arial, no Roboto.
+      '<p style="font: 16px/20px Arial">Arial Wag</p><p style="font: 16px/20px Roboto, serif">Roboto Wag</p>',
+    '<style>.short{font: 16px/20px serif}</style>',
   );
   const faces = project(
     'faces',
     '<p style="font-family: Tinos; font-size: 28px">Serif Wag 42</p><p style="font-family: Arimo">Sans Wag</p>' +
-      '<p style="font-family: Cousine">mono_wag(7);</p><p style="font-family: Tinos">Default Wag</p><p style="font-family: Tinos">Unknown Wag</p>',
+      '<p style="font-family: Cousine">mono_wag(7);</p><p style="font-family: Tinos">Default Wag</p><p style="font-family: Tinos">Unknown Wag</p>' +
+      '<p style="font-family: Arimo; font-weight: bold">Short Wag</p><p style="font-family: Tinos">Rule Wag</p>' +
+      '<p style="font-family: Arimo">Arial Wag</p><p style="font-family: Tinos">Roboto Wag</p>',
   );
   const facesOut = await render(faces);
   assert.ok(drawsText(facesOut));
@@ -165,7 +172,7 @@ fonts('a Google Fonts stylesheet is fetched once for a 2-worker render and its f
 
 fonts('a frame of another origin draws with the bundled fonts, asking that origin for nothing of them', async () => {
   const requests: string[] = [];
-  const page = '<!doctype html><body style="margin:0"><p style="font:20px Helvetica">Other origin Wag</p>';
+  const page = '<!doctype html><body style="margin:0"><p style="font-family:Helvetica;font-size:20px">Other origin Wag</p>';
   const other = http.createServer((req, res) => {
     requests.push(req.url!);
     res.writeHead(req.url === '/page.html' ? 200 : 404, { 'content-type': 'text/html' });

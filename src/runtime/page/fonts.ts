@@ -4,8 +4,9 @@
 // names mapped to it (Helvetica, Arial, Segoe UI, Times New Roman…). It is linked first in the
 // document, before any page style or script runs, so the page's own @font-face rules still win.
 // Frames of other origins link the same file, from the project server: they draw with the same fonts.
-// Generic families follow HyperFrames: a font-family list that starts with one gets the bundled
-// Inter in front (`serif` draws as `"Inter", serif`); a generic later in a list is left to the
+// Generic families follow HyperFrames: a font-family declaration whose list starts with one gets
+// the bundled Inter in front (`serif` draws as `"Inter", serif`), a `font` shorthand does not (its
+// compiler rewrites font-family declarations only); a generic later in a list is left to the
 // browser there, which draws it with the machine's fonts (Liberation Serif, Sans and Mono on
 // Debian). Chromium resolves generics through the machine's font configuration, never through
 // @font-face, so each such generic gets the bundled face standing in for what that browser draws
@@ -14,6 +15,7 @@
 // faces (`Vidkit Fallback`: CJK, Indic, Thai, Hebrew, Arabic, emoji…) behind the page's own
 // families and those, before the generic family: a character none of the families before has is
 // drawn by them, never by whatever fonts the machine has.
+import { PEER_FAMILIES } from '../../fonts/peer-families';
 import { boot } from './state';
 
 const GENERIC_FAMILIES = [
@@ -30,6 +32,37 @@ const DEFAULT_FACE = 'Tinos';
 const FALLBACK_FAMILY = 'Vidkit Fallback';
 // Values that are no list of families.
 const CSS_WIDE = ['inherit', 'initial', 'unset', 'revert', 'revert-layer'];
+// HyperFrames' compiler gives a family its faces (its own, or another's for a system name such as
+// Arial) only when a font-family declaration, a custom property or data-font-family names it. A
+// family named in `font` shorthands alone has none there, and draws as the machine has it: Chromium
+// takes Liberation Sans, Serif and Mono on Debian for Arial and Helvetica, Times New Roman and
+// Courier New (drawn here by their twins), and skips the others.
+const PEER_FACE_NAMES = new Set<string>();
+PEER_FAMILIES.forEach(function (f) {
+  PEER_FACE_NAMES.add(f.family.toLowerCase());
+  f.aliases.forEach(function (alias) { PEER_FACE_NAMES.add(alias); });
+});
+const MACHINE_FACES: Record<string, string> = { arial: 'Arimo', helvetica: 'Arimo', 'times new roman': 'Tinos', 'courier new': 'Cousine' };
+// The families (lower case) the page's font-family declarations, custom properties and
+// data-font-family attributes name: rewriteGenericFonts gathers them before it rewrites anything.
+const declaredFamilies = new Set<string>();
+function noteFamilies(value: string): void {
+  value.split(',').forEach(function (item) {
+    const name = familyName(item).toLowerCase();
+    if (name) declaredFamilies.add(name);
+  });
+}
+// A shorthand's family list as HyperFrames' machine draws it: each of vidkit's faces that no
+// declaration names becomes the machine's twin, or leaves the list.
+function machineFamilies(value: string): string {
+  const kept: string[] = [];
+  value.split(',').forEach(function (item) {
+    const name = familyName(item).toLowerCase();
+    if (!PEER_FACE_NAMES.has(name) || declaredFamilies.has(name)) kept.push(item);
+    else if (MACHINE_FACES[name]) kept.push(' "' + MACHINE_FACES[name] + '"');
+  });
+  return kept.length > 0 ? kept.join(',').replace(/^ /, '') : '"' + DEFAULT_FACE + '"';
+}
 
 function linkBundledFonts(href: string): void {
   const link = document.createElement('link');
@@ -59,10 +92,12 @@ function isKeyword(item: string, list: string[]): boolean {
 }
 
 // The font-family list with Inter in front when it starts with a generic family (an unquoted
-// keyword), and before the first generic the browser draws, the face standing in for it and the
-// fallback family; a list without one gets the default face and the fallback family at its end.
-// Unchanged when it has the fallback family already.
-function bundledFamilies(value: string): string {
+// keyword) and `promote` (it was declared as font-family; a shorthand's list is first taken as the
+// machine draws it: machineFamilies), and before the first generic the browser
+// draws, the face standing in for it and the fallback family; a list without one gets the default
+// face and the fallback family at its end. Unchanged when it has the fallback family already.
+function bundledFamilies(value: string, promote: boolean): string {
+  if (!promote && value.indexOf(FALLBACK_FAMILY) < 0) value = machineFamilies(value);
   const families = value.split(',');
   const names = families.map(familyName);
   if (names.indexOf(FALLBACK_FAMILY) >= 0 || CSS_WIDE.indexOf(value.trim().toLowerCase()) >= 0) return value;
@@ -73,19 +108,19 @@ function bundledFamilies(value: string): string {
   if (at < 0) families.push(' "' + DEFAULT_FACE + '"', ' "' + FALLBACK_FAMILY + '"');
   else if (GENERIC_FACES[families[at].trim().toLowerCase()] === null) families.splice(at + 1, 0, ' "' + FALLBACK_FAMILY + '"');
   else families.splice(at, 0, ' "' + GENERIC_FACES[families[at].trim().toLowerCase()] + '"', ' "' + FALLBACK_FAMILY + '"');
-  if (startsGenerically) families.unshift('"' + GENERIC_STAND_IN + '"');
+  if (startsGenerically && promote) families.unshift('"' + GENERIC_STAND_IN + '"');
   return families.join(',').replace(/^ /, '');
 }
 
 // A font-family of `var(--name, fallback)` gets the change in its fallback, and the fallback family
 // after it for the custom property's own value; a custom property whose value starts with a generic
 // family (`--sans: system-ui, sans-serif`) gets the change too, as HyperFrames does.
-function fontFamilyValue(value: string): string {
-  if (value.indexOf('var(') < 0) return bundledFamilies(value);
+function fontFamilyValue(value: string, promote: boolean): string {
+  if (value.indexOf('var(') < 0) return bundledFamilies(value, promote);
   const m = /^var\(\s*(--[\w-]+)\s*,([\s\S]*)\)$/.exec(value.trim());
   let next = value;
   if (m) {
-    const fallback = fontFamilyValue(m[2]);
+    const fallback = fontFamilyValue(m[2], promote);
     if (fallback !== m[2]) next = 'var(' + m[1] + ',' + fallback + ')';
   }
   const last = familyName(next.split(',').pop() as string);
@@ -101,14 +136,18 @@ function rewriteStyle(style: CSSStyleDeclaration | undefined): void {
   if (!style) return;
   const value = style.getPropertyValue('font-family');
   if (value) {
-    const next = fontFamilyValue(value);
+    // The block serialises as a `font` shorthand when one set the family (a later font-family
+    // longhand beside it is not told apart: rare, and drawn as the shorthand then). A shorthand
+    // waits for the whole document: a declaration further down may name its families.
+    const shorthand = style.getPropertyValue('font') !== '';
+    const next = shorthand && document.readyState === 'loading' ? value : fontFamilyValue(value, !shorthand);
     if (next !== value) style.setProperty('font-family', next, style.getPropertyPriority('font-family'));
   }
   for (let i = 0; i < style.length; i++) {
     const name = style[i];
     if (name.slice(0, 2) !== '--') continue;
     const custom = style.getPropertyValue(name);
-    if (startsGeneric(custom)) style.setProperty(name, bundledFamilies(custom), style.getPropertyPriority(name));
+    if (startsGeneric(custom)) style.setProperty(name, bundledFamilies(custom, true), style.getPropertyPriority(name));
   }
 }
 
@@ -120,17 +159,53 @@ function rewriteRules(rules: CSSRuleList): void {
   }
 }
 
-function rewriteGenericFonts(): void {
+// The font-family declarations and custom properties of a style, into declaredFamilies.
+function noteStyle(style: CSSStyleDeclaration | undefined): void {
+  if (!style) return;
+  const value = style.getPropertyValue('font-family');
+  if (value && style.getPropertyValue('font') === '') noteFamilies(value);
+  for (let i = 0; i < style.length; i++) if (style[i].slice(0, 2) === '--') noteFamilies(style.getPropertyValue(style[i]));
+}
+// The page's own @font-face families are drawn by both tools whatever names them; vidkit's
+// fonts.css (`bundled`) gives faces HyperFrames gives only when asked.
+function noteRules(rules: CSSRuleList, bundled: boolean): void {
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i] as CSSRule & { style?: CSSStyleDeclaration; cssRules?: CSSRuleList };
+    if (rules[i] instanceof CSSFontFaceRule) {
+      if (!bundled && rule.style) noteFamilies(rule.style.getPropertyValue('font-family'));
+    } else if (rule.style) noteStyle(rule.style);
+    if (rule.cssRules) noteRules(rule.cssRules, bundled);
+  }
+}
+// Each readable stylesheet's rules; another origin's (a font service's) cannot be read, and names
+// no generic family to draw with.
+function eachSheet(visit: (rules: CSSRuleList, bundled: boolean) => void): void {
   for (let i = 0; i < document.styleSheets.length; i++) {
+    const sheet = document.styleSheets[i];
     let rules;
     try {
-      rules = document.styleSheets[i].cssRules;
+      rules = sheet.cssRules;
     } catch (err) {
-      // Another origin's stylesheet (a font service's): not readable, and it names no generic family to draw with.
       continue;
     }
-    rewriteRules(rules);
+    const owner = sheet.ownerNode as Element | null;
+    visit(rules, !!owner && owner.nodeType === 1 && owner.hasAttribute('data-vidkit-fonts'));
   }
+}
+function rewriteGenericFonts(): void {
+  eachSheet(noteRules);
+  document.querySelectorAll<HTMLElement>('[style]').forEach(function (el) { noteStyle(el.style); });
+  document.querySelectorAll('[data-font-family]').forEach(function (el) { noteFamilies(el.getAttribute('data-font-family') as string); });
+  // A font service's stylesheet gives its families faces in both tools, but another origin's
+  // rules cannot be read: its URL names them (`family=Open+Sans:wght@400`).
+  document.querySelectorAll<HTMLLinkElement>('link[href*="fonts.googleapis.com"]').forEach(function (link) {
+    try {
+      new URL(link.href).searchParams.getAll('family').forEach(function (family) { noteFamilies(family.split(':')[0]); });
+    } catch (err) {
+      // Not a URL: it loads nothing either.
+    }
+  });
+  eachSheet(rewriteRules);
   document.querySelectorAll<HTMLElement>('[style]').forEach(function (el) {
     rewriteStyle(el.style);
   });
@@ -144,11 +219,15 @@ type Styled = Node & { style?: CSSStyleDeclaration; tagName?: string; querySelec
 function onMutations(records: MutationRecord[]): void {
   let full = false;
   records.forEach(function (record) {
-    if (record.type === 'attributes') return rewriteStyle((record.target as Styled).style);
+    if (record.type === 'attributes') {
+      noteStyle((record.target as Styled).style);
+      return rewriteStyle((record.target as Styled).style);
+    }
     record.addedNodes.forEach(function (added) {
       const node = added as Styled;
       if (node.nodeType !== 1) return;
       if (node.tagName === 'STYLE' || node.tagName === 'LINK') full = true;
+      noteStyle(node.style);
       if (node.style) rewriteStyle(node.style);
       if (node.querySelectorAll) node.querySelectorAll<HTMLElement>('[style], style, link').forEach(function (el) {
         if (el.tagName === 'STYLE' || el.tagName === 'LINK') full = true;
