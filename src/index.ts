@@ -3,6 +3,7 @@
 import type { Overrides } from './composition/variables';
 import { badInput } from './errors';
 import { FPS_RULE, MAX_ASSET_BYTES_RULE, isValidFps, isValidMaxAssetBytes } from './options/checks';
+import { inputLimits } from './options/input-limits';
 import type { ApiOptions } from './options/registry';
 import type { CaptureMode } from './render/browser';
 import { OutputFormat, parseOutputFormat } from './render/formats';
@@ -68,6 +69,10 @@ export async function render(options: RenderOptions): Promise<RenderResult> {
     ...delivery,
     overrides: options.variables ?? {},
     strictVariables: options.strictVariables ?? false,
+    inputLimits: inputLimits(
+      { maxVariableBytes: options.maxVariableBytes, maxVariablesBytes: options.maxVariablesBytes },
+      { maxVariableBytes: 'options.maxVariableBytes', maxVariablesBytes: 'options.maxVariablesBytes' },
+    ),
     workers: parseWorkers(options.workers === undefined ? undefined : String(options.workers), 'options.workers'),
     fps: options.fps,
     width: options.width,

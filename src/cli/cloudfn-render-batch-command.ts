@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import { Command, Option } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
+import { limitFlag } from '../options/input-limits';
 import { readBatchFile } from '../sdk/batch-file';
 import type { BatchManifestRow } from '../sdk/batch-dispatch';
 import { ManifestWriter, countRows, manifestJson, manifestPathFor, manifestText, readManifest, writeLines } from '../sdk/batch-manifest';
@@ -115,6 +116,9 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
   stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
   variablesFile = cliOption('variablesFile', { hidden: true });
   variables = cliOption('variables', { hidden: true });
+  maxVariableBytes = cliOption('maxVariableBytes');
+  maxVariablesBytes = cliOption('maxVariablesBytes');
+  maxBatchBytes = cliOption('maxBatchBytes');
 
   protected async runCloud(): Promise<number> {
     if (this.variablesFile !== undefined || this.variables !== undefined) {
@@ -123,7 +127,14 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
     }
     const maxConcurrent = wholeNumber(this.maxConcurrent, '--max-concurrent');
     // Refused here, before the site upload, rather than as a failed row for every entry.
-    const config = { format: resolveFormat(this.format), width: wholeNumber(this.width, flagOf('width')), height: wholeNumber(this.height, flagOf('height')) };
+    const config = {
+      format: resolveFormat(this.format),
+      width: wholeNumber(this.width, flagOf('width')),
+      height: wholeNumber(this.height, flagOf('height')),
+      maxVariableBytes: limitFlag(flagOf('maxVariableBytes'), this.maxVariableBytes),
+      maxVariablesBytes: limitFlag(flagOf('maxVariablesBytes'), this.maxVariablesBytes),
+    };
+    const maxBatchBytes = limitFlag(flagOf('maxBatchBytes'), this.maxBatchBytes);
     const webhook = await webhookOptions(this);
     if (this.dryRun && this.wait) throw badInput('--wait waits for renders, and --dry-run starts none: use one');
     // Loaded here, not at the top: `vidkit render` and the other local commands skip the AWS SDK.
@@ -134,7 +145,7 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
       import('../sdk/admission'),
     ]);
     const prepared = prepareSite(this.projectDir);
-    const batch = await readBatchFile(this.batch, { declarations: prepared.variables, outputKeyPattern: this.outputKey });
+    const batch = await readBatchFile(this.batch, { declarations: prepared.variables, outputKeyPattern: this.outputKey, maxBytes: maxBatchBytes });
     if (batch.entries.length + batch.problems.length === 0) throw badInput(`${this.batch} has no entries`);
     const manifestFile = this.manifest ?? manifestPathFor(this.batch);
     const previous = this.force || !fs.existsSync(manifestFile) ? [] : readManifest(manifestFile, (message) => this.warn(message));

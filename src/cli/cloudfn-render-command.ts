@@ -1,13 +1,15 @@
 import { Command, Option } from 'clipanion';
 import { parseOverrides } from '../composition/variables';
-import { ExitCode, VidkitError, badInput } from '../errors';
+import { ExitCode, VidkitError } from '../errors';
 import type { RenderCostEstimate } from '../sdk/estimate';
 import type { RenderProgress } from '../sdk/progress';
 import type { RenderHandle, RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
 import { cliOption } from '../options/cli-options';
 import { OVERRIDE_FLAGS, flagOf } from '../options/registry';
-import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS } from '../options/constants';
+import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, DEFAULT_TIMEOUTS } from '../options/constants';
+import { checkVariablesText, inputLimits, limitFlag, readVariablesFile } from '../options/input-limits';
+import { seconds } from './composition-command';
 import { CloudCommand } from './cloud-command';
 import { formatExtension } from '../render/formats';
 import { resolveFormat } from '../sdk/validate-config';
@@ -42,7 +44,14 @@ export class CloudfnRenderCommand extends CloudCommand {
       Chunks: without --target-chunk-frames, --max-parallel-chunks chunks (default ${DEFAULT_MAX_PARALLEL_CHUNKS}), never more
       than one per --chunk-size frames (default ${DEFAULT_CHUNK_SIZE}). --target-chunk-frames sets the frames per chunk
       instead, within 1..--max-parallel-chunks chunks, and is ignored when --chunk-size is given.
-      --variables-file is local only.
+
+      Variables: --variables on the command line, or --variables-file from a file, - from stdin (an
+      argument is capped at 128 KiB on Linux, a file is not). One variable may have
+      --max-variable-bytes, all of them --max-variables-bytes; past 256 KiB of execution input they
+      need --host-large-variables.
+
+      --load-timeout and --frame-timeout are each chunk's page deadlines: a chunk whose page does
+      not become ready fails within them with the page's reason, and the render fails with it.
 
       Formats: the names of vidkit render --format whose segments join by stream copy, mp4, webm
       and mov (HDR is refused before any request); the output key must carry the format's
@@ -77,7 +86,11 @@ export class CloudfnRenderCommand extends CloudCommand {
   width = cliOption('width');
   height = cliOption('height');
   variables = cliOption('variables');
-  variablesFile = cliOption('variablesFile', { hidden: true });
+  variablesFile = cliOption('variablesFile');
+  maxVariableBytes = cliOption('maxVariableBytes');
+  maxVariablesBytes = cliOption('maxVariablesBytes');
+  loadTimeout = cliOption('loadTimeout');
+  frameTimeout = cliOption('frameTimeout');
   format = cliOption('format', { description: FORMAT_DESCRIPTION });
   outputKey = cliOption('outputKey', { description: "Object key of the output (default renders/<composition id>-<time> with the format's extension)" });
   wait = Option.Boolean('--wait', false, { description: 'Stream progress until the output exists, then print its location' });
@@ -96,16 +109,25 @@ export class CloudfnRenderCommand extends CloudCommand {
   json = Option.Boolean('--json', false, { description: 'Print the render handle (with --wait, the final progress; with --estimate, the estimate) as JSON' });
 
   protected async runCloud(): Promise<number> {
-    if (this.variablesFile !== undefined) {
-      throw badInput(`${flagOf('variablesFile')} is for local renders only (\`vidkit render\`); pass the overrides inline with ${flagOf('variables')}`);
-    }
     // Loaded here, not at the top: `vidkit render` and the other local commands skip the AWS SDK.
     const [{ renderToLambda, validateBeforeRequests }, { deploySite, prepareSite, siteHandleFor }, { resolveTarget }] = await Promise.all([
       import('../sdk/render'),
       import('../sdk/site'),
       import('../sdk/stack'),
     ]);
-    const overrides = parseOverrides({ json: this.variables }, () => '', OVERRIDE_FLAGS);
+    const maxVariableBytes = limitFlag(flagOf('maxVariableBytes'), this.maxVariableBytes);
+    const maxVariablesBytes = limitFlag(flagOf('maxVariablesBytes'), this.maxVariablesBytes);
+    const limits = inputLimits({ maxVariableBytes, maxVariablesBytes });
+    const overrides = parseOverrides(
+      { json: this.variables, file: this.variablesFile },
+      (p) => readVariablesFile(p, limits, flagOf('variablesFile')),
+      OVERRIDE_FLAGS,
+      (text, what) => checkVariablesText(text, what, limits),
+    );
+    const timeouts = {
+      ...(this.loadTimeout === undefined ? {} : { loadMs: seconds(flagOf('loadTimeout'), this.loadTimeout, DEFAULT_TIMEOUTS.loadMs) }),
+      ...(this.frameTimeout === undefined ? {} : { frameMs: seconds(flagOf('frameTimeout'), this.frameTimeout, DEFAULT_TIMEOUTS.frameMs) }),
+    };
     const format = resolveFormat(this.format);
     const prepared = prepareSite(this.projectDir);
     const siteId = this.siteId ?? prepared.siteId;
@@ -121,6 +143,9 @@ export class CloudfnRenderCommand extends CloudCommand {
         width: wholeNumber(this.width, flagOf('width')),
         height: wholeNumber(this.height, flagOf('height')),
         variables: overrides,
+        maxVariableBytes,
+        maxVariablesBytes,
+        ...(Object.keys(timeouts).length > 0 ? { timeouts } : {}),
         maxParallelChunks: wholeNumber(this.maxParallelChunks, flagOf('maxParallelChunks')),
         targetChunkFrames: wholeNumber(this.targetChunkFrames, flagOf('targetChunkFrames')),
         chunkSize: wholeNumber(this.chunkSize, flagOf('chunkSize')),

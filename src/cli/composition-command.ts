@@ -1,4 +1,3 @@
-import * as fs from 'node:fs';
 import { Option } from 'clipanion';
 import { parseOverrides } from '../composition/variables';
 import { badInput } from '../errors';
@@ -9,6 +8,7 @@ import type { AssetPolicy } from '../render/served-composition';
 import { EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import { FPS_RULE, MAX_ASSET_BYTES_RULE, TIMEOUT_RULE, isValidFps, isValidMaxAssetBytes, isValidTimeoutSeconds } from '../options/checks';
 import { cliOption } from '../options/cli-options';
+import { InputLimits, checkVariablesText, inputLimits, limitFlag, readVariablesFile } from '../options/input-limits';
 import { OVERRIDE_FLAGS, flagOf } from '../options/registry';
 import { VidkitCommand } from './base-command';
 
@@ -37,6 +37,8 @@ export abstract class CompositionCommand extends VidkitCommand {
   allowPrivateNetwork = cliOption('allowPrivateNetwork');
   allowServiceWorkers = cliOption('allowServiceWorkers');
   maxAssetBytes = cliOption('maxAssetBytes');
+  maxVariableBytes = cliOption('maxVariableBytes');
+  maxVariablesBytes = cliOption('maxVariablesBytes');
   seed = cliOption('seed');
   epoch = cliOption('epoch');
   capture = cliOption('capture');
@@ -55,12 +57,19 @@ export abstract class CompositionCommand extends VidkitCommand {
     }
     const epochMs = this.epoch === undefined ? undefined : parseEpoch(this.epoch);
     if (this.epoch !== undefined && epochMs === undefined) throw badInput(`${flagOf('epoch')} must be ${EPOCH_FORMS}, got "${this.epoch}"`);
-    const overrides = parseOverrides({ json: this.variables, file: this.variablesFile }, (p) => fs.readFileSync(p, 'utf8'), OVERRIDE_FLAGS);
+    const limits = this.inputLimits();
+    const overrides = parseOverrides(
+      { json: this.variables, file: this.variablesFile },
+      (p) => readVariablesFile(p, limits, flagOf('variablesFile')),
+      OVERRIDE_FLAGS,
+      (text, what) => checkVariablesText(text, what, limits),
+    );
     return {
       projectDir: this.projectDir,
       composition: this.composition,
       overrides,
       strictVariables: this.strictVariables,
+      inputLimits: limits,
       fps,
       width: this.width === undefined ? undefined : Number(this.width),
       height: this.height === undefined ? undefined : Number(this.height),
@@ -80,10 +89,18 @@ export abstract class CompositionCommand extends VidkitCommand {
       onWarning: (m) => this.warn(m),
     };
   }
+
+  /** `--max-variable-bytes` and `--max-variables-bytes`, or their defaults. */
+  protected inputLimits(): InputLimits {
+    return inputLimits({
+      maxVariableBytes: limitFlag(flagOf('maxVariableBytes'), this.maxVariableBytes),
+      maxVariablesBytes: limitFlag(flagOf('maxVariablesBytes'), this.maxVariablesBytes),
+    });
+  }
 }
 
 /** A positive number of seconds as milliseconds, or `fallback` when the option is absent. */
-function seconds(option: string, value: string | undefined, fallback: number): number {
+export function seconds(option: string, value: string | undefined, fallback: number): number {
   if (value === undefined) return fallback;
   const n = Number(value);
   if (!isValidTimeoutSeconds(n)) throw badInput(`${option} must be ${TIMEOUT_RULE}, got "${value}"`);

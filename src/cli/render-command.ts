@@ -2,6 +2,7 @@ import * as path from 'node:path';
 import { Command } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
 import { cliOption, dockerArgv } from '../options/cli-options';
+import { limitFlag } from '../options/input-limits';
 import { flagOf } from '../options/registry';
 import { formatExtension, parseOutputFormat } from '../render/formats';
 import { renderLocal } from '../render/local-render';
@@ -91,6 +92,7 @@ export class RenderCommand extends CompositionCommand {
   batchConcurrency = cliOption('batchConcurrency');
   failFast = cliOption('failFast');
   force = cliOption('force');
+  maxBatchBytes = cliOption('maxBatchBytes');
 
   protected async run(): Promise<number> {
     const quality = qualitySettings(this.quality, this.crf);
@@ -110,6 +112,7 @@ export class RenderCommand extends CompositionCommand {
         format,
         gifLoop: delivery.gifLoop,
         batchFile: this.batch,
+        maxBatchBytes: limitFlag(flagOf('maxBatchBytes'), this.maxBatchBytes),
         outputKeyPattern: this.outputKey,
         outputDir: this.outputDir,
         concurrency: parseWorkers(this.batchConcurrency, flagOf('batchConcurrency')),
@@ -117,6 +120,7 @@ export class RenderCommand extends CompositionCommand {
         force: this.force,
       });
     }
+    if (this.maxBatchBytes !== undefined) throw badInput(`${flagOf('maxBatchBytes')} goes with ${flagOf('batch')}: it bounds the batch file`);
     if (this.outputKey !== undefined) throw badInput(`${flagOf('outputKey')} goes with a CSV or TSV ${flagOf('batch')}: it names each row's output from its cells`);
     if (this.docker) return this.runInDocker(page.overrides);
 

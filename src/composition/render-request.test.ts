@@ -3,6 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Ajv2020 from 'ajv/dist/2020';
 import { FIXTURES, REPO_ROOT } from '../test-support/cli';
+import { MAX_JSON_DEPTH } from '../options/input-limits';
 import { loadComposition } from './composition';
 import { MAX_RENDER_REQUEST_BYTES, REQUEST_MESSAGES, RenderRequestError, parseRenderRequest, renderCliArgs, renderRequestSchema } from './render-request';
 
@@ -48,13 +49,14 @@ test('the request schema is a JSON Schema of the body that accepts what the cont
   const typed = loadComposition(path.join(FIXTURES, 'all-variable-types'));
   const schema = renderRequestSchema(typed);
   assert.is(schema['x-vidkit-max-bytes'], MAX_RENDER_REQUEST_BYTES);
+  assert.is(schema['x-vidkit-max-depth'], MAX_JSON_DEPTH);
   assert.equal(schema['x-vidkit-messages'], REQUEST_MESSAGES);
   const properties = (schema.properties as { variables: { properties: Record<string, Record<string, unknown>> } }).variables.properties;
   // The seven types; `clip` (type "video") is not one, so it is not declared.
   assert.equal(Object.fromEntries(Object.entries(properties).map(([id, p]) => [id, p['x-vidkit-expected']])), {
     title: 'string', count: 'number', fill: 'color', outlined: 'boolean', mood: 'one of "calm", "loud"', face: 'font', logo: 'image',
   });
-  const ajv = new Ajv2020({ strict: true, keywords: ['x-vidkit-max-bytes', 'x-vidkit-messages', 'x-vidkit-expected'] });
+  const ajv = new Ajv2020({ strict: true, keywords: ['x-vidkit-max-bytes', 'x-vidkit-max-depth', 'x-vidkit-messages', 'x-vidkit-expected'] });
   const validate = ajv.compile(schema);
   const bodies = [
     {},

@@ -1,11 +1,12 @@
 import type { Composition } from './composition';
 import { JSON_SCHEMA_DIALECT, JsonSchema, variablesJsonSchema } from './json-schema';
 import { OVERRIDE_MESSAGES, Overrides, checkOverrides, expectedOf, fillMessage } from './variables';
+import { MAX_JSON_DEPTH, depthOver } from '../options/input-limits';
 import { flagOf } from '../options/registry';
 
 /**
  * The request contract of the web templates' `POST /api/render` (templates/README.md): the body
- * is empty or `{"variables": {...}}`, at most 64 KiB, and every variable must be declared by the
+ * is empty or `{"variables": {...}}`, at most 64 KiB and 64 levels of nesting, and every variable must be declared by the
  * composition with a matching type. Defined here once: the JavaScript templates call
  * {@link parseRenderRequest}, the Python template reads {@link renderRequestSchema}'s document.
  */
@@ -14,6 +15,7 @@ export const MAX_RENDER_REQUEST_BYTES = 64 * 1024;
 /** The 400 answers' messages, as templates with `{placeholders}` ({@link fillMessage}). */
 export const REQUEST_MESSAGES = {
   tooLarge: `request body is too large: the limit is ${MAX_RENDER_REQUEST_BYTES} bytes`,
+  tooDeep: `request body nests arrays and objects deeper than the limit of ${MAX_JSON_DEPTH} levels`,
   notJson: 'request body is not JSON: {reason}',
   notObject: 'request body must be a JSON object: {"variables": {...}}',
   unknownField: 'unknown field {fields}; the body is {"variables": {...}}',
@@ -41,6 +43,7 @@ export function parseRenderRequest(body: Uint8Array, composition: Composition): 
   if (body.byteLength > MAX_RENDER_REQUEST_BYTES) throw new RenderRequestError(REQUEST_MESSAGES.tooLarge);
   const text = new TextDecoder().decode(body);
   if (text.trim() === '') return {};
+  if (depthOver(text, MAX_JSON_DEPTH)) throw new RenderRequestError(REQUEST_MESSAGES.tooDeep);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
@@ -64,7 +67,7 @@ export function parseRenderRequest(body: Uint8Array, composition: Composition): 
  * (the Python template; `node dist/template-assets.js` writes it beside each composition): the JSON
  * Schema (draft 2020-12) of the body, whose `variables` is the composition's
  * {@link variablesJsonSchema}, plus what JSON Schema cannot say, under `x-vidkit-` keywords: the
- * size limit, the messages, and the type each variable's mismatch message names. A validator that
+ * size and nesting limits, the messages, and the type each variable's mismatch message names. A validator that
  * honours them answers exactly as {@link parseRenderRequest}.
  */
 export function renderRequestSchema(composition: Pick<Composition, 'id' | 'variables'>): JsonSchema {
@@ -78,6 +81,7 @@ export function renderRequestSchema(composition: Pick<Composition, 'id' | 'varia
     properties: { variables },
     additionalProperties: false,
     'x-vidkit-max-bytes': MAX_RENDER_REQUEST_BYTES,
+    'x-vidkit-max-depth': MAX_JSON_DEPTH,
     'x-vidkit-messages': REQUEST_MESSAGES,
   };
 }

@@ -1,4 +1,4 @@
-import { badInput } from '../errors';
+import { VidkitError, badInput } from '../errors';
 
 /**
  * The variable types (docs/guide/compositions.md): string, number, color, boolean, enum, and
@@ -210,12 +210,13 @@ export function mergeVariables(set: DeclarationSet, overrides: Overrides): Recor
  * Reads overrides from `--variables` or `--variables-file` (never both). Both must hold a JSON
  * object; structured data travels as a serialised string inside it. `flags` names the two in
  * messages; the caller passes them from the option table, which the player's bundle (it uses this
- * module) leaves out.
+ * module) leaves out. `checkText` refuses text over the input limits before it is parsed.
  */
 export function parseOverrides(
   source: { json?: string; file?: string },
   readFile: (path: string) => string,
   flags: { json: string; file: string },
+  checkText: (text: string, what: string) => void = () => undefined,
 ): Overrides {
   if (source.json !== undefined && source.file !== undefined) {
     throw badInput(`use either ${flags.json} or ${flags.file}, not both`);
@@ -230,12 +231,14 @@ export function parseOverrides(
     try {
       text = readFile(source.file);
     } catch (err) {
+      if (err instanceof VidkitError) throw err;
       const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw badInput(`cannot read ${what}: ${reason}`);
     }
   } else {
     return {};
   }
+  checkText(text, what);
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);

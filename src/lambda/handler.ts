@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadComposition } from '../composition/composition';
 import { loadNative } from '../native';
+import { inputLimits } from '../options/input-limits';
 import { CaptureSession, MediaElementTiming } from '../render/capture-session';
 import { SessionSlot, renderChunk, segmentEncoder } from '../render/chunk-renderer';
 import { encoderFormat, formatContentType, formatExtension } from '../render/formats';
@@ -123,6 +124,8 @@ function renderOptions(render: RenderJob, siteDir: string): RenderContextOptions
     projectDir: siteDir,
     overrides: render.config.variables,
     strictVariables: false,
+    inputLimits: inputLimits(render.config),
+    timeouts: render.config.timeouts,
     format: render.config.format,
     fps: render.config.fps,
     width: render.config.width,

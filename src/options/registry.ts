@@ -19,6 +19,7 @@ import {
   OUTPUT_FORMATS,
   QUALITIES,
 } from './constants';
+import { DEFAULT_INPUT_LIMITS, DEFAULT_MAX_BATCH_BYTES } from './input-limits';
 
 /**
  * Where an option applies: `vidkit render` and render(), `vidkit still`, `vidkit render --batch`,
@@ -66,6 +67,7 @@ const RENDER_DOC = 'docs/guide/render.md';
 const BATCH_DOC = 'docs/guide/batch.md';
 const SECURITY_DOC = 'docs/explanation/security-model.md';
 const CLOUD_DOC = 'docs/guide/cloud.md';
+const LIMITS_DOC = 'docs/reference/limits.md';
 const LOCAL: readonly Surface[] = ['render', 'still', 'batch'];
 const LOCAL_AND_SDK: readonly Surface[] = ['render', 'still', 'batch', 'sdk'];
 const EVERYWHERE: readonly Surface[] = ['render', 'still', 'batch', 'cloudfn', 'sdk'];
@@ -117,9 +119,9 @@ export const RENDER_OPTIONS = {
     flag: '--variables-file',
     kind: 'string',
     value: '<path>',
-    description: 'File holding a JSON object of variable overrides',
+    description: 'File holding a JSON object of variable overrides; - reads it from stdin',
     doc: RENDER_DOC,
-    appliesTo: ['render', 'still'],
+    appliesTo: ['render', 'still', 'cloudfn'],
   },
   strictVariables: {
     flag: '--strict-variables',
@@ -298,6 +300,28 @@ export const RENDER_OPTIONS = {
     appliesTo: LOCAL,
     docker: true,
   },
+  maxVariableBytes: {
+    flag: '--max-variable-bytes',
+    kind: 'string',
+    api: 'number',
+    value: '<n>',
+    default: `${DEFAULT_INPUT_LIMITS.variableBytes} (8 MiB)`,
+    description: `Bytes one variable's value may have, as JSON (default ${DEFAULT_INPUT_LIMITS.variableBytes}, 8 MiB); a larger one is refused before any browser starts`,
+    doc: LIMITS_DOC,
+    appliesTo: EVERYWHERE,
+    docker: true,
+  },
+  maxVariablesBytes: {
+    flag: '--max-variables-bytes',
+    kind: 'string',
+    api: 'number',
+    value: '<n>',
+    default: `${DEFAULT_INPUT_LIMITS.variablesBytes} (16 MiB)`,
+    description: `Bytes all of a render's variables may have together, as a JSON object (default ${DEFAULT_INPUT_LIMITS.variablesBytes}, 16 MiB); also bounds a variables file and a batch line's variables`,
+    doc: LIMITS_DOC,
+    appliesTo: EVERYWHERE,
+    docker: true,
+  },
   seed: {
     flag: '--seed',
     kind: 'string',
@@ -325,9 +349,9 @@ export const RENDER_OPTIONS = {
     kind: 'string',
     value: '<s>',
     default: String(DEFAULT_TIMEOUTS.loadMs / 1000),
-    description: `Seconds the page may take to load and become ready, at most ${MAX_TIMEOUT_SECONDS} (default ${DEFAULT_TIMEOUTS.loadMs / 1000}); render() takes timeouts.loadMs`,
+    description: `Seconds the page (in the cloud, each chunk's) may take to load and become ready, at most ${MAX_TIMEOUT_SECONDS} (default ${DEFAULT_TIMEOUTS.loadMs / 1000}); render() and the SDK config take timeouts.loadMs`,
     doc: RENDER_DOC,
-    appliesTo: LOCAL,
+    appliesTo: ['render', 'still', 'batch', 'cloudfn'],
     docker: true,
   },
   frameTimeout: {
@@ -335,9 +359,9 @@ export const RENDER_OPTIONS = {
     kind: 'string',
     value: '<s>',
     default: String(DEFAULT_TIMEOUTS.frameMs / 1000),
-    description: `Seconds one frame may take to seek and draw before the render fails, at most ${MAX_TIMEOUT_SECONDS} (default ${DEFAULT_TIMEOUTS.frameMs / 1000}); render() takes timeouts.frameMs`,
+    description: `Seconds one frame may take to seek and draw before the render fails, at most ${MAX_TIMEOUT_SECONDS} (default ${DEFAULT_TIMEOUTS.frameMs / 1000}); render() and the SDK config take timeouts.frameMs`,
     doc: RENDER_DOC,
-    appliesTo: LOCAL,
+    appliesTo: ['render', 'still', 'batch', 'cloudfn'],
     docker: true,
   },
   strict: {
@@ -367,6 +391,15 @@ export const RENDER_OPTIONS = {
       'Batch file: JSONL (one {"outputKey", "variables"} a line), a JSON array of those, or a CSV/TSV table whose header names the variables: one video per entry on browsers kept warm (docs/guide/batch.md)',
     doc: BATCH_DOC,
     appliesTo: ['batch'],
+  },
+  maxBatchBytes: {
+    flag: '--max-batch-bytes',
+    kind: 'string',
+    value: '<n>',
+    default: `${DEFAULT_MAX_BATCH_BYTES} (1 GiB)`,
+    description: `With --batch: bytes the batch file may have (default ${DEFAULT_MAX_BATCH_BYTES}, 1 GiB); a larger one is refused before any line is read`,
+    doc: LIMITS_DOC,
+    appliesTo: ['batch', 'cloudfn'],
   },
   outputKey: {
     flag: '--output-key',

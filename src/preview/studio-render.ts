@@ -5,6 +5,7 @@ import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
 import { render } from '../index';
 import { OUTPUT_FORMATS, QUALITIES } from '../options/constants';
+import { checkVariables, inputLimitsFromEnv } from '../options/input-limits';
 import { OutputFormat, formatExtension, isDirectoryFormat, parseOutputFormat } from '../render/formats';
 import type { Quality } from '../render/quality';
 import type { JobRun } from './studio-jobs';
@@ -39,6 +40,7 @@ export function parseOutputRequest(body: Record<string, unknown>): OutputRequest
 export function parseVideoRequest(body: Record<string, unknown>): VideoRequest {
   const { variables } = body;
   if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) throw badInput('"variables" must be a JSON object');
+  checkVariables(variables as Overrides, '"variables"', inputLimitsFromEnv(process.env));
   return { ...parseOutputRequest(body), variables: variables as Overrides };
 }
 
@@ -56,6 +58,7 @@ export async function renderVideo(projectDir: string, request: VideoRequest, run
     format: request.format,
     quality: request.quality,
     variables: request.variables,
+    ...serverLimits(),
     signal: run.signal,
     onWarning,
     onStart: ({ totalFrames }) => {
@@ -69,6 +72,12 @@ export async function renderVideo(projectDir: string, request: VideoRequest, run
   });
   run.job.output = path.relative(projectDir, result.output).split(path.sep).join('/');
   run.job.bytes = result.bytes;
+}
+
+/** The input limits of the preview's renders, as render() takes them: the environment's, else the defaults. */
+function serverLimits(): { maxVariableBytes: number; maxVariablesBytes: number } {
+  const limits = inputLimitsFromEnv(process.env);
+  return { maxVariableBytes: limits.variableBytes, maxVariablesBytes: limits.variablesBytes };
 }
 
 function freshOutput(projectDir: string, id: string, extension: string): string {

@@ -8,7 +8,7 @@ import { listCompositions } from '../composition/list-compositions';
 import { VidkitError, badInput, cliErrorText, errorMessage } from '../errors';
 import { projectReader } from '../render/project-page';
 import { STUDIO_LINKS, projectFile } from '../render/project-files';
-import { readJsonBody, sendJson } from './http-json';
+import { BodyTooLarge, readJsonBody, sendJson } from './http-json';
 import { createRowsFile, listRowsFiles, parseRows, readRowsFile, writeRowsFile } from './rows-file';
 import { fromOwnPage } from './same-origin';
 import { StudioJobs } from './studio-jobs';
@@ -104,7 +104,7 @@ async function answer(res: http.ServerResponse, work: () => Promise<unknown>): P
     sendJson(res, 200, await work());
   } catch (err) {
     // Bad input names what is wrong; anything else is ours, and the page shows it as the CLI would.
-    if (err instanceof VidkitError) sendJson(res, err.exitCode === 2 ? 400 : 422, { error: err.message });
+    if (err instanceof VidkitError) sendJson(res, err instanceof BodyTooLarge ? 413 : err.exitCode === 2 ? 400 : 422, { error: err.message });
     else sendJson(res, 500, { error: cliErrorText(err) });
   }
 }

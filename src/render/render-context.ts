@@ -14,6 +14,7 @@ import { OutputSize, resolveOutputSize } from './output-size';
 import { hasVideoElement, projectPage } from './project-page';
 import { resolutionSize } from './resolution-presets';
 import { DEFAULT_TIMEOUTS } from '../options/constants';
+import { DEFAULT_INPUT_LIMITS, InputLimits, checkVariables } from '../options/input-limits';
 
 /** Deadlines of the steps on a page (docs/explanation/how-a-render-runs.md). */
 export interface PageTimeouts {
@@ -35,6 +36,8 @@ export interface RenderSettings extends Determinism {
   composition?: string;
   overrides: Overrides;
   strictVariables: boolean;
+  /** Bounds on the overrides; default {@link DEFAULT_INPUT_LIMITS}. */
+  inputLimits?: InputLimits;
   /** Text that no font can draw fails the render, before any output appears (otherwise a warning). */
   strictGlyphs?: boolean;
   /** Overrides the composition's `data-fps`. */
@@ -105,6 +108,7 @@ export interface RenderContext {
  * milliseconds with a message naming it, never after a browser launch.
  */
 export function planRender(opts: Omit<RenderContextOptions, 'capture' | 'allowGpu'>): PlannedRender {
+  checkVariables(opts.overrides, 'variables', opts.inputLimits ?? DEFAULT_INPUT_LIMITS);
   const composition = loadComposition(opts.projectDir, opts.composition);
   // Mounted here too, so that a missing or looping data-composition-src fails before a browser starts.
   const page = projectPage(composition.projectDir, composition.entryFile);

@@ -1,5 +1,6 @@
 import type { DeclarationSet } from '../composition/variables';
 import { badInput, errorMessage } from '../errors';
+import { DEFAULT_MAX_BATCH_BYTES, checkBatchFileSize } from '../options/input-limits';
 import { PackedBatchParse, loadNative } from '../native';
 import type { BatchItem, BatchLineProblem } from './batch-dispatch';
 import type { Indexed } from './map-limit';
@@ -36,6 +37,8 @@ export interface BatchFileOptions {
   declarations?: DeclarationSet;
   /** A table without an outputKey column names each row's output with its cells: `renders/{id}.mp4`. */
   outputKeyPattern?: string;
+  /** Bytes the file may have; default DEFAULT_MAX_BATCH_BYTES (src/options/input-limits.ts). A larger one is refused unread. */
+  maxBytes?: number;
 }
 
 /** Reads a batch file off the main thread; an unreadable file is an error naming it. */
@@ -44,6 +47,7 @@ export async function readBatchFile(file: string, options: BatchFileOptions = {}
     declarations: options.declarations?.declarations.map((d) => ({ id: d.id, type: d.type, options: d.options?.map((o) => o.value) ?? [] })) ?? [],
     outputKeyPattern: options.outputKeyPattern,
   };
+  checkBatchFileSize(file, options.maxBytes ?? DEFAULT_MAX_BATCH_BYTES);
   let packed: PackedBatchParse;
   try {
     packed = await loadNative().parseBatchFile(file, JSON.stringify(native));

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { InvokeCommand } from '@aws-sdk/client-lambda';
 import { DeclarationSet, checkOverrides } from '../composition/variables';
 import { badInput } from '../errors';
+import { inputLimits, parseCheckedVariables } from '../options/input-limits';
 import { Admission, AdmissionPlan, StartPacer, isThrottling, planAdmission } from './admission';
 import { awsClients } from './aws-clients';
 import { BatchItem, BatchManifestRow, StartedRender, dispatchBatch } from './batch-dispatch';
@@ -91,7 +92,7 @@ export async function renderBatchToLambda(input: RenderBatchInput): Promise<Batc
   let started = 0;
 
   const prepare = (entry: BatchItem): RenderPlan => {
-    const variables = JSON.parse(entry.variablesJson) as Record<string, unknown>;
+    const variables = parseCheckedVariables(entry.variablesJson, `line ${entry.line}: "variables"`, inputLimits(input.config));
     const issues = input.declarations ? checkOverrides(input.declarations, variables) : [];
     if (input.strictVariables && issues.length > 0) {
       throw badInput(`strict variables: ${issues.map((i) => i.message).join('; ')}`);

@@ -26,6 +26,11 @@ export const RenderConfigSchema = Type.Object({
   seed: Type.Optional(Type.String()),
   /** What the page's Date reads at time 0; unset, the runtime's default epoch. */
   epochMs: Type.Optional(Type.Number()),
+  /** The input limits of the render when the caller raised them (src/options/input-limits.ts); unset, the defaults. */
+  maxVariableBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+  maxVariablesBytes: Type.Optional(Type.Integer({ minimum: 1 })),
+  /** Page deadlines of each chunk in milliseconds; unset, the local defaults. */
+  timeouts: Type.Optional(Type.Object({ loadMs: Type.Optional(Type.Number()), frameMs: Type.Optional(Type.Number()) })),
 });
 export type RenderConfig = Static<typeof RenderConfigSchema>;
 

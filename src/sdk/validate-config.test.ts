@@ -153,13 +153,13 @@ checks('config.seed and config.epoch are checked before any request and reach th
   assert.equal([unset.seed, unset.epochMs], [undefined, undefined]);
 });
 
-checks('cloudfn render refuses --variables-file (local only) before any request', async () => {
+checks('cloudfn render reads --variables-file before any request: a missing one is named', async () => {
   requests = 0;
   const run = await vidkitAsync(['cloudfn', 'render', path.join(FIXTURES, 'color-var'), '--variables-file', path.join(out, 'vars.json')], {
     env: { ...TEST_CREDENTIALS, AWS_ENDPOINT_URL: endpoint, VIDKIT_BUCKET: 'b', VIDKIT_SFN_ARN: 'arn:aws:states:us-east-1:000000000000:stateMachine:m' },
   });
   assert.is(run.status, 2, run.stderr);
-  assert.equal(errorLines(run.stderr), ['vidkit: error: --variables-file is for local renders only (`vidkit render`); pass the overrides inline with --variables']);
+  assert.equal(errorLines(run.stderr), [`vidkit: error: cannot read --variables-file ${path.join(out, 'vars.json')}: ENOENT`]);
   assert.is(requests, 0);
 });
 

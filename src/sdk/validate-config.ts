@@ -1,8 +1,10 @@
 import { ExitCode, VidkitError } from '../errors';
 import { OutputFormat, assertDistributedFormat } from '../render/formats';
-import { FPS_RULE, isValidFps } from '../options/checks';
+import { FPS_RULE, TIMEOUT_RULE, isValidFps, isValidTimeoutSeconds } from '../options/checks';
+import { InputLimits, checkVariables, inputLimits } from '../options/input-limits';
 import { DEFAULT_MAX_PARALLEL_CHUNKS } from '../options/constants';
 import type { ApiOptions } from '../options/registry';
+import type { PageTimeouts } from '../render/render-context';
 import { EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import type { ExecutionInput, RenderConfig } from './render-input';
 
@@ -16,6 +18,8 @@ export const EXECUTION_INPUT_LIMIT = 262144;
 export interface RenderConfigInput extends Omit<ApiOptions<'sdk'>, 'format' | 'variables'> {
   format?: string;
   variables?: Record<string, unknown>;
+  /** Page deadlines of each chunk in milliseconds, as render() takes them; default 60 s to load, 30 s a frame. */
+  timeouts?: Partial<PageTimeouts>;
 }
 
 function configError(field: string, message: string): VidkitError {
@@ -67,6 +71,8 @@ export function resolveConfig(input: RenderConfigInput | undefined): RenderConfi
   if (typeof variables !== 'object' || variables === null || Array.isArray(variables)) {
     throw configError('variables', 'must be an object of variable values');
   }
+  const limits = checkedLimits(c);
+  checkVariables(variables, '[validateConfig] config.variables', limits);
   if (c.fps !== undefined && !isValidFps(c.fps)) throw configError('fps', `must be ${FPS_RULE}, got ${JSON.stringify(c.fps)}`);
   if (c.seed !== undefined && typeof c.seed !== 'string') throw configError('seed', `must be a string, got ${JSON.stringify(c.seed)}`);
   return {
@@ -80,7 +86,32 @@ export function resolveConfig(input: RenderConfigInput | undefined): RenderConfi
     targetChunkFrames: positiveInt(c.targetChunkFrames, 'targetChunkFrames'),
     seed: c.seed,
     epochMs: epochOf(c.epoch),
+    ...(c.maxVariableBytes === undefined ? {} : { maxVariableBytes: limits.variableBytes }),
+    ...(c.maxVariablesBytes === undefined ? {} : { maxVariablesBytes: limits.variablesBytes }),
+    ...(c.timeouts === undefined ? {} : { timeouts: timeoutsOf(c.timeouts) }),
   };
+}
+
+/** `config.maxVariableBytes` and `config.maxVariablesBytes`, or the defaults. */
+function checkedLimits(c: RenderConfigInput): InputLimits {
+  try {
+    return inputLimits(c);
+  } catch (err) {
+    if (err instanceof VidkitError) throw configError('', err.message);
+    throw err;
+  }
+}
+
+/** `config.timeouts`: milliseconds of each page deadline, within the CLI's range. */
+function timeoutsOf(value: unknown): Partial<PageTimeouts> {
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw configError('timeouts', 'must be an object {loadMs?, frameMs?}');
+  const timeouts: Partial<PageTimeouts> = {};
+  for (const [key, ms] of Object.entries(value)) {
+    if (key !== 'loadMs' && key !== 'frameMs') throw configError('timeouts', `has unknown field ${JSON.stringify(key)}; it takes loadMs and frameMs`);
+    if (typeof ms !== 'number' || !isValidTimeoutSeconds(ms / 1000)) throw configError(`timeouts.${key}`, `must be milliseconds: ${TIMEOUT_RULE}, times 1000, got ${JSON.stringify(ms)}`);
+    timeouts[key] = ms;
+  }
+  return timeouts;
 }
 
 /**

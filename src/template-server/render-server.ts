@@ -3,6 +3,7 @@ import * as readline from 'node:readline';
 import type { Readable } from 'node:stream';
 import type { Overrides } from '../composition/variables';
 import { badInput, errorMessage } from '../errors';
+import { DEFAULT_INPUT_LIMITS, InputLimits, checkJsonDepth, checkVariables, inputLimitsFromEnv } from '../options/input-limits';
 import { RenderTimeoutError } from './render-errors';
 import type { WarmTemplateRenderer } from './warm-render';
 
@@ -30,9 +31,13 @@ const FIELDS = ['id', 'projectDir', 'variables', 'output', 'timeoutSeconds'];
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is RequestId => typeof v === 'string' || (typeof v === 'number' && Number.isFinite(v));
 
-/** Reads one input line: throws a bad-input VidkitError naming the line and the field to fix. */
-export function parseRenderServerRequest(line: string, lineNumber: number): RenderServerRequest {
+/**
+ * Reads one input line: throws a bad-input VidkitError naming the line and the field to fix. Its
+ * variables are bounded by `limits` (VIDKIT_MAX_VARIABLE_BYTES, VIDKIT_MAX_VARIABLES_BYTES).
+ */
+export function parseRenderServerRequest(line: string, lineNumber: number, limits: InputLimits = DEFAULT_INPUT_LIMITS): RenderServerRequest {
   const where = `stdin line ${lineNumber}`;
+  checkJsonDepth(line, where);
   let parsed: unknown;
   try {
     parsed = JSON.parse(line);
@@ -48,6 +53,7 @@ export function parseRenderServerRequest(line: string, lineNumber: number): Rend
   if (!isId(id)) throw badInput(`${where}: "id" must be a string or a number`);
   if (typeof projectDir !== 'string' || !path.isAbsolute(projectDir)) throw badInput(`${where}: "projectDir" must be an absolute path`);
   if (!isObject(variables)) throw badInput(`${where}: "variables" must be a JSON object of variable values`);
+  checkVariables(variables, `${where}: "variables"`, limits);
   if (typeof output !== 'string' || !path.isAbsolute(output) || !output.endsWith('.mp4')) throw badInput(`${where}: "output" must be an absolute path ending in .mp4`);
   if (typeof timeoutSeconds !== 'number' || !(timeoutSeconds > 0) || !Number.isFinite(timeoutSeconds)) throw badInput(`${where}: "timeoutSeconds" must be a positive number`);
   return { id, projectDir, variables, output, timeoutSeconds };
@@ -80,7 +86,7 @@ export async function serveRenderRequests(input: Readable, write: (line: string)
 async function answer(line: string, lineNumber: number, renderer: WarmTemplateRenderer, env: NodeJS.ProcessEnv): Promise<RenderServerAnswer> {
   let request: RenderServerRequest;
   try {
-    request = parseRenderServerRequest(line, lineNumber);
+    request = parseRenderServerRequest(line, lineNumber, inputLimitsFromEnv(env));
   } catch (err) {
     return { id: refusedId(line), ok: false, error: errorMessage(err), kind: 'bad-input' };
   }

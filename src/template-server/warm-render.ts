@@ -3,6 +3,7 @@ import * as path from 'node:path';
 import { renderSize } from '../composition/render-request';
 import type { Overrides } from '../composition/variables';
 import { VidkitError, errorMessage } from '../errors';
+import { inputLimitsFromEnv } from '../options/input-limits';
 import { WarmPool } from '../render/batch/warm-pool';
 import { removeLeftovers } from '../render/leftovers';
 import { describeMissingGlyphs } from '../render/missing-glyphs';
@@ -15,7 +16,7 @@ export interface TemplateRenderOptions {
   projectDir: string;
   /** Checked against the composition already (the request contract); rendered under --strict-variables rules. */
   variables: Overrides;
-  /** The process environment: RENDER_WIDTH/HEIGHT/FPS. */
+  /** The process environment: RENDER_WIDTH/HEIGHT/FPS, VIDKIT_MAX_VARIABLE_BYTES/VIDKIT_MAX_VARIABLES_BYTES. */
   env: NodeJS.ProcessEnv;
   timeoutSeconds: number;
 }
@@ -58,7 +59,7 @@ export class WarmTemplateRenderer {
     const size = renderSize(opts.env);
     const key = JSON.stringify([path.resolve(opts.projectDir), size]);
     const rendering = (async () => {
-      const pool = await this.pool(key, opts.projectDir, size);
+      const pool = await this.pool(key, opts.projectDir, size, opts.env);
       // The server's log gets what `vidkit render` would have warned about: the page (a dismissed
       // dialog), and text no font could draw.
       const warn = (message: string) => console.warn(`vidkit: warning: ${message}`);
@@ -88,10 +89,11 @@ export class WarmTemplateRenderer {
     await Promise.all([...this.pools.keys()].map((key) => this.drop(key)));
   }
 
-  private pool(key: string, projectDir: string, size: ReturnType<typeof renderSize>): Promise<WarmPool> {
+  private pool(key: string, projectDir: string, size: ReturnType<typeof renderSize>, env: NodeJS.ProcessEnv): Promise<WarmPool> {
     let pool = this.pools.get(key);
     if (!pool) {
-      pool = WarmPool.open({ projectDir, format: 'mp4', size: 1, ...QUALITY_SETTINGS.standard, ...size, capture: 'auto', allowGpu: true });
+      const inputLimits = inputLimitsFromEnv(env);
+      pool = WarmPool.open({ projectDir, format: 'mp4', size: 1, ...QUALITY_SETTINGS.standard, ...size, capture: 'auto', allowGpu: true, inputLimits });
       this.pools.set(key, pool);
       pool.catch(() => this.pools.delete(key));
     }

@@ -7,6 +7,7 @@ import type { BatchItem } from '../../sdk/batch-dispatch';
 import { readBatchFile } from '../../sdk/batch-file';
 import { ManifestWriter } from '../../sdk/batch-manifest';
 import { mapWithLimit } from '../../sdk/map-limit';
+import { DEFAULT_INPUT_LIMITS, parseCheckedVariables } from '../../options/input-limits';
 import { formatExtension } from '../formats';
 import { describeMissingGlyphs } from '../missing-glyphs';
 import { prepareOutput, prepareOutputDir } from '../output-path';
@@ -19,6 +20,8 @@ export interface LocalBatchOptions extends Omit<WarmPoolOptions, 'size'> {
   batchFile: string;
   /** A table without an outputKey column names each row's output with its cells: `{id}.mp4`. */
   outputKeyPattern?: string;
+  /** Bytes the batch file may have; default DEFAULT_MAX_BATCH_BYTES (src/options/input-limits.ts). */
+  maxBatchBytes?: number;
   /** Where the outputKeys point into; the manifest is written here too. */
   outputDir: string;
   concurrency: WorkersOption;
@@ -51,7 +54,7 @@ export interface LocalBatchResult {
  */
 export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchResult> {
   const declarations = loadComposition(opts.projectDir, opts.composition).variables;
-  const batch = await readBatchFile(opts.batchFile, { declarations, outputKeyPattern: opts.outputKeyPattern });
+  const batch = await readBatchFile(opts.batchFile, { declarations, outputKeyPattern: opts.outputKeyPattern, maxBytes: opts.maxBatchBytes });
   if (batch.entries.length + batch.problems.length === 0) throw badInput(`${opts.batchFile} has no entries: one {"outputKey", "variables"} object per line`);
   const concurrency = Math.min(resolveBatchConcurrency(opts.concurrency), Math.max(1, batch.entries.length));
   prepareOutputDir(opts.outputDir);
@@ -67,7 +70,7 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
   const writable: number[] = [];
   for (let i = 0; i < batch.entries.length; i++) {
     const entry = batch.entries.at(i)!;
-    const problem = outputProblem(entry, opts, recorded.has(entry.outputKey));
+    const problem = outputProblem(entry, opts, recorded.has(entry.outputKey)) ?? variablesProblem(entry, opts);
     if (problem === undefined) writable.push(i);
     else refused.push({ line: entry.line, outputKey: entry.outputKey, output: path.join(opts.outputDir, entry.outputKey), status: 'failed', error: problem, seconds: 0 });
   }
@@ -119,6 +122,17 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
 function outputProblem(entry: BatchItem, opts: LocalBatchOptions, ownEarlierOutput: boolean): string | undefined {
   try {
     prepareOutput(path.join(opts.outputDir, entry.outputKey), { within: opts.outputDir, projectDir: opts.projectDir, replaces: ownEarlierOutput, option: '"outputKey"' });
+    return undefined;
+  } catch (err) {
+    if (!(err instanceof VidkitError)) throw err;
+    return err.message;
+  }
+}
+
+/** Why a line's variables are over the input limits, or undefined when they are within them. */
+function variablesProblem(entry: BatchItem, opts: LocalBatchOptions): string | undefined {
+  try {
+    parseCheckedVariables(entry.variablesJson, `line ${entry.line}: "variables"`, opts.inputLimits ?? DEFAULT_INPUT_LIMITS);
     return undefined;
   } catch (err) {
     if (!(err instanceof VidkitError)) throw err;
