@@ -25,6 +25,17 @@ export const QUALITIES = ['draft', 'standard', 'high'] as const;
 export const HLS_SEGMENT_SECONDS = 4;
 /** Bytes one remote asset may have unless the render says otherwise (`--max-asset-bytes`). */
 export const DEFAULT_MAX_ASSET_BYTES = 512 * 1024 * 1024;
+/**
+ * Bytes one variable's value (as JSON) and all of a render's variables may have unless the render
+ * says otherwise: carrying a variable to the page costs about 0.8 s a megabyte, and a page that
+ * lays 8 MiB of text out nears its 60 s load deadline on a busy machine (docs/reference/limits.md).
+ */
+export const DEFAULT_MAX_VARIABLE_BYTES = 8 * 1024 * 1024;
+export const DEFAULT_MAX_VARIABLES_BYTES = 16 * 1024 * 1024;
+/** Levels of arrays and objects any JSON input may nest: variables hold flat values or small structures. */
+export const MAX_JSON_DEPTH = 64;
+/** Bytes a batch file may have unless the batch says otherwise. */
+export const DEFAULT_MAX_BATCH_BYTES = 1024 * 1024 * 1024;
 /** Page deadlines unless the render says otherwise. */
 export const DEFAULT_TIMEOUTS: PageTimeouts = { loadMs: 60_000, frameMs: 30_000 };
 /** What the page's Math.random and crypto are seeded with unless the render says otherwise. */

@@ -4,6 +4,8 @@
 // starts, so a value too large for a page to lay out in time fails in milliseconds, named.
 import * as fs from 'node:fs';
 import { badInput } from '../errors';
+import { DEFAULT_MAX_VARIABLES_BYTES, DEFAULT_MAX_VARIABLE_BYTES, MAX_JSON_DEPTH } from './constants';
+import { flagOf } from './registry';
 
 const MiB = 1024 * 1024;
 
@@ -14,28 +16,19 @@ export interface InputLimits {
   variablesBytes: number;
 }
 
-/**
- * Carrying a variable to the page costs about 0.8 s a megabyte, and a page that lays 8 MiB of text
- * out nears its 60 s load deadline on a busy machine: 8 MiB for one variable, 16 MiB for all.
- * Measured in docs/reference/limits.md.
- */
-export const DEFAULT_INPUT_LIMITS: InputLimits = { variableBytes: 8 * MiB, variablesBytes: 16 * MiB };
-/** Levels of arrays and objects any JSON input may nest: variables hold flat values or small structures. */
-export const MAX_JSON_DEPTH = 64;
-/** Bytes a batch file may have unless the batch says otherwise (`--max-batch-bytes`). */
-export const DEFAULT_MAX_BATCH_BYTES = 1024 * MiB;
+export const DEFAULT_INPUT_LIMITS: InputLimits = { variableBytes: DEFAULT_MAX_VARIABLE_BYTES, variablesBytes: DEFAULT_MAX_VARIABLES_BYTES };
 
 /** The environment variables a long-running server (the web templates', the studio) reads its limits from. */
-export const LIMIT_ENV = { variableBytes: 'VIDKIT_MAX_VARIABLE_BYTES', variablesBytes: 'VIDKIT_MAX_VARIABLES_BYTES' } as const;
+const LIMIT_ENV = { variableBytes: 'VIDKIT_MAX_VARIABLE_BYTES', variablesBytes: 'VIDKIT_MAX_VARIABLES_BYTES' } as const;
 /** Where each limit is raised, as a message names it. */
 const RAISE = {
-  variableBytes: `--max-variable-bytes (render() and the SDK: maxVariableBytes; servers: ${LIMIT_ENV.variableBytes})`,
-  variablesBytes: `--max-variables-bytes (render() and the SDK: maxVariablesBytes; servers: ${LIMIT_ENV.variablesBytes})`,
+  variableBytes: `${flagOf('maxVariableBytes')} (render() and the SDK: maxVariableBytes; servers: ${LIMIT_ENV.variableBytes})`,
+  variablesBytes: `${flagOf('maxVariablesBytes')} (render() and the SDK: maxVariablesBytes; servers: ${LIMIT_ENV.variablesBytes})`,
 } as const;
 
-export const LIMIT_RULE = 'a whole number of bytes above 0';
+const LIMIT_RULE = 'a whole number of bytes above 0';
 
-export function isValidLimit(value: unknown): value is number {
+function isValidLimit(value: unknown): value is number {
   return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
 }
 
@@ -66,16 +59,16 @@ export function limitFlag(flag: string, text: string | undefined): number | unde
   return n;
 }
 
-/** The limits a server takes from its environment ({@link LIMIT_ENV}); unset means the defaults. */
+/** The limits a server takes from its environment (VIDKIT_MAX_VARIABLE_BYTES, VIDKIT_MAX_VARIABLES_BYTES); unset means the defaults. */
 export function inputLimitsFromEnv(env: Record<string, string | undefined>): InputLimits {
   const read = (name: string) => (env[name] === undefined || env[name] === '' ? undefined : limitFlag(name, env[name]));
   return inputLimits({ maxVariableBytes: read(LIMIT_ENV.variableBytes), maxVariablesBytes: read(LIMIT_ENV.variablesBytes) });
 }
 
 /**
- * The deepest nesting of arrays and objects in JSON text, scanning no further than one level past
- * `limit`: JSON.parse takes any depth, but what later walks the value recursively (JSON.stringify,
- * structured clone into the page) overflows the stack on a deep one.
+ * Whether JSON text nests arrays and objects deeper than `limit`, scanning no further than the
+ * first level past it: JSON.parse takes any depth, but what walks the value later recursively
+ * (JSON.stringify, the page's copy of its variables) overflows the stack on a deep one.
  */
 export function depthOver(text: string, limit: number): boolean {
   let depth = 0;
@@ -175,8 +168,8 @@ export function readVariablesFile(file: string, limits: InputLimits, flag: strin
 
 /**
  * Variables given as JSON text (a flag, a file, stdin, a batch line, a request): refused over the
- * limit of all variables as written, or nested too deep, before they are parsed; then parsed and
- * each checked by {@link checkVariables}. Malformed text is left to the caller's own parse message.
+ * limit of all variables as written, or nested too deep, before they are parsed; the values are
+ * checked by {@link checkVariables} once parsed. Malformed text is left to the caller's parse message.
  */
 export function checkVariablesText(text: string, what: string, limits: InputLimits): void {
   const bytes = Buffer.byteLength(text, 'utf8');
@@ -201,6 +194,6 @@ export function parseCheckedVariables(text: string, what: string, limits: InputL
 export function checkBatchFileSize(file: string, maxBytes: number): void {
   const size = fs.statSync(file, { throwIfNoEntry: false })?.size;
   if (size !== undefined && size > maxBytes) {
-    throw badInput(`batch file ${file} is ${size} bytes, over the limit of ${bytesText(maxBytes)}; split it, or raise the limit with --max-batch-bytes`);
+    throw badInput(`batch file ${file} is ${size} bytes, over the limit of ${bytesText(maxBytes)}; split it, or raise the limit with ${flagOf('maxBatchBytes')}`);
   }
 }

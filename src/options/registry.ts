@@ -10,6 +10,9 @@ import type { Quality } from '../render/quality';
 import {
   DEFAULT_CHUNK_SIZE,
   DEFAULT_MAX_ASSET_BYTES,
+  DEFAULT_MAX_BATCH_BYTES,
+  DEFAULT_MAX_VARIABLES_BYTES,
+  DEFAULT_MAX_VARIABLE_BYTES,
   DEFAULT_MAX_PARALLEL_CHUNKS,
   DEFAULT_SEED,
   DEFAULT_TIMEOUTS,
@@ -19,7 +22,6 @@ import {
   OUTPUT_FORMATS,
   QUALITIES,
 } from './constants';
-import { DEFAULT_INPUT_LIMITS, DEFAULT_MAX_BATCH_BYTES } from './input-limits';
 
 /**
  * Where an option applies: `vidkit render` and render(), `vidkit still`, `vidkit render --batch`,
@@ -305,8 +307,8 @@ export const RENDER_OPTIONS = {
     kind: 'string',
     api: 'number',
     value: '<n>',
-    default: `${DEFAULT_INPUT_LIMITS.variableBytes} (8 MiB)`,
-    description: `Bytes one variable's value may have, as JSON (default ${DEFAULT_INPUT_LIMITS.variableBytes}, 8 MiB); a larger one is refused before any browser starts`,
+    default: `${DEFAULT_MAX_VARIABLE_BYTES} (8 MiB)`,
+    description: `Bytes one variable's value may have, as JSON (default ${DEFAULT_MAX_VARIABLE_BYTES}, 8 MiB); a larger one is refused before any browser starts`,
     doc: LIMITS_DOC,
     appliesTo: EVERYWHERE,
     docker: true,
@@ -316,8 +318,8 @@ export const RENDER_OPTIONS = {
     kind: 'string',
     api: 'number',
     value: '<n>',
-    default: `${DEFAULT_INPUT_LIMITS.variablesBytes} (16 MiB)`,
-    description: `Bytes all of a render's variables may have together, as a JSON object (default ${DEFAULT_INPUT_LIMITS.variablesBytes}, 16 MiB); also bounds a variables file and a batch line's variables`,
+    default: `${DEFAULT_MAX_VARIABLES_BYTES} (16 MiB)`,
+    description: `Bytes all of a render's variables may have together, as a JSON object (default ${DEFAULT_MAX_VARIABLES_BYTES}, 16 MiB); also bounds a variables file and a batch line's variables`,
     doc: LIMITS_DOC,
     appliesTo: EVERYWHERE,
     docker: true,

@@ -1,6 +1,7 @@
 import type { DeclarationSet } from '../composition/variables';
 import { badInput, errorMessage } from '../errors';
-import { DEFAULT_MAX_BATCH_BYTES, checkBatchFileSize } from '../options/input-limits';
+import { DEFAULT_MAX_BATCH_BYTES } from '../options/constants';
+import { checkBatchFileSize } from '../options/input-limits';
 import { PackedBatchParse, loadNative } from '../native';
 import type { BatchItem, BatchLineProblem } from './batch-dispatch';
 import type { Indexed } from './map-limit';
