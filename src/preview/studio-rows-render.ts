@@ -1,4 +1,5 @@
 import * as path from 'node:path';
+import { inputLimitsFromEnv } from '../options/input-limits';
 import { renderBatch } from '../render/batch/local-batch';
 import type { OutputFormat } from '../render/formats';
 import { Quality, qualitySettings } from '../render/quality';
@@ -46,6 +47,7 @@ export async function renderRows(projectDir: string, request: RowsRequest, run: 
     outputDir,
     concurrency: 'auto',
     strictVariables: false,
+    inputLimits: inputLimitsFromEnv(process.env),
     failFast: false,
     force: false,
     signal: run.signal,

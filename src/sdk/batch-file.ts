@@ -38,7 +38,7 @@ export interface BatchFileOptions {
   declarations?: DeclarationSet;
   /** A table without an outputKey column names each row's output with its cells: `renders/{id}.mp4`. */
   outputKeyPattern?: string;
-  /** Bytes the file may have; default DEFAULT_MAX_BATCH_BYTES (src/options/input-limits.ts). A larger one is refused unread. */
+  /** Bytes the file may have; default DEFAULT_MAX_BATCH_BYTES (src/options/constants.ts). A larger one is refused unread. */
   maxBytes?: number;
 }
 

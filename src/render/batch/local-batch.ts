@@ -20,7 +20,7 @@ export interface LocalBatchOptions extends Omit<WarmPoolOptions, 'size'> {
   batchFile: string;
   /** A table without an outputKey column names each row's output with its cells: `{id}.mp4`. */
   outputKeyPattern?: string;
-  /** Bytes the batch file may have; default DEFAULT_MAX_BATCH_BYTES (src/options/input-limits.ts). */
+  /** Bytes the batch file may have; default DEFAULT_MAX_BATCH_BYTES (src/options/constants.ts). */
   maxBatchBytes?: number;
   /** Where the outputKeys point into; the manifest is written here too. */
   outputDir: string;
