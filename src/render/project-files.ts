@@ -62,6 +62,7 @@ export function projectPathStats(root: string, rel: string, links: ProjectLinks 
         continue;
       }
       const target = fs.realpathSync(next);
+      if (leadsThroughHidden(current, fs.readlinkSync(next), target)) return undefined;
       if (links === 'follow' && isUnder(current, realRoot)) {
         if (!reached.some((dir) => isUnder(target, dir))) reached.push(target);
       } else if (!reached.some((dir) => isUnder(target, dir))) {
@@ -80,12 +81,13 @@ export function projectPathStats(root: string, rel: string, links: ProjectLinks 
 }
 
 /**
- * What a path the page asks for may lead to, once symlinks are followed: `realRoot` itself or a
- * path under it with no hidden segment, so a link can neither leave the project nor reach a
- * dotfile inside it (`public.txt -> .env`). The one place that decides it.
+ * Whether a link in `dir`, written as `written` and resolving to `real`, goes through a hidden
+ * name on its way: any segment of its target, as written or resolved, counted from the link's
+ * folder (`..` aside), so neither `e.txt -> ../secret/.env` nor `f.txt -> ../.config/f` reaches
+ * what the page may never load. Hidden folders above both ends (a project under `~/.cache`) are
+ * not on the way.
  */
-function mayResolveTo(realRoot: string, real: string): boolean {
-  if (real === realRoot) return true;
-  if (!real.startsWith(realRoot + path.sep)) return false;
-  return !path.relative(realRoot, real).split(path.sep).some((segment) => segment.startsWith('.'));
+function leadsThroughHidden(dir: string, written: string, real: string): boolean {
+  const hidden = (to: string) => path.relative(dir, to).split(path.sep).some((s) => s !== '..' && s.startsWith('.'));
+  return hidden(path.resolve(dir, written)) || hidden(real);
 }

@@ -27,6 +27,15 @@ fs.symlinkSync('sub', path.join(dir, 'inner-dir'));
 const further = tempDir('vidkit-further-');
 fs.writeFileSync(path.join(further, 'far.txt'), 'further out');
 fs.symlinkSync(path.join(further, 'far.txt'), path.join(outside, 'far-link.txt'));
+// Links straight to hidden files and folders outside the project, and one through a link with a plain name.
+fs.writeFileSync(path.join(outside, '.env'), 'TOKEN=outside');
+fs.mkdirSync(path.join(outside, '.config'));
+fs.writeFileSync(path.join(outside, '.config', 'settings.txt'), 'hidden folder');
+fs.symlinkSync(path.join(outside, '.env'), path.join(outside, 'plain-name.txt'));
+fs.symlinkSync(path.relative(dir, path.join(outside, '.env')), path.join(dir, 'e.txt'));
+fs.symlinkSync(path.join(outside, '.config', 'settings.txt'), path.join(dir, 'settings.txt'));
+fs.symlinkSync(path.join(outside, '.config'), path.join(dir, 'config-dir'));
+fs.symlinkSync(path.join(outside, 'plain-name.txt'), path.join(dir, 'via-plain.txt'));
 
 const confined = suite('project server: confinement');
 let server: ProjectServer;
@@ -60,6 +69,15 @@ confined('a symlink the project contains is followed wherever it leads, as the a
   const res = await httpGet(server.url, '/escape-dir/far-link.txt');
   assert.equal(res.status, 404);
   assert.not.match(res.body, /further/);
+});
+
+confined('a link to a hidden file or into a hidden folder outside the project is 404, at any segment of its target, written or resolved', async () => {
+  for (const urlPath of ['/e.txt', '/settings.txt', '/config-dir/settings.txt', '/via-plain.txt', '/escape-dir/plain-name.txt']) {
+    const res = await httpGet(server.url, urlPath);
+    assert.equal([urlPath, res.status], [urlPath, 404]);
+    assert.not.match(res.body, /TOKEN|hidden folder/);
+  }
+  assert.is((await httpGet(server.url, '/escape-dir/secret.txt')).status, 200, 'a plain file beside them is still served');
 });
 
 confined('with links kept inside (a cloud site), a symlink that leads out of the project is 404, file or directory, absolute or relative', async () => {

@@ -12,7 +12,7 @@ import { FILE_WAYS, fileWaysProject } from '../test-support/ways-out';
 
 // docs/explanation/security-model.md: what a page may read of this machine's files, whatever the command,
 // and the browser it runs in. What must never be reachable: paths that climb out (`..` in any
-// spelling), dotfiles, file: URLs, a link to a hidden file, and a link inside a folder the project
+// spelling), dotfiles, file: URLs, a link to a hidden file (inside the project or out), and a link inside a folder the project
 // links to that leads further out (the project's own links are followed: their author made them).
 const work = tempDir('vidkit-confinement-test-');
 const project = fileWaysProject(path.join(work, 'project'), path.join(work, 'outside'));
@@ -80,6 +80,7 @@ const ESCAPES = [
   '//../outside/red.png',
   '/shared/escape.png',
   '/public.png',
+  '/env.png',
   '/.hidden.png',
   '/%2ehidden.png',
   '/.git/red.png',

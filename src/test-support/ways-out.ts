@@ -160,6 +160,7 @@ export const FILE_WAYS = [
   'file-fetch',
   'symlink-out',
   'symlink-to-dotfile',
+  'symlink-to-hidden-outside',
   'dotfile',
   'dot-dir',
   'parent-dir',
@@ -179,8 +180,9 @@ export type FileWay = (typeof FILE_WAYS)[number];
  * the red files a page must never reach: `outside/red.png`, `outside/red.html`. Inside the project,
  * `.hidden.png` and `.git/red.png` (hidden), `shared` (the author's link to a folder beside the
  * project holding `visible.png` and `escape.png`, a link from there on to outside/red.png, which
- * a link inside a link's target may not follow), `public.png` (a link to .hidden.png), and the
- * controls' `visible.png` and `visible.html`.
+ * a link inside a link's target may not follow), `public.png` (a link to .hidden.png), `env.png`
+ * (the author's own link straight to `outside/.env.png`, a hidden file outside), and the controls'
+ * `visible.png` and `visible.html`.
  */
 export function fileWaysProject(dir: string, outside: string): string {
   fs.mkdirSync(dir, { recursive: true });
@@ -197,6 +199,8 @@ export function fileWaysProject(dir: string, outside: string): string {
   fs.symlinkSync(path.join(outside, 'red.png'), path.join(shared, 'escape.png'));
   fs.symlinkSync(shared, path.join(dir, 'shared'));
   fs.symlinkSync('.hidden.png', path.join(dir, 'public.png'));
+  fs.writeFileSync(path.join(outside, '.env.png'), red);
+  fs.symlinkSync(path.relative(dir, path.join(outside, '.env.png')), path.join(dir, 'env.png'));
   fs.writeFileSync(path.join(dir, 'visible.png'), red);
   fs.writeFileSync(path.join(dir, 'visible.html'), '<body style="margin:0;background:#f00"><script>parent.postMessage("read", "*")</script></body>');
   const file = (name: string) => `file://${path.join(outside, name)}`;
@@ -207,6 +211,7 @@ export function fileWaysProject(dir: string, outside: string): string {
     'file-fetch': file('red.png'),
     'symlink-out': 'shared/escape.png',
     'symlink-to-dotfile': 'public.png',
+    'symlink-to-hidden-outside': 'env.png',
     dotfile: '.hidden.png',
     'dot-dir': '.git/red.png',
     'parent-dir': relative,
