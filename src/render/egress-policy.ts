@@ -29,10 +29,20 @@ export function privateAddressRefusal(address: string): string | undefined {
   return words && `${words}, refused (a local render allows private networks with --allow-private-network)`;
 }
 
+/**
+ * The name to ask the system resolver for `host`: `localhost` for every name that is loopback by
+ * definition (`localhost` and `*.localhost`, with or without a final dot, RFC 6761), which
+ * Chromium answers with loopback itself and the system's hosts file may not list; `host` itself
+ * otherwise. So `localhost.` is judged as the loopback address it reaches, not sent to DNS.
+ */
+function resolverName(host: string): string {
+  return /(^|\.)localhost\.?$/i.test(host) ? 'localhost' : host;
+}
+
 /** dns.lookup, failing when any address of the name is refused: the socket connects only to an address checked here. */
 export function checkedLookup(refuse: (address: string) => string | undefined): net.LookupFunction {
   return (hostname, options, callback) => {
-    dns.lookup(hostname, { ...options, all: true }, (err, addresses) => {
+    dns.lookup(resolverName(hostname), { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, []);
       for (const { address } of addresses) {
         const refused = refuse(address);
@@ -101,7 +111,7 @@ export class EgressPolicy {
       if (refused) throw new EgressRefusal(`${literal} is ${refused}`);
       return { address: literal, family: net.isIP(literal) };
     }
-    const addresses = await dns.promises.lookup(literal, { all: true, verbatim: true });
+    const addresses = await dns.promises.lookup(resolverName(literal), { all: true, verbatim: true });
     for (const { address } of addresses) {
       const refused = this.refuseAddress(address, port);
       if (refused) throw new EgressRefusal(`${literal} resolves to ${address}, ${refused}`);

@@ -78,6 +78,14 @@ privateNetworks('a URL on loopback is refused before any request, by address, by
       `media ${cdn.url}/a.png could not be fetched: 127.0.0.1 is a loopback address, refused (a local render allows private networks with --allow-private-network)`,
     );
     assert.match(await fetchError(assets, `http://localhost:${port}/b.png`), new RegExp(`^media http://localhost:${port}/b.png could not be fetched: localhost resolves to (127\\.0\\.0\\.1|::1), a loopback address, refused \\(a local render allows private networks with --allow-private-network\\)$`));
+    // Loopback by definition, with a final dot or below localhost: the policy's answer, not DNS's (ENOTFOUND).
+    for (const host of ['localhost.', 'preview.localhost', 'LOCALHOST.']) {
+      assert.match(await fetchError(assets, `http://${host}:${port}/e.png`), new RegExp(`could not be fetched: ${host.replace(/\./g, '\\.')} resolves to (127\\.0\\.0\\.1|::1), a loopback address, refused`, 'i'));
+    }
+    for (const host of ['localhost.', 'preview.localhost.']) {
+      const refused = await new EgressPolicy().resolve(host, Number(port)).then(() => 'resolved', (err: Error) => err.message);
+      assert.match(refused, new RegExp(`^${host.replace(/\./g, '\\.')} resolves to (127\\.0\\.0\\.1|::1), a loopback address, refused`));
+    }
     assert.match(await fetchError(assets, `http://[::ffff:127.0.0.1]:${port}/c.png`), /could not be fetched: ::ffff:7f00:1 is a loopback address/);
     assert.match(await fetchError(assets, `http://2130706433:${port}/d.png`), /could not be fetched: 127\.0\.0\.1 is a loopback address/);
     assert.equal(cdn.requests, []);
