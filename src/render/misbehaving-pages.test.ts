@@ -120,6 +120,17 @@ media('a 0-byte <video>: the render fails well under the load timeout, naming it
   assert.not.ok(fs.existsSync(output));
 });
 
+media('an MP4 cut in half (its moov atom gone): vidkit\'s own error is the only line about it, no libav log line before it', () => {
+  const dir = project('bad-truncated', 0.5, '<video src="media/truncated.mp4" muted></video>');
+  fs.mkdirSync(path.join(dir, 'media'), { recursive: true });
+  fs.copyFileSync(path.join(BAD, 'truncated.mp4'), path.join(dir, 'media', 'truncated.mp4'));
+  const { run } = timedRender(dir);
+  assert.is(run.status, 2, run.stderr);
+  assert.equal(errorLines(run.stderr), [`vidkit: error: media media/truncated.mp4 cannot be played: ${NOT_MEDIA}`]);
+  // libav's own logger writes `[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55d0…] moov atom not found`.
+  assert.not.match(run.stderr, /moov atom|^\[[^\]]* @ 0x[0-9a-f]+\]/m);
+});
+
 media('a video a script adds at 0.3 s fails the render at that frame; still fails the same', () => {
   const dir = project(
     'bad-later',

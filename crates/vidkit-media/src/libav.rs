@@ -9,14 +9,16 @@ use ffmpeg::codec;
 use ffmpeg::ffi::{self as sys, AVCodecContext, AVPixelFormat};
 use ffmpeg_next as ffmpeg;
 
-/// Initialises libav once and quiets its logger to errors: x264's per-file banner and statistics
-/// would otherwise go to the host process's stderr for every segment.
+/// Initialises libav once and silences its logger: x264's per-file banner and statistics would
+/// otherwise go to the host process's stderr for every segment, and a demuxer's own complaint
+/// (`[mov,mp4,m4a,3gp,3g2,mj2 @ 0x…] moov atom not found`) ahead of the error vidkit prints for the
+/// same failure, which carries libav's reason already.
 pub(crate) fn init() {
     static INIT: Once = Once::new();
     INIT.call_once(|| {
         // `init` only registers components, which cannot fail on libav 5+.
         let _ = ffmpeg::init();
-        ffmpeg::log::set_level(ffmpeg::log::Level::Error);
+        ffmpeg::log::set_level(ffmpeg::log::Level::Quiet);
     });
 }
 
