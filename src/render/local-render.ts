@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
-import { ExitCode, VidkitError, errorMessage } from '../errors';
+import { ExitCode, VidkitError } from '../errors';
 import { loadNative } from '../native';
 import type { CaptureMode } from './browser';
 import { BrowserFailure, CaptureSession, MediaElementTiming } from './capture-session';
@@ -10,10 +10,10 @@ import { ChunkRange, SessionSlot, discardingSink, renderChunk } from './chunk-re
 import { OutputFormat, assertOutputExtension, formatExtension, isDirectoryFormat } from './formats';
 import { trackPath, untrackPath } from './leftovers';
 import { assertReplaceableDirectory } from './output-directory';
-import { outputError, partialPathFor, prepareOutput } from './output-path';
+import { partialPathFor, prepareOutput, renderWriteError } from './output-path';
 import { outputWriter } from './output-writer';
 import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
-import { checkTempSpace, makeRunDir, tempDirError } from './run-dir';
+import { checkTempSpace, makeRunDir } from './run-dir';
 import { AssetPolicy, serveComposition } from './served-composition';
 import { earlySoundtrack, renderSoundtrack } from './soundtrack';
 import { measureIdle } from './cpu-idle';
@@ -234,12 +234,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     for (const m of missingGlyphs) opts.onWarning?.(describeMissingGlyphs(m));
     let joined = { frames: totalFrames, bytes: 0 };
     if (writer) {
-      const audio = () => renderSoundtrack(timeline, sound, early);
-      try {
-        joined = await writer.finish(scheduler.inOrder(), audio);
-      } catch (err) {
-        throw outputError(err, output);
-      }
+      joined = await writer.finish(scheduler.inOrder(), () => renderSoundtrack(timeline, sound, early));
     }
     return {
       output,
@@ -259,8 +254,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       missingGlyphs,
     };
   } catch (err) {
-    // A segment or a browser profile that could not be written: TMPDIR's fault, not the render's.
-    throw (errorMessage(err).includes(tmpDir) && tempDirError(err)) || err;
+    // A part, a profile or the output that could not be written: its disk's fault, not the render's.
+    throw renderWriteError(err, output);
   } finally {
     finished = true;
     opts.signal?.removeEventListener('abort', onAbort);

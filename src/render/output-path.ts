@@ -1,8 +1,10 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExitCode, VidkitError, badInput, errorCode, errorMessage } from '../errors';
 import { flagOf } from '../options/registry';
+import { tempDirError } from './run-dir';
 
 /** What {@link prepareOutput} checks beyond the path itself. */
 export interface OutputChecks {
@@ -197,6 +199,47 @@ export function outputError(err: unknown, where: string): unknown {
   const known = Object.hasOwn(WRITE_FAILURES, errorCode(err)) ? WRITE_FAILURES[errorCode(err)] : undefined;
   if (known === undefined) return err;
   return new VidkitError(`cannot write ${where}: ${known}`, { exitCode: ExitCode.OutputFailed });
+}
+
+/**
+ * A failed write of a render, wherever it happened (a frame, a segment, the gif palette's pass, an
+ * hls playlist, the soundtrack, the joined file), as the exit-4 error naming its disk: TMPDIR,
+ * where the render keeps its parts, or the folder of `output`; `err` unchanged when it is no write
+ * failure. The disk is the one the error names a path on (Node's `dest` or `path`, or the addon's
+ * message); a write that names none (Node's `write` to a file already open) is put on the one of
+ * the two with less room left, read now, while the render's files still fill it.
+ */
+export function renderWriteError(err: unknown, output: string): unknown {
+  if (err instanceof VidkitError || !Object.hasOwn(WRITE_FAILURES, errorCode(err))) return err;
+  const inTemp = failedInTemp(err, path.dirname(path.resolve(output)));
+  return (inTemp && tempDirError(err)) || outputError(err, output);
+}
+
+/** Whether the write failure `err` happened under TMPDIR rather than in `outputDir` (see {@link renderWriteError}). */
+function failedInTemp(err: unknown, outputDir: string): boolean {
+  const tmp = path.resolve(os.tmpdir());
+  const { dest, path: named } = err as { dest?: unknown; path?: unknown };
+  const where = typeof dest === 'string' ? dest : typeof named === 'string' ? named : undefined;
+  const under = (dir: string) => (where === undefined ? errorMessage(err).includes(dir + path.sep) : path.resolve(where).startsWith(dir + path.sep));
+  // The more specific folder wins: an output under TMPDIR is the output's.
+  const [longer, shorter] = outputDir.length > tmp.length ? [outputDir, tmp] : [tmp, outputDir];
+  if (under(longer)) return longer === tmp;
+  if (under(shorter)) return shorter === tmp;
+  return lessRoomInTemp(tmp, existingAncestor(outputDir));
+}
+
+/** Whether TMPDIR has less room than `outputDir`'s disk; true when they are one disk, or either cannot be read. */
+function lessRoomInTemp(tmp: string, outputDir: string): boolean {
+  try {
+    if (fs.statSync(tmp).dev === fs.statSync(outputDir).dev) return true;
+    const room = (dir: string) => {
+      const stats = fs.statfsSync(dir);
+      return stats.bavail * stats.bsize;
+    };
+    return room(tmp) <= room(outputDir);
+  } catch {
+    return true;
+  }
 }
 
 /**

@@ -4,7 +4,7 @@ import { VidkitError, badInput } from '../errors';
 import type { CaptureMode } from './browser';
 import { CaptureSession } from './capture-session';
 import { trackPath, untrackPath } from './leftovers';
-import { outputError, partialPathFor, prepareOutput } from './output-path';
+import { partialPathFor, prepareOutput, renderWriteError } from './output-path';
 import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
 import { checkTempSpace, makeRunDir } from './run-dir';
 import { AssetPolicy, serveComposition } from './served-composition';
@@ -80,12 +80,8 @@ export async function renderStill(opts: StillOptions): Promise<StillResult> {
     const image = await session.capture(frame, true);
     if (!image) throw new VidkitError(`frame ${frame}: the browser returned no image`);
     await session.reportFailedLoads();
-    try {
-      fs.writeFileSync(partial, image);
-      fs.renameSync(partial, output);
-    } catch (err) {
-      throw outputError(err, output);
-    }
+    fs.writeFileSync(partial, image);
+    fs.renameSync(partial, output);
     return {
       output,
       compositionId: context.composition.id,
@@ -98,6 +94,9 @@ export async function renderStill(opts: StillOptions): Promise<StillResult> {
       capture: context.profile.capture,
       gl: context.profile.gl,
     };
+  } catch (err) {
+    // A profile or the image that could not be written: its disk's fault, not the render's.
+    throw renderWriteError(err, output);
   } finally {
     await session?.close();
     await server.close();

@@ -1,6 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { badInput, errorMessage } from '../errors';
+import { VidkitError, badInput, errorMessage } from '../errors';
+import { outputError } from '../render/output-path';
 import type { BatchManifestRow, BatchRowStatus } from './batch-dispatch';
 
 const STATUSES: readonly BatchRowStatus[] = ['started', 'would-invoke', 'failed-to-start', 'skipped', 'cancelled'];
@@ -60,24 +61,39 @@ export class ManifestWriter<Row extends BatchRow = BatchManifestRow> {
       // A row torn by a crash of an earlier run has no newline: end it, so our first row is a line of its own.
       if (!endsWithNewline(this.fd)) fs.writeSync(this.fd, '\n');
     } catch (err) {
-      throw badInput(`cannot write the batch manifest ${file}: ${errorMessage(err)}`);
+      throw this.writeFailure(err) ?? badInput(`cannot write the batch manifest ${file}: ${errorMessage(err)}`);
     }
   }
 
   append(row: Row): void {
     const record: ManifestRecord<Row> = { run: this.run, ...row };
-    fs.writeSync(this.fd, `${JSON.stringify(record)}\n`);
-    if (Date.now() - this.lastSync >= SYNC_EVERY_MS) this.sync();
+    try {
+      fs.writeSync(this.fd, `${JSON.stringify(record)}\n`);
+      if (Date.now() - this.lastSync >= SYNC_EVERY_MS) this.sync();
+    } catch (err) {
+      throw this.writeFailure(err) ?? err;
+    }
   }
 
   close(): void {
-    this.sync();
-    fs.closeSync(this.fd);
+    try {
+      this.sync();
+    } catch (err) {
+      throw this.writeFailure(err) ?? err;
+    } finally {
+      fs.closeSync(this.fd);
+    }
   }
 
   private sync(): void {
     fs.fdatasyncSync(this.fd);
     this.lastSync = Date.now();
+  }
+
+  /** A full disk, a read-only one or a refused write as exit 4 naming the manifest; undefined for any other error. */
+  private writeFailure(err: unknown): VidkitError | undefined {
+    const failed = outputError(err, `the batch manifest ${this.file}`);
+    return failed instanceof VidkitError ? failed : undefined;
   }
 }
 

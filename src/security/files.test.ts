@@ -1,4 +1,4 @@
-import { spawn, spawnSync } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,6 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { built, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
 import { decodeRgbFrame, rgbAt } from '../test-support/media';
+import { withSmallDisks } from '../test-support/small-disk';
 
 // docs/reference/command-line.md and docs/guide/render.md ("Checked before any browser starts"): an output vidkit writes loses
 // nothing of the user's, and what it keeps in TMPDIR goes, even after a SIGKILL. Every run here has
@@ -182,32 +183,17 @@ files("resume compares the output's SHA-256 recorded when it was written: a dama
   assert.equal(leftIn(tmp.dir), []);
 });
 
-/**
- * Runs `script` (sh) with a tmpfs of `size` mounted on a new directory, in a user and mount
- * namespace of its own (no privilege needed; the mount goes with it). `$T` names the directory,
- * `$VIDKIT` runs the CLI.
- */
-function withSmallTmp(size: string, script: string): { status: number; stdout: string; stderr: string } {
-  const mount = tempDir('vidkit-small-tmp-');
-  const run = spawnSync(
-    'unshare',
-    ['--user', '--map-root-user', '--mount', 'sh', '-c', `mount -t tmpfs -o size=${size} tmpfs "$T"\n${script}`],
-    { encoding: 'utf8', env: { ...process.env, T: mount, VIDKIT: `${process.execPath} ${CLI}` }, timeout: 180_000 },
-  );
-  return { status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
-}
-
 files('a full TMPDIR is exit 4 naming TMPDIR, before any browser starts or when it fills mid-render, with no browser warning and nothing left there', () => {
   const dir = project('full-tmp', 3, true);
-  const full = withSmallTmp('1m', `TMPDIR="$T" $VIDKIT render ${dir} --output ${path.join(work, 'full-tmp.mp4')}; echo "exit $?"; ls -A "$T"`);
+  const full = withSmallDisks({ T: '1m' }, `TMPDIR="$T" $VIDKIT render ${dir} --output ${path.join(work, 'full-tmp.mp4')}; echo "exit $?"; ls -A "$T"`);
   assert.is(full.status, 0, full.stderr);
   assert.match(full.stdout, /^exit 4\n$/);
   assert.match(errorLines(full.stderr)[0], /^vidkit: error: TMPDIR \(\/\S+\) is full: 1\.0 MiB free, and a render needs at least 32 MiB there for its segments and browser profiles; free some space, or set TMPDIR to a directory with room$/);
   assert.not.match(full.stderr, /rendering/);
 
   // Room to start, then something else fills it while the frames are drawn.
-  const filled = withSmallTmp(
-    '40m',
+  const filled = withSmallDisks(
+    { T: '40m' },
     `TMPDIR="$T" $VIDKIT render ${dir} --output ${path.join(work, 'filled-tmp.mp4')} --workers 1 & pid=$!
 for i in $(seq 600); do [ "$(cat "$T"/vidkit-render-*/part-0000.mp4 2>/dev/null | wc -c)" -gt 4096 ] && break; sleep 0.1; done
 dd if=/dev/zero of="$T/filler" bs=1M count=64 2>/dev/null

@@ -6,8 +6,10 @@
 //! `segment_seconds`, the last one excepted.
 
 use std::fs;
+use std::os::raw::c_int;
 use std::path::Path;
 
+use ffmpeg::ffi as sys;
 use ffmpeg::{codec, encoder, media, Dictionary, Packet};
 use ffmpeg_next as ffmpeg;
 
@@ -38,8 +40,11 @@ pub fn package_hls(input: &Path, dir: &Path, segment_seconds: u32) -> Result<Hls
     let mut source = ffmpeg::format::input(input)
         .map_err(|e| MediaError::io(input, Cause::of("cannot open the joined video", e)))?;
     let playlist = dir.join(HLS_MEDIA_PLAYLIST);
+    // Declared before `output`, so it outlives every close the muxer makes (see `keep_close_failures`).
+    let mut close_failure: c_int = 0;
     let mut output = ffmpeg::format::output_as(&playlist, "hls")
         .map_err(|e| MediaError::io(&playlist, Cause::of("cannot create the playlist", e)))?;
+    keep_close_failures(&mut output, &mut close_failure);
 
     // Input stream index -> output stream index, for the video and audio streams.
     let mut mapping = vec![None; source.nb_streams() as usize];
@@ -94,6 +99,12 @@ pub fn package_hls(input: &Path, dir: &Path, segment_seconds: u32) -> Result<Hls
     }
     output.write_trailer().map_err(|e| writing("the playlist", e))?;
     drop(output);
+    if close_failure < 0 {
+        return Err(writing(
+            "a segment or the playlists",
+            ffmpeg::Error::from(close_failure),
+        ));
+    }
 
     let segments = fs::read_dir(dir)
         .map_err(|e| MediaError::io(dir, e))?
@@ -101,6 +112,36 @@ pub fn package_hls(input: &Path, dir: &Path, segment_seconds: u32) -> Result<Hls
         .filter(|entry| entry.file_name().to_string_lossy().ends_with(".ts"))
         .count() as u64;
     Ok(HlsStats { segments, frames })
+}
+
+/// libav's hls muxer logs a file it could not finish (a segment cut short by a full disk, a
+/// playlist never flushed) as a warning and goes on, so a packaging on a full disk would end as a
+/// success with a short segment and empty playlists. Every file it writes is closed through its
+/// context's `io_close2`: this one closes it as libav's own does and keeps the first failure in
+/// `failure`, which must outlive `output`.
+fn keep_close_failures(output: &mut ffmpeg::format::context::Output, failure: &mut c_int) {
+    // SAFETY: the context is a valid output context owned by `output`; `opaque` is libav's field
+    // for the caller's own data, which the hls muxer hands on to its nested MPEG-TS muxer as is,
+    // and the caller keeps `failure` alive until `output` is dropped.
+    unsafe {
+        let context = output.as_mut_ptr();
+        (*context).opaque = (failure as *mut c_int).cast();
+        (*context).io_close2 = Some(close_keeping_failure);
+    }
+}
+
+/// `io_close2` of an hls packaging: `avio_close`, which returns the write error the file met,
+/// with the first failure kept where the context's `opaque` points (see [`keep_close_failures`]).
+unsafe extern "C" fn close_keeping_failure(context: *mut sys::AVFormatContext, pb: *mut sys::AVIOContext) -> c_int {
+    // SAFETY: libav hands a context this packaging set up and an AVIOContext it opened and now
+    // gives up; avio_close frees it.
+    let result = unsafe { sys::avio_close(pb) };
+    let failure = unsafe { (*context).opaque } as *mut c_int;
+    if result < 0 && !failure.is_null() && unsafe { *failure } == 0 {
+        // SAFETY: `opaque` points at the packaging's `close_failure`, alive while the muxer runs.
+        unsafe { *failure = result };
+    }
+    result
 }
 
 fn copy_packet(packet: &mut Packet, from: ffmpeg::Rational, to: ffmpeg::Rational, stream: usize) {

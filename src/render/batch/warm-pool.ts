@@ -11,7 +11,7 @@ import { DeadlineError } from '../deadline';
 import { OutputFormat, formatExtension, isDirectoryFormat } from '../formats';
 import { trackPath, untrackPath } from '../leftovers';
 import { MissingGlyphs, missingGlyphsError } from '../missing-glyphs';
-import { outputError, partialPathFor } from '../output-path';
+import { renderWriteError, partialPathFor } from '../output-path';
 import { outputWriter } from '../output-writer';
 import { PlannedRender, RenderSettings, framesOfPage, planRender, profileFor, withProfile } from '../render-context';
 import { checkTempSpace, makeRunDir } from '../run-dir';
@@ -150,16 +150,13 @@ export class WarmPool {
       const { missingGlyphs } = rendered;
       if (this.opts.strictGlyphs && missingGlyphs.length > 0) throw missingGlyphsError(missingGlyphs);
       const timeline = await (await slot.current()).mediaTimeline();
-      try {
-        const done = await writer.finish([whole], () => renderSoundtrack(timeline, sound, early));
-        return { output, frames: done.frames, bytes: done.bytes, seconds: (Date.now() - started) / 1000, missingGlyphs };
-      } catch (err) {
-        throw outputError(err, output);
-      }
+      const done = await writer.finish([whole], () => renderSoundtrack(timeline, sound, early));
+      return { output, frames: done.frames, bytes: done.bytes, seconds: (Date.now() - started) / 1000, missingGlyphs };
     } catch (err) {
       // A page stuck in a script would hang the next render's reset too: its browser goes.
       if (err instanceof DeadlineError) await slot.close();
-      throw err;
+      // A part or the output that could not be written: its disk's fault, not the render's.
+      throw renderWriteError(err, output);
     } finally {
       fs.rmSync(renderDir, { recursive: true, force: true });
       fs.rmSync(partial, { force: true });
