@@ -259,6 +259,12 @@ export async function assertRejectsMalformedBodies(renderUrl: string): Promise<v
     ['unknown variable', JSON.stringify({ variables: { subtitle: 'nope' } }), /"subtitle" is not declared/],
     ['mistyped variable', JSON.stringify({ variables: { cards: 'four' } }), /"cards": expected number/],
     ['bad enum value', JSON.stringify({ variables: { theme: 'sepia' } }), /"theme": expected one of/],
+    // Within 64 KiB, far deeper than Python's parser goes: refused before parsing by the depth limit.
+    ['30,000 nested arrays', `${'['.repeat(30_000)}${']'.repeat(30_000)}`, /nests arrays and objects deeper than the limit of 64 levels/],
+    ['a variable 10,000 objects deep', `{"variables":{"headline":${'{"a":'.repeat(10_000)}1${'}'.repeat(10_000)}}}`, /deeper than the limit of 64 levels/],
+    // The body's object and `variables` are two levels: 62 arrays more is the limit, 63 one over.
+    ['64 levels', `{"variables":{"headline":${'['.repeat(62)}${']'.repeat(62)}}}`, /"headline": expected string/],
+    ['65 levels', `{"variables":{"headline":${'['.repeat(63)}${']'.repeat(63)}}}`, /deeper than the limit of 64 levels/],
   ];
   for (const [what, body, message] of cases) {
     const { status, json } = await postJson(renderUrl, body);
@@ -282,23 +288,29 @@ const REFUSED_BODIES = [
   { other: 1 },
   { variables: [] },
   'x'.repeat(65 * 1024),
+  // Numbers past a double's range (JavaScript reads both as Infinity), one with more digits than Python converts.
+  '{"variables":{"count":1e400,"title":-1e999}}',
+  `{"variables":{"count":"2","title":${'9'.repeat(5000)}}}`,
+  // Bytes that are not UTF-8 (each read as U+FFFD): in a key, in a value, a lone surrogate's encoding.
+  Buffer.from('{"variables":{"ti\xfftle":"x","count":"\xc3\x28","mood":"\xed\xa0\x80"}}', 'latin1'),
 ];
 
-export async function assertSameContract(send: (body: string) => Promise<Response>): Promise<void> {
+export async function assertSameContract(send: (body: string | Uint8Array<ArrayBuffer>) => Promise<Response>): Promise<void> {
   const composition = loadComposition(path.join(FIXTURES, 'all-variable-types'));
   for (const value of REFUSED_BODIES) {
-    const body = typeof value === 'string' ? value : JSON.stringify(value);
+    const body = typeof value === 'string' ? new TextEncoder().encode(value) : value instanceof Buffer ? new Uint8Array(value) : new TextEncoder().encode(JSON.stringify(value));
+    const shown = Buffer.from(body).toString('latin1').slice(0, 80);
     let expected = '';
     try {
-      parseRenderRequest(new TextEncoder().encode(body), composition);
+      parseRenderRequest(body, composition);
     } catch (err) {
       expected = (err as Error).message;
     }
-    assert.ok(expected, `the contract accepts ${body.slice(0, 80)}`);
+    assert.ok(expected, `the contract accepts ${shown}`);
     const res = await send(body);
     const json = (await res.json()) as { error?: string };
-    assert.is(res.status, 400, `${body.slice(0, 80)}: status ${res.status} ${JSON.stringify(json)}`);
-    assert.is(json.error, expected, body.slice(0, 80));
+    assert.is(res.status, 400, `${shown}: status ${res.status} ${JSON.stringify(json)}`);
+    assert.is(json.error, expected, shown);
   }
 }
 

@@ -8,6 +8,7 @@ JavaScript templates answer it (vidkit/web-template)."""
 import json
 import math
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -23,6 +24,7 @@ def request_schema_file(compositions_dir: Path, name: str) -> Path:
 @dataclass(frozen=True)
 class RequestContract:
     max_bytes: int
+    max_depth: int
     messages: dict[str, str]
     # The variables' schemas by id: JSON Schema `type`, `pattern` or `enum`, and x-vidkit-expected.
     variables: dict[str, dict]
@@ -43,6 +45,7 @@ def load_contract(compositions_dir: Path, name: str) -> RequestContract:
         ) from None
     return RequestContract(
         max_bytes=schema["x-vidkit-max-bytes"],
+        max_depth=schema["x-vidkit-max-depth"],
         messages=schema["x-vidkit-messages"],
         variables=schema["properties"]["variables"]["properties"],
     )
@@ -51,6 +54,13 @@ def load_contract(compositions_dir: Path, name: str) -> RequestContract:
 def _reject_constant(name: str) -> object:
     # JSON has no NaN or Infinity (JavaScript's parser refuses them too).
     raise ValueError(f"{name} is not valid JSON")
+
+
+def _parse_int(digits: str) -> int | float:
+    # JavaScript reads every number as a double: more digits than Python converts to an int
+    # (sys.get_int_max_str_digits, 0 for no limit) are read as one too, past its range infinite, as there.
+    limit = sys.get_int_max_str_digits()
+    return int(digits) if limit == 0 or len(digits.lstrip("-")) <= limit else float(digits)
 
 
 def _json_type(value: object) -> str:
@@ -63,7 +73,9 @@ def _json_type(value: object) -> str:
 
 
 def _json_text(value: object) -> str:
-    """JSON.stringify's text: compact, non-ASCII kept, a whole float without its .0."""
+    """JSON.stringify's text: compact, non-ASCII kept, a whole float without its .0, Infinity as null."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return "null"
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e21:
         value = int(value)
     return json.dumps(value, ensure_ascii=False, separators=(",", ":"))
@@ -73,7 +85,11 @@ def _describe(value: object) -> str:
     kind = _json_type(value)
     if kind in ("null", "array"):
         return kind
-    shown = _json_text(value)
+    try:
+        shown = _json_text(value)
+    except RecursionError:
+        # Nested deeper than Python's stack: far over the 40 characters that are ever shown.
+        return kind
     return f"{kind} {shown}" if len(shown) <= 40 else kind
 
 
@@ -96,6 +112,30 @@ def _fits(schema: dict, value: object) -> bool:
     return "enum" not in schema or any(_same(value, option) for option in schema["enum"])
 
 
+def _depth_over(text: str, limit: int) -> bool:
+    """Whether JSON text nests arrays and objects deeper than `limit` (strings skipped)."""
+    depth = 0
+    in_string = False
+    escaped = False
+    for c in text:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif c == "\\":
+                escaped = True
+            elif c == '"':
+                in_string = False
+        elif c == '"':
+            in_string = True
+        elif c in "[{":
+            depth += 1
+            if depth > limit:
+                return True
+        elif c in "]}":
+            depth -= 1
+    return False
+
+
 def parse_render_request(body: bytes, contract: RequestContract) -> dict:
     """Validates a request body against the contract; returns the variable overrides."""
     if len(body) > contract.max_bytes:
@@ -104,8 +144,11 @@ def parse_render_request(body: bytes, contract: RequestContract) -> dict:
     text = body.decode("utf-8-sig", errors="replace")
     if not text.strip():
         return {}
+    # Before parsing, as the JavaScript templates check it (Python's parser stops near 1,000 levels).
+    if _depth_over(text, contract.max_depth):
+        raise RenderRequestError(contract.message("tooDeep"))
     try:
-        parsed = json.loads(text, parse_constant=_reject_constant)
+        parsed = json.loads(text, parse_constant=_reject_constant, parse_int=_parse_int)
     except ValueError as err:
         raise RenderRequestError(contract.message("notJson", reason=str(err))) from None
     if not isinstance(parsed, dict):
