@@ -3,6 +3,7 @@ import { ExitCode, badInput } from '../errors';
 import { startPreview } from '../preview/preview-server';
 import { VidkitCommand } from './base-command';
 import { cliOption } from '../options/cli-options';
+import { renderMaxWaiting } from '../template-server/render-limits';
 
 export const DEFAULT_PREVIEW_PORT = 3210;
 
@@ -19,7 +20,9 @@ export class PreviewCommand extends VidkitCommand {
       file, rendered on warm browsers. An edit shows at once; saving any project file reloads the
       preview at the frame shown. The player uses the renderer's runtime and virtual clock, so a
       frame here is the frame \`vidkit render\` makes, and renders run \`vidkit render\`'s own code
-      in this process, into the project's \`out/\`.
+      in this process, into the project's \`out/\`: one at a time, with at most
+      \`RENDER_MAX_WAITING\` (an environment variable, default 8) waiting behind it; one more is
+      refused (HTTP 429) until one finishes.
 
       Prints the URL on stdout and runs until Ctrl-C (exit 0). Bound to 127.0.0.1 unless
       \`--host\` says otherwise, and answers only requests addressed to localhost, 127.0.0.1 or
@@ -58,6 +61,7 @@ export class PreviewCommand extends VidkitCommand {
       allowServiceWorkers: this.allowServiceWorkers,
       onChange: (file) => this.log(`changed ${file}: reloading the preview`),
       onWarning: (m) => this.warn(m),
+      maxWaiting: renderMaxWaiting(process.env),
     });
     this.context.stdout.write(`${server.url}\n`);
     this.log('previewing; Ctrl-C stops');

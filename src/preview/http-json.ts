@@ -32,8 +32,8 @@ export async function readJsonBody(req: http.IncomingMessage, limit = MAX_BODY_B
   }
 }
 
-export function sendJson(res: http.ServerResponse, status: number, body: unknown): true {
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
+export function sendJson(res: http.ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): true {
+  res.writeHead(status, { ...headers, 'content-type': 'application/json; charset=utf-8', 'cache-control': 'no-store' });
   res.end(JSON.stringify(body));
   return true;
 }

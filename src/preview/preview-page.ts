@@ -78,12 +78,14 @@ export function previewPageHtml(title: string): string {
       <div id="bound-row-bar" class="bound" hidden><span id="bound-row"></span><button id="unbind-row" class="link" type="button">Use the panel's own values</button></div>
       <form id="variables" autocomplete="off"></form>
       <div id="problem" class="error"></div>
+      <ul id="glyph-warnings" class="plain glyph-warnings"></ul>
       <div class="command-box"><span class="muted">Same render on the command line</span><code id="command"></code></div>
     </section>
     <section id="renders-tab" role="tabpanel" class="panel" hidden>
       <div id="render-problem" class="error"></div>
       <ul id="jobs" class="plain jobs empty"></ul>
       <p class="muted jobs-empty">Renders appear here: press Render. They are written to the project's <code>out/</code> folder.</p>
+      <p id="queue-limit" class="muted"></p>
     </section>
   </aside>
 

@@ -24,6 +24,8 @@ export interface PreviewOptions {
   /** Serves the script of a service worker the page registers (refused by default). */
   allowServiceWorkers?: boolean;
   onChange?: (file: string) => void;
+  /** Renders that may wait behind the running one (default 8, `RENDER_MAX_WAITING`); one more is answered 429. */
+  maxWaiting?: number;
   /** A render of the page's queue warns (a variable of the wrong type, a missing medium allowed). */
   onWarning?: (message: string) => void;
 }
@@ -41,7 +43,7 @@ export async function startPreview(opts: PreviewOptions): Promise<ProjectServer>
     if (!fs.existsSync(file)) throw new VidkitError(`${file} is missing: run npm run build:ts`);
   }
   const events = new EventStream();
-  const jobs = new StudioJobs((job) => events.send('job', job));
+  const jobs = new StudioJobs((job) => events.send('job', job), opts.maxWaiting);
   const studio = studioRoutes(projectDir, jobs, (m) => opts.onWarning?.(m));
   const handle = (req: http.IncomingMessage, res: http.ServerResponse): boolean => {
     const route = new URL(req.url ?? '/', 'http://preview').pathname;

@@ -116,6 +116,49 @@ test('values a table cannot hold are refused, naming the row and variable, and t
   assert.equal((await readRowsFile(dir, 'keep.jsonl', 'index.html')).rows[0].variables, { title: '' });
 });
 
+test('rows the batch parser refuses (a .. in an outputKey, a key used twice) are refused before saving, with its reason, and nothing is written', async () => {
+  const dir = project();
+  for (const file of ['keys.jsonl', 'keys.csv']) {
+    const before = file.endsWith('.csv') ? 'outputKey,title\nkept.mp4,Kept\n' : '{"outputKey":"kept.mp4","variables":{}}\n';
+    fs.writeFileSync(path.join(dir, file), before);
+    const escaping = [
+      { outputKey: 'a.mp4', variables: {} },
+      { outputKey: '../up.mp4', variables: { title: 'Up' } },
+    ];
+    assert.match(await badInputOf(() => writeRowsFile(dir, file, escaping, 'index.html')), new RegExp(`^${file.replace('.', '\\.')} is not saved: row 2 \\(\\.\\./up\\.mp4\\): "outputKey" "\\.\\./up\\.mp4" `));
+    const twice = [
+      { outputKey: 'a.mp4', variables: {} },
+      { outputKey: 'b.mp4', variables: {} },
+      { outputKey: 'a.mp4', variables: { title: 'Again' } },
+    ];
+    assert.match(await badInputOf(() => writeRowsFile(dir, file, twice, 'index.html')), /is not saved: row 3 \(a\.mp4\): duplicate outputKey "a\.mp4": already used on line/);
+    assert.is(fs.readFileSync(path.join(dir, file), 'utf8'), before);
+  }
+});
+
+test('a JSONL file with a refused key (written elsewhere) opens with that row marked, and saves once its key is fixed', async () => {
+  const dir = project();
+  const file = path.join(dir, 'hand.jsonl');
+  fs.writeFileSync(file, '{"outputKey":"a.mp4","variables":{"title":"A"}}\n{"outputKey":"../b.mp4","variables":{"title":"B"}}\nnot json\n');
+  const read = await readRowsFile(dir, 'hand.jsonl', 'index.html');
+  assert.equal(read.rows.map((r) => [r.line, r.outputKey, r.variables, r.refused !== undefined]), [
+    [1, 'a.mp4', { title: 'A' }, false],
+    [2, '../b.mp4', { title: 'B' }, true],
+  ]);
+  assert.match(read.rows[1].refused!, /^"outputKey" "\.\.\/b\.mp4" /);
+  // A line that is no row at all still keeps the file from being saved here: saving would drop it.
+  assert.equal(read.problems.map((p) => p.line), [3]);
+  assert.match(await badInputOf(() => writeRowsFile(dir, 'hand.jsonl', read.rows, 'index.html')), /line 3: invalid JSON/);
+  fs.writeFileSync(file, fs.readFileSync(file, 'utf8').replace('not json\n', ''));
+  const fixable = await readRowsFile(dir, 'hand.jsonl', 'index.html');
+  assert.equal(fixable.problems, []);
+  const fixed = fixable.rows.map(({ outputKey, variables }) => ({ outputKey: outputKey.replace('../', ''), variables }));
+  const saved = await writeRowsFile(dir, 'hand.jsonl', fixed, 'index.html');
+  assert.equal(saved.problems, []);
+  assert.equal(saved.rows.map((r) => [r.outputKey, r.refused]), [['a.mp4', undefined], ['b.mp4', undefined]]);
+  assert.is(fs.readFileSync(file, 'utf8'), '{"outputKey":"a.mp4","variables":{"title":"A"}}\n{"outputKey":"b.mp4","variables":{"title":"B"}}\n');
+});
+
 test('a new table starts with its header, a new JSONL file empty; both open without rows', async () => {
   const dir = project();
   assert.equal(await createRowsFile(dir, 'new.tsv', 'index.html'), { file: 'new.tsv', rows: [], problems: [] });

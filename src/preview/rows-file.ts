@@ -1,4 +1,5 @@
 import * as fs from 'node:fs';
+import * as os from 'node:os';
 import * as path from 'node:path';
 import writeFileAtomic from 'write-file-atomic';
 import { loadComposition } from '../composition/composition';
@@ -23,13 +24,21 @@ export interface RowProblem {
 /** A row as read from the file: with the line it is on, which a batch's manifest names it by. */
 export interface FileRow extends Row {
   line: number;
+  /**
+   * Why the batch parser refuses the row's outputKey (a `..` segment, a duplicate): the line is a
+   * whole row otherwise, shown so that its key can be fixed and the file saved.
+   */
+  refused?: string;
 }
 
 export interface RowsFile {
   /** A path in the project. */
   file: string;
   rows: FileRow[];
-  /** Lines that cannot render. While there are any, saving would lose them, so the file is not saved. */
+  /**
+   * Lines that cannot render and are no row (a line refused for its key only is one: see
+   * {@link FileRow.refused}). While there are any, saving would lose them, so the file is not saved.
+   */
   problems: RowProblem[];
 }
 
@@ -67,12 +76,41 @@ export async function readRowsFile(projectDir: string, file: string, composition
     const entry = batch.entries.at(i)!;
     rows.push({ line: entry.line, outputKey: entry.outputKey, variables: JSON.parse(entry.variablesJson) as Overrides });
   }
-  return { file, rows, problems: batch.problems.map((p) => ({ line: p.line, reason: p.reason })) };
+  const problems: RowProblem[] = [];
+  const lineOf = tableDelimiter(file) === undefined ? jsonLines(found) : () => undefined;
+  for (const p of batch.problems) {
+    const row = refusedRow(lineOf(p.line));
+    if (row) rows.push({ ...row, line: p.line, refused: p.reason });
+    else problems.push({ line: p.line, reason: p.reason });
+  }
+  rows.sort((a, b) => a.line - b.line);
+  return { file, rows, problems };
+}
+
+/** The text of each line of a JSONL file, by its 1-based number as the batch parser counts them. */
+function jsonLines(found: string): (line: number) => string | undefined {
+  const lines = fs.readFileSync(found, 'utf8').replace(/^\uFEFF/, '').split('\n');
+  return (line) => lines[line - 1];
+}
+
+/** A JSONL line the batch parser refused although it is a whole row: its key is the one refused. */
+function refusedRow(text: string | undefined): Row | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text ?? '');
+  } catch {
+    return undefined;
+  }
+  const { outputKey, variables } = (value ?? {}) as Partial<Row>;
+  if (typeof outputKey !== 'string' || typeof variables !== 'object' || variables === null || Array.isArray(variables)) return undefined;
+  return { outputKey, variables };
 }
 
 /**
  * Writes the rows over the file (under a temporary name, then renamed), then reads it back as a
- * batch would: JSONL, or a table with a column per variable of `composition`.
+ * batch would: JSONL, or a table with a column per variable of `composition`. Rows the batch
+ * parser would refuse (a `..` in an outputKey, a key used twice) are refused first with its
+ * reason, and nothing is written.
  */
 export async function writeRowsFile(projectDir: string, file: string, rows: Row[], composition: string): Promise<RowsFile> {
   const target = projectFile(projectDir, file, STUDIO_LINKS) ?? newRowsFile(projectDir, file);
@@ -80,8 +118,31 @@ export async function writeRowsFile(projectDir: string, file: string, rows: Row[
   if (previous && previous.problems.length > 0) {
     throw badInput(`${file} has lines the batch parser refuses (line ${previous.problems[0].line}: ${previous.problems[0].reason}): fix them in an editor first, saving here would drop them`);
   }
-  await writeFileAtomic(target, rowsText(projectDir, file, rows, composition));
+  const text = rowsText(projectDir, file, rows, composition);
+  await checkRowsText(text, file, rows, tableDeclarations(projectDir, file, composition));
+  await writeFileAtomic(target, text);
   return readRowsFile(projectDir, file, composition);
+}
+
+/**
+ * Reads `text` as the batch parser reads the file it is meant for, from a copy under TMPDIR; bad
+ * input naming the first row it refuses, with the parser's reason.
+ */
+async function checkRowsText(text: string, file: string, rows: Row[], declarations: DeclarationSet | undefined): Promise<void> {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-rows-'));
+  try {
+    const copy = path.join(dir, path.posix.basename(file));
+    fs.writeFileSync(copy, text);
+    const batch = await readBatchFile(copy, { declarations });
+    const refused = batch.problems[0];
+    if (refused === undefined) return;
+    // Every row is one entry or one refused line, in order: the rows before it are those on earlier lines.
+    let index = batch.problems.filter((p) => p.line < refused.line).length;
+    for (let i = 0; i < batch.entries.length; i++) if (batch.entries.at(i)!.line < refused.line) index += 1;
+    throw badInput(`${file} is not saved: row ${index + 1} (${rows[index]?.outputKey ?? ''}): ${refused.reason}`);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** Starts a rows file without rows (a table: its header); bad input when it exists or is not a rows file in the project. */

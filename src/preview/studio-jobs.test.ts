@@ -1,6 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ExitCode, VidkitError, badInput } from '../errors';
+import { RenderQueueFullError } from '../template-server/render-errors';
 import { FrameMeter, JobRun, StudioJob, StudioJobs, emptyProgress } from './studio-jobs';
 
 const spec = { kind: 'video' as const, composition: 'index.html', format: 'mp4', quality: 'draft' };
@@ -48,6 +49,40 @@ test('one render at a time, in order; a waiting one cancelled never runs; a runn
   assert.not.ok(jobs.cancel(a.id), 'a finished job is not cancelled');
   assert.equal(seen.filter((e) => e.startsWith('1 ')), ['1 queued', '1 rendering', '1 done']);
   assert.equal(seen.filter((e) => e.startsWith('3 ')), ['3 queued', '3 cancelled']);
+  await jobs.close();
+});
+
+test('at most maxWaiting wait behind the running render: one more is refused with Retry-After, and a place freed by a cancel or a finished render is taken again', async () => {
+  const jobs = new StudioJobs(() => undefined, 2);
+  const running = held();
+  jobs.add(spec, running.run);
+  await running.started;
+  const waiting = [held(), held()].map((h) => jobs.add(spec, h.run));
+  const refused = (() => {
+    try {
+      jobs.add(spec, async () => undefined);
+    } catch (err) {
+      return err;
+    }
+  })();
+  assert.instance(refused, RenderQueueFullError);
+  assert.is((refused as RenderQueueFullError).message, 'the render queue is full (2 waiting, RENDER_MAX_WAITING); retry after 30 s');
+  assert.is(jobs.list().length, 3, 'the refused render is not listed');
+  assert.ok(jobs.cancel(waiting[0].id));
+  const third = held();
+  assert.is(jobs.add(spec, third.run).state, 'queued');
+  assert.throws(() => jobs.add(spec, async () => undefined), /queue is full \(2 waiting/);
+  // Once the running one finishes, the next runs and a place is free; Retry-After is then as long as it took.
+  running.release();
+  await new Promise((r) => setTimeout(r, 20));
+  const next = jobs.add(spec, async () => undefined);
+  assert.is(next.state, 'queued');
+  try {
+    jobs.add(spec, async () => undefined);
+    assert.unreachable('a third waiting render was accepted');
+  } catch (err) {
+    assert.is((err as RenderQueueFullError).retryAfterSeconds, 1);
+  }
   await jobs.close();
 });
 

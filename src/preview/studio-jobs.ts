@@ -1,4 +1,7 @@
 import { ExitCode, VidkitError, cliErrorText } from '../errors';
+import { RenderQueueFullError } from '../template-server/render-errors';
+import { DEFAULT_MAX_WAITING } from '../template-server/render-limits';
+import { FIRST_RETRY_AFTER_SECONDS } from '../template-server/render-queue';
 
 export type JobState = 'queued' | 'rendering' | 'done' | 'failed' | 'cancelled';
 
@@ -81,7 +84,9 @@ const KEPT_JOBS = 50;
 
 /**
  * The preview's render queue: one render at a time (each uses every core), in the order asked,
- * each cancellable while it waits or runs. `onUpdate` hears of every change.
+ * each cancellable while it waits or runs, and at most `maxWaiting` waiting behind the running
+ * one, as in the web templates: one more is refused at once ({@link RenderQueueFullError}).
+ * `onUpdate` hears of every change.
  */
 export class StudioJobs {
   private readonly jobs: StudioJob[] = [];
@@ -91,7 +96,10 @@ export class StudioJobs {
   private closed = false;
   private readonly lastSent = new Map<number, number>();
 
-  constructor(private readonly onUpdate: (job: StudioJob) => void) {}
+  constructor(
+    private readonly onUpdate: (job: StudioJob) => void,
+    readonly maxWaiting = DEFAULT_MAX_WAITING,
+  ) {}
 
   list(): StudioJob[] {
     return this.jobs;
@@ -99,6 +107,7 @@ export class StudioJobs {
 
   add(spec: Pick<StudioJob, 'kind' | 'composition' | 'format' | 'quality' | 'rowsFile' | 'rows'>, run: (r: JobRun) => Promise<void>): StudioJob {
     if (this.closed) throw new VidkitError('the preview is stopping');
+    if (this.jobs.filter((j) => j.state === 'queued').length >= this.maxWaiting) throw new RenderQueueFullError(this.retryAfterSeconds(), this.maxWaiting);
     const job: StudioJob = { ...spec, id: this.nextId++, state: 'queued', progress: emptyProgress(), queuedAt: Date.now() };
     this.jobs.push(job);
     this.work.set(job.id, { run, abort: new AbortController() });
@@ -164,6 +173,12 @@ export class StudioJobs {
     if (!now && at - (this.lastSent.get(job.id) ?? 0) < UPDATE_EVERY_MS) return;
     this.lastSent.set(job.id, at);
     this.onUpdate(job);
+  }
+
+  /** A place frees when the running render ends: about as long as the last finished one took. */
+  private retryAfterSeconds(): number {
+    const last = this.jobs.filter((j) => j.state === 'done' && j.startedAt !== undefined).pop();
+    return Math.max(1, Math.ceil(last ? (last.finishedAt! - last.startedAt!) / 1000 : FIRST_RETRY_AFTER_SECONDS));
   }
 
   private trim(): void {

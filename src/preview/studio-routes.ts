@@ -11,7 +11,9 @@ import { STUDIO_LINKS, projectFile } from '../render/project-files';
 import { BodyTooLarge, readJsonBody, sendJson } from './http-json';
 import { createRowsFile, listRowsFiles, parseRows, readRowsFile, writeRowsFile } from './rows-file';
 import { fromOwnPage } from './same-origin';
+import { glyphChecker } from './studio-glyphs';
 import { StudioJobs } from './studio-jobs';
+import { RenderQueueFullError } from '../template-server/render-errors';
 import { parseOutputRequest, parseVideoRequest, renderVideo } from './studio-render';
 import { queuedRows, renderRows } from './studio-rows-render';
 
@@ -27,9 +29,10 @@ type Writer = (body: unknown, query: Query) => Promise<unknown>;
 
 /**
  * The preview's routes under {@link STUDIO_PREFIX} (docs/guide/authoring.md): the project's
- * compositions, a page's lint findings and clip lines, a file's text, the render queue and rows
- * files. Reads answer GET; what renders or writes answers POST from the preview's own page only
- * ({@link fromOwnPage}). Every file is a project file as the project server allows it.
+ * compositions, a page's lint findings and clip lines, a file's text, the render queue (at most
+ * `maxWaiting` waiting: 429 past it), rows files, and the text the variables panel's values give
+ * that no font can draw. Reads answer GET; what renders or writes answers POST from the preview's
+ * own page only ({@link fromOwnPage}). Every file is a project file as the project server allows it.
  */
 export function studioRoutes(projectDir: string, jobs: StudioJobs, onWarning: (message: string) => void) {
   const reads: Record<string, Reader> = {
@@ -39,6 +42,7 @@ export function studioRoutes(projectDir: string, jobs: StudioJobs, onWarning: (m
     'clip-lines': (q) => clipLinesOfPage(pageOf(q), projectReader(projectDir)),
     source: (q) => ({ file: required(q, 'file'), text: readText(projectDir, required(q, 'file')) }),
     jobs: () => jobs.list(),
+    queue: () => ({ maxWaiting: jobs.maxWaiting }),
     'rows-files': () => listRowsFiles(projectDir),
     rows: (q) => readRowsFile(projectDir, required(q, 'file'), required(q, 'composition')),
   };
@@ -53,6 +57,7 @@ export function studioRoutes(projectDir: string, jobs: StudioJobs, onWarning: (m
       const request = parseVideoRequest(b);
       return jobs.add({ kind: 'video', composition: request.composition, format: request.format, quality: request.quality }, (run) => renderVideo(projectDir, request, run, onWarning));
     },
+    glyphs: glyphChecker(projectDir),
     'rows/save': async (body) => {
       const b = (body ?? {}) as Record<string, unknown>;
       return writeRowsFile(projectDir, String(b.file ?? ''), parseRows(b.rows), rowsComposition(b));
@@ -104,7 +109,8 @@ async function answer(res: http.ServerResponse, work: () => Promise<unknown>): P
     sendJson(res, 200, await work());
   } catch (err) {
     // Bad input names what is wrong; anything else is ours, and the page shows it as the CLI would.
-    if (err instanceof VidkitError) sendJson(res, err instanceof BodyTooLarge ? 413 : err.exitCode === 2 ? 400 : 422, { error: err.message });
+    if (err instanceof RenderQueueFullError) sendJson(res, 429, { error: err.message }, { 'retry-after': String(err.retryAfterSeconds) });
+    else if (err instanceof VidkitError) sendJson(res, err instanceof BodyTooLarge ? 413 : err.exitCode === 2 ? 400 : 422, { error: err.message });
     else sendJson(res, 500, { error: cliErrorText(err) });
   }
 }

@@ -42,6 +42,9 @@ button, input, select { font: inherit; color: inherit; }
 .muted { color: var(--muted); }
 .error { color: var(--error); }
 .error:empty { display: none; }
+input[aria-invalid] { border-color: var(--error); }
+.glyph-warnings li { color: var(--warning); background: var(--warning-soft); border-radius: 6px; padding: 6px 8px; margin-top: 6px; font-size: 12px; }
+.glyph-warnings .icon { margin-right: 4px; }
 .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 .spacer { flex: 1; }
 .icon { display: inline-flex; width: 16px; height: 16px; flex: none; }

@@ -618,6 +618,79 @@ studio('the routes that render or write answer the studio page only (Host and Or
   assert.equal(JSON.parse((await httpGet(server.url, '/__vidkit/studio/rows-files')).body), ['fresh.jsonl']);
 });
 
+studio('the queue holds the running render and 8 waiting: the 9th waiting is answered 429 with Retry-After, the Renders tab says the limit, and the preview serves on', async () => {
+  const project = fixtureCopy('color-var', out);
+  fs.writeFileSync(path.join(project, 'long.html'), LONG_PAGE.replace('data-duration="20"', 'data-duration="120"'));
+  const server = await serve(project);
+  const origin = new URL(server.url).origin;
+  const post = (route: string, body: unknown = {}) =>
+    httpRequest(server.url, `/__vidkit/studio/${route}`, { method: 'POST', headers: { 'content-type': 'application/json', origin }, body: JSON.stringify(body) });
+  const job = { kind: 'video', composition: 'long.html', variables: {}, format: 'mp4', quality: 'draft' };
+  const ids: number[] = [];
+  for (let i = 0; i < 9; i++) {
+    const res = await post('jobs', job);
+    assert.is(res.status, 200, res.body);
+    ids.push((JSON.parse(res.body) as { id: number }).id);
+  }
+  const full = await post('jobs', job);
+  assert.is(full.status, 429, full.body);
+  assert.is(full.headers['retry-after'], '30');
+  assert.equal(JSON.parse(full.body), { error: 'the render queue is full (8 waiting, RENDER_MAX_WAITING); retry after 30 s' });
+  const listed = JSON.parse((await httpGet(server.url, '/__vidkit/studio/jobs')).body) as { state: string }[];
+  assert.equal(listed.map((j) => j.state), ['rendering', ...Array(8).fill('queued')]);
+
+  // It serves on: the page, with the limit in its Renders tab; a place freed by a cancel is taken again.
+  const page = await openStudio(server.url);
+  await page.click('[data-tab="renders"]');
+  await page.waitForFunction(() => /up to 8 more wait/.test(document.getElementById('queue-limit')!.textContent ?? ''), { timeout: 10_000 });
+  assert.is(await page.$$eval('#jobs li.job[data-state="queued"]', (els) => els.length), 8);
+  assert.is((await post(`jobs/${ids[1]}/cancel`)).status, 200);
+  assert.is((await post('jobs', job)).status, 200);
+  assert.is((await post('jobs', job)).status, 429);
+  await page.close();
+  for (const id of ids) await post(`jobs/${id}/cancel`);
+  await server.stop();
+  const outDir = path.join(project, 'out');
+  assert.equal(fs.existsSync(outDir) ? fs.readdirSync(outDir) : [], [], 'a cancelled render left a file');
+});
+
+studio('a name no font can draw (Tibetan) typed in the variables panel warns there, naming its characters as the render warns them', async () => {
+  const project = path.join(out, 'glyphs');
+  fs.mkdirSync(project, { recursive: true });
+  fs.writeFileSync(
+    path.join(project, 'index.html'),
+    `<!doctype html><html data-composition-variables='[{"id":"name","type":"string","label":"Name","default":"Ada"}]'>
+<head><style>html,body{margin:0;background:#fff}</style></head><body>
+<div data-composition-id="glyphs" data-width="320" data-height="180" data-duration="0.2"><h1 id="name"></h1></div>
+<script>document.getElementById('name').textContent = window.__vidkit.getVariables().name;</script>
+</body></html>
+`,
+  );
+  const name = 'བཀྲ་ཤིས';
+  const cli = vidkit(['render', project, '--output', path.join(out, 'glyphs.mp4'), '--variables', JSON.stringify({ name })]);
+  assert.is(cli.status, 0, cli.stderr);
+  const rendered = cli.stderr.split('\n').filter((l) => l.startsWith('vidkit: warning: ') && l.includes('empty boxes'));
+  assert.is(rendered.length, 1, cli.stderr);
+  assert.match(rendered[0], 'U+0F56');
+
+  const server = await serve(project);
+  const page = await browser.newPage();
+  await page.goto(server.url);
+  await page.waitForSelector('#variables input[name="name"]', { timeout: 60_000 });
+  assert.is(await page.$eval('#glyph-warnings', (el) => el.childElementCount), 0);
+  await page.click('#variables input[name="name"]', { count: 3 });
+  await page.keyboard.type(name);
+  await page.waitForFunction(() => document.querySelectorAll('#glyph-warnings li').length > 0, { timeout: 60_000 });
+  const shown = await page.$$eval('#glyph-warnings li', (els) => els.map((e) => e.textContent ?? ''));
+  assert.equal(shown, [rendered[0].slice('vidkit: warning: '.length)]);
+
+  // A name the fonts draw clears the warning.
+  await page.click('#variables input[name="name"]', { count: 3 });
+  await page.keyboard.type('Grace');
+  await page.waitForFunction(() => document.querySelectorAll('#glyph-warnings li').length === 0, { timeout: 60_000 });
+  await page.close();
+});
+
 studio('saving the composition reloads it at the frame shown, the playhead where it was', async () => {
   const page = await openStudio(tracksServer.url);
   await clickRulerAt(page, 1.5, 0, 4);

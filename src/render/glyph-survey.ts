@@ -3,19 +3,30 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { CaptureSession } from './capture-session';
 import { trackPath, untrackPath } from './leftovers';
+import type { Overrides } from '../composition/variables';
 import type { MissingGlyphs } from './missing-glyphs';
 import { createRenderContext, framesOfPage } from './render-context';
 import { AssetPolicy, serveComposition } from './served-composition';
 
+/** Which page of the project is surveyed, and with which variable values. */
+export interface SurveyedPage {
+  /** A path in the project; default index.html. */
+  composition?: string;
+  /** Values over the declared defaults, checked as a render checks them without --strict-variables. */
+  overrides?: Overrides;
+}
+
 /**
- * The text of a composition that no font can draw, with its default variables: the page is opened
- * as a render opens it and stepped through every frame without drawing any (its timers, scripts
- * and clips run as in a render), then its glyph check reports. `vidkit lint`'s glyph rule.
+ * The text of a composition that no font can draw, with its default variables or `page`'s
+ * overrides: the page is opened as a render opens it and stepped through every frame without
+ * drawing any (its timers, scripts and clips run as in a render), then its glyph check reports.
+ * `vidkit lint`'s glyph rule, and the studio's warning on a value typed in its variables panel.
  */
-export async function surveyGlyphs(projectDir: string, policy: AssetPolicy = {}): Promise<MissingGlyphs[]> {
+export async function surveyGlyphs(projectDir: string, policy: AssetPolicy = {}, page: SurveyedPage = {}): Promise<MissingGlyphs[]> {
   const context = await createRenderContext({
     projectDir,
-    overrides: {},
+    composition: page.composition,
+    overrides: page.overrides ?? {},
     strictVariables: false,
     format: 'mp4',
     frameFormat: { type: 'jpeg', quality: 50 },

@@ -18,10 +18,15 @@ function wholeNumber(env: Record<string, string | undefined>, name: string, fall
   return Number(value);
 }
 
+/** `RENDER_MAX_WAITING`: renders that may wait behind the running one (default 8); the preview's queue is bound by it too. */
+export function renderMaxWaiting(env: Record<string, string | undefined>): number {
+  return wholeNumber(env, 'RENDER_MAX_WAITING', DEFAULT_MAX_WAITING, 0);
+}
+
 /** `RENDER_MAX_WAITING` (default 8) and `RENDER_TIMEOUT_SECONDS` (default 600, or the template's own). */
 export function renderLimits(env: Record<string, string | undefined>, defaults: { timeoutSeconds?: number } = {}): RenderLimits {
   return {
-    maxWaiting: wholeNumber(env, 'RENDER_MAX_WAITING', DEFAULT_MAX_WAITING, 0),
+    maxWaiting: renderMaxWaiting(env),
     timeoutSeconds: wholeNumber(env, 'RENDER_TIMEOUT_SECONDS', defaults.timeoutSeconds ?? DEFAULT_RENDER_TIMEOUT_SECONDS, 1),
   };
 }

@@ -8,7 +8,7 @@ import type { Studio } from './studio-state';
  * Renders from the page: the Render button (with the format and quality beside it) queues the
  * composition shown with the values shown; the Renders tab lists the queue with each render's
  * frames, speed and time left, a cancel button, and the finished video to play and download, or
- * the error as `vidkit render` prints it.
+ * the error as `vidkit render` prints it. The tab says how many renders may wait.
  */
 export function renderPanel(studio: Studio, showTab: () => void): void {
   const list = byId('jobs');
@@ -55,6 +55,9 @@ export function renderPanel(studio: Studio, showTab: () => void): void {
 
   studio.on('job', update);
   void getJson<StudioJob[]>('jobs').then((all) => all.forEach(update));
+  void getJson<{ maxWaiting: number }>('queue').then(({ maxWaiting }) => {
+    byId('queue-limit').textContent = `One render at a time; up to ${maxWaiting} more wait their turn (RENDER_MAX_WAITING), and one more is refused until a render finishes.`;
+  });
 }
 
 function jobCard(job: StudioJob, keptVideo?: HTMLVideoElement): HTMLElement {

@@ -1,5 +1,5 @@
 import type { VariableDeclaration } from '../../composition/variables';
-import type { Row, RowProblem, RowsFile } from '../rows-file';
+import type { FileRow, Row, RowProblem, RowsFile } from '../rows-file';
 import type { RowProgress, StudioJob } from '../studio-jobs';
 import { getJson, postJson } from './api';
 import { byId, h } from './dom';
@@ -13,7 +13,8 @@ import { variableControl } from './variable-controls';
  * declarations type) as a table whose columns are the declared variables, each cell a typed input
  * (empty: the default). Picking a row previews it and binds the variables panel to
  * it; rows are added, duplicated and deleted here, saved back to the file, and rendered on warm
- * browsers with each row's progress.
+ * browsers with each row's progress. A row whose outputKey the batch parser refuses is marked
+ * with its reason until its key is changed; the server refuses to save such a key.
  */
 export function rowsPanel(studio: Studio, showTab: () => void): void {
   const picker = byId<HTMLSelectElement>('rows-file');
@@ -29,7 +30,7 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
   const quality = byId<HTMLSelectElement>('quality');
 
   let file: string | null = null;
-  let rows: Row[] = [];
+  let rows: (Row & Pick<FileRow, 'refused'>)[] = [];
   /** The line each row starts on in the file as read: what a render's progress names it by (a table's header is line 1). */
   let lines: number[] = [];
   let problems: RowProblem[] = [];
@@ -48,7 +49,7 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
   const opened = (result: RowsFile, keep: number | null = null) => {
     const same = result.file === file;
     file = result.file;
-    rows = result.rows.map(({ outputKey, variables }) => ({ outputKey, variables }));
+    rows = result.rows.map(({ outputKey, variables, refused }) => ({ outputKey, variables, refused }));
     lines = result.rows.map((r) => r.line);
     problems = result.problems;
     dirty = false;
@@ -68,10 +69,13 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
     const ready = file !== null;
     saveButton.disabled = !ready || problems.length > 0;
     saveButton.classList.toggle('dirty', dirty);
-    renderButton.disabled = !ready || rows.length === 0 || problems.length > 0;
+    renderButton.disabled = !ready || rows.length === 0 || problems.length > 0 || rows.some((r) => r.refused);
     editButtons.forEach((b, i) => (b.disabled = !ready || problems.length > 0 || (i > 0 && selected === null)));
     if (ready) say(`${file}: ${rows.length} row${rows.length === 1 ? '' : 's'}${dirty ? ', not saved' : ''}`);
-    problemsList.replaceChildren(...problems.map((p) => h('li', { class: 'error' }, icon('error'), `line ${p.line}: ${p.reason}`)));
+    problemsList.replaceChildren(
+      ...problems.map((p) => h('li', { class: 'error' }, icon('error'), `line ${p.line}: ${p.reason}`)),
+      ...rows.flatMap((r, i) => (r.refused ? [h('li', { class: 'error' }, icon('error'), `row ${i + 1}: ${r.refused}; change its outputKey, then save`)] : [])),
+    );
     const head = h(
       'tr',
       {},
@@ -93,10 +97,15 @@ export function rowsPanel(studio: Studio, showTab: () => void): void {
       saveButton.classList.add('dirty');
       if (file) say(`${file}: ${rows.length} rows, not saved`);
     };
-    const key = h('input', { attrs: { type: 'text', name: 'outputKey', spellcheck: 'false', 'aria-label': `Row ${i + 1} outputKey` } });
+    const key = h('input', {
+      attrs: { type: 'text', name: 'outputKey', spellcheck: 'false', 'aria-label': `Row ${i + 1} outputKey`, 'aria-invalid': row.refused !== undefined, title: row.refused },
+    });
     key.value = row.outputKey;
     key.addEventListener('input', () => {
       row.outputKey = key.value;
+      // Checked again when saved.
+      row.refused = undefined;
+      key.removeAttribute('aria-invalid');
       edited();
     });
     const cells = declarations.map((d) =>
