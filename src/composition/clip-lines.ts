@@ -18,23 +18,14 @@ export interface ClipLine {
  */
 export function clipLinesOfPage(page: string, read: ProjectReader): Record<string, ClipLine[]> {
   const parts: Record<string, ClipLine[]> = {};
+  const lines = (html: string, elements: HTMLElement[]) => elements.map((el) => ({ line: lineAt(html, el.range[0]), tag: el.tagName.toLowerCase() }));
   const visit = (file: string, html: string, asPage: boolean) => {
     const doc = parse(html, { comment: true });
-    const outside = doc.querySelectorAll('[data-composition-id]').filter((el) => !inTemplateBelow(el, doc));
-    if (asPage && outside.length > 0) {
-      parts[file] = linesIn(html, doc, outside.find((el) => el.getAttribute('data-root') === 'true') ?? outside[0]);
-    } else {
-      // Mounted (or opened standalone), a composition file is its first template's content.
-      const content = doc.querySelector('template') ?? doc.querySelector('body') ?? doc;
-      const root = content.querySelectorAll('[data-composition-id]').find((el) => !inTemplateBelow(el, content));
-      parts[file] = linesIn(html, content, root ?? null);
-    }
+    parts[file] = lines(html, clipElementsOf(doc, asPage ? 'page' : 'file'));
     // Inline templates are the page's own: the transform looks them up in the page.
     for (const template of asPage ? doc.querySelectorAll('template') : []) {
       const id = template.getAttribute('id');
-      if (!id?.endsWith('-template')) continue;
-      const root = template.querySelectorAll('[data-composition-id]').find((el) => !inTemplateBelow(el, template));
-      parts[`${file}#${id}`] = linesIn(html, template, root ?? null);
+      if (id?.endsWith('-template')) parts[`${file}#${id}`] = lines(html, clipElementsOf(doc, id));
     }
     for (const host of doc.querySelectorAll('[data-composition-src]')) {
       const sub = compositionSrcFile(host.getAttribute('data-composition-src')!);
@@ -48,14 +39,31 @@ export function clipLinesOfPage(page: string, read: ProjectReader): Record<strin
   return parts;
 }
 
+/**
+ * The clips of one part of a parsed file, in the order the runtime lists them: `page` for the
+ * file opened as the page, `file` for a composition file mounted (or opened standalone), or the
+ * id of an inline template of the page.
+ */
+export function clipElementsOf(doc: HTMLElement, part: string): HTMLElement[] {
+  if (part === 'page') {
+    const outside = doc.querySelectorAll('[data-composition-id]').filter((el) => !inTemplateBelow(el, doc));
+    if (outside.length > 0) return clipsIn(doc, outside.find((el) => el.getAttribute('data-root') === 'true') ?? outside[0]);
+  }
+  if (part === 'page' || part === 'file') {
+    // Mounted (or opened standalone), a composition file is its first template's content.
+    const content = doc.querySelector('template') ?? doc.querySelector('body') ?? doc;
+    return clipsIn(content, content.querySelectorAll('[data-composition-id]').find((el) => !inTemplateBelow(el, content)) ?? null);
+  }
+  const template = doc.querySelectorAll('template').find((t) => t.getAttribute('id') === part);
+  if (!template) return [];
+  return clipsIn(template, template.querySelectorAll('[data-composition-id]').find((el) => !inTemplateBelow(el, template)) ?? null);
+}
+
 const CLIPS = '[data-start], [data-composition-id], [data-composition-src]';
 const NOT_CLIPS = new Set(['SCRIPT', 'STYLE', 'LINK', 'META', 'TEMPLATE']);
 
-function linesIn(html: string, scope: HTMLElement, root: HTMLElement | null): ClipLine[] {
-  return scope
-    .querySelectorAll(CLIPS)
-    .filter((el) => el !== root && !NOT_CLIPS.has(el.tagName) && !inTemplateBelow(el, scope))
-    .map((el) => ({ line: lineAt(html, el.range[0]), tag: el.tagName.toLowerCase() }));
+function clipsIn(scope: HTMLElement, root: HTMLElement | null): HTMLElement[] {
+  return scope.querySelectorAll(CLIPS).filter((el) => el !== root && !NOT_CLIPS.has(el.tagName) && !inTemplateBelow(el, scope));
 }
 
 /** Whether `el` sits in a `<template>` inside `scope` (markup that is not part of it until mounted). */

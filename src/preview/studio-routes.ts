@@ -1,16 +1,16 @@
 import * as fs from 'node:fs';
 import type * as http from 'node:http';
-import * as path from 'node:path';
 import { clipLinesOfPage } from '../composition/clip-lines';
 import { ENTRY_FILE, loadComposition } from '../composition/composition';
 import { lintHtml } from '../composition/lint';
 import { listCompositions } from '../composition/list-compositions';
 import { VidkitError, badInput, cliErrorText, errorMessage } from '../errors';
 import { projectReader } from '../render/project-page';
-import { STUDIO_LINKS, projectFile } from '../render/project-files';
 import { BodyTooLarge, readJsonBody, sendJson } from './http-json';
 import { createRowsFile, listRowsFiles, parseRows, readRowsFile, writeRowsFile } from './rows-file';
 import { fromOwnPage } from './same-origin';
+import { EditConflict, StudioEdits, parseEditRequest } from './studio-edits';
+import { studioFile } from './studio-file';
 import { glyphChecker } from './studio-glyphs';
 import { StudioJobs } from './studio-jobs';
 import { RenderQueueFullError } from '../template-server/render-errors';
@@ -20,9 +20,6 @@ import { queuedRows, renderRows } from './studio-rows-render';
 /** Where the preview's own routes live; everything else is the project. */
 export const STUDIO_PREFIX = '/__vidkit/studio/';
 
-/** The largest project file the source view opens. */
-const MAX_SOURCE_BYTES = 2 * 1024 * 1024;
-
 type Query = URLSearchParams;
 type Reader = (query: Query) => unknown;
 type Writer = (body: unknown, query: Query) => Promise<unknown>;
@@ -30,11 +27,14 @@ type Writer = (body: unknown, query: Query) => Promise<unknown>;
 /**
  * The preview's routes under {@link STUDIO_PREFIX} (docs/guide/authoring.md): the project's
  * compositions, a page's lint findings and clip lines, a file's text, the render queue (at most
- * `maxWaiting` waiting: 429 past it), rows files, and the text the variables panel's values give
- * that no font can draw. Reads answer GET; what renders or writes answers POST from the preview's
- * own page only ({@link fromOwnPage}). Every file is a project file as the project server allows it.
+ * `maxWaiting` waiting: 429 past it), rows files, the text the variables panel's values give that
+ * no font can draw, and the edits of the timeline and the canvas with their undo and redo
+ * (studio-edits.ts): an edit made on a file changed on disk since the studio read it answers 409
+ * and writes nothing. Reads answer GET; what renders or writes answers POST from the preview's own
+ * page only ({@link fromOwnPage}). Every file is a project file as the project server allows it.
  */
 export function studioRoutes(projectDir: string, jobs: StudioJobs, onWarning: (message: string) => void) {
+  const edits = new StudioEdits(projectDir);
   const reads: Record<string, Reader> = {
     compositions: () => listCompositions(projectDir),
     composition: (q) => compositionInfo(projectDir, pageOf(q)),
@@ -45,8 +45,12 @@ export function studioRoutes(projectDir: string, jobs: StudioJobs, onWarning: (m
     queue: () => ({ maxWaiting: jobs.maxWaiting }),
     'rows-files': () => listRowsFiles(projectDir),
     rows: (q) => readRowsFile(projectDir, required(q, 'file'), required(q, 'composition')),
+    edits: (q) => edits.state(q.getAll('file')),
   };
   const writes: Record<string, Writer> = {
+    edit: async (body) => edits.edit(parseEditRequest(body)),
+    undo: async () => edits.undo(),
+    redo: async () => edits.redo(),
     jobs: async (body) => {
       const b = (body ?? {}) as Record<string, unknown>;
       if (b.kind === 'rows') {
@@ -110,6 +114,7 @@ async function answer(res: http.ServerResponse, work: () => Promise<unknown>): P
   } catch (err) {
     // Bad input names what is wrong; anything else is ours, and the page shows it as the CLI would.
     if (err instanceof RenderQueueFullError) sendJson(res, 429, { error: err.message }, { 'retry-after': String(err.retryAfterSeconds) });
+    else if (err instanceof EditConflict) sendJson(res, 409, { error: err.message, conflict: true });
     else if (err instanceof VidkitError) sendJson(res, err instanceof BodyTooLarge ? 413 : err.exitCode === 2 ? 400 : 422, { error: err.message });
     else sendJson(res, 500, { error: cliErrorText(err) });
   }
@@ -133,10 +138,5 @@ function required(query: Query, name: string): string {
 
 /** A project file's text, as the project server would serve it (no dotfiles, nothing outside). */
 function readText(projectDir: string, file: string): string {
-  const found = projectFile(projectDir, file, STUDIO_LINKS);
-  if (found === undefined || path.relative(projectDir, found).split(path.sep).join('/') !== file.replace(/^\/+/, '')) {
-    throw new VidkitError(`${file}: no such file in the project`, { exitCode: 2 });
-  }
-  if (fs.statSync(found).size > MAX_SOURCE_BYTES) throw new VidkitError(`${file} is over ${MAX_SOURCE_BYTES} bytes: open it in an editor`, { exitCode: 2 });
-  return fs.readFileSync(found, 'utf8');
+  return fs.readFileSync(studioFile(projectDir, file), 'utf8');
 }
