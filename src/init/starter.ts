@@ -3,14 +3,16 @@ import { PACKAGE_ROOT } from '../package-info';
 
 /**
  * The files of a new project: a composition that declares one variable of each type and animates
- * with all of them, the scripts to preview and render it, and a README saying how.
+ * with all of them, its parts clips on three tracks so that the studio's timeline, canvas and
+ * variables panel all show something on first open, the scripts to preview and render it, and a
+ * README saying how.
  */
 export function starterFiles(name: string, projectDir: string): Record<string, string> {
   return {
     'index.html': indexHtml(name),
     'package.json': `${JSON.stringify(packageJson(name, projectDir), null, 2)}\n`,
     'README.md': readme(name),
-    '.gitignore': 'node_modules/\nout/\n',
+    '.gitignore': 'node_modules/\nout/\n.vidkit/\n',
   };
 }
 
@@ -51,8 +53,12 @@ npm run render    # out/${name}.mp4
 npx vidkit render . --variables '{"title":"Hello","accent":"#ff3366"}'
 \`\`\`
 
-The variables are declared on \`<html data-composition-variables>\`; the page reads them with
-\`window.__vidkit.getVariables()\` in a classic \`<script>\`. Every animation is a CSS animation,
+The variables are declared on \`<html data-composition-variables>\`: the title is bound to its
+element by \`data-var-text\`, the others are read with \`window.__vidkit.getVariables()\` in a
+classic \`<script>\`. The bars, the title and the two lines under it are clips (\`data-start\`,
+\`data-duration\`) on three tracks (\`data-track-index\`): in the preview, drag them on the
+timeline, or move and edit the texts on the picture, and the studio writes the change to
+\`index.html\` (its undo history is kept in \`.vidkit/\`). Every animation is a CSS animation,
 so each frame is a function of time and the render is frame exact. \`npm run types\` writes the
 TypeScript definitions of the variables to \`variables.d.ts\`.
 `;
@@ -78,10 +84,10 @@ function indexHtml(name: string): string {
     display: flex; align-items: flex-end; gap: 18px; }
   .bar { flex: 1; background: var(--accent); border-radius: 10px 10px 0 0; opacity: 0.85;
     transform-origin: bottom; animation: grow 1.2s cubic-bezier(0.2, 0.8, 0.2, 1) both; }
-  #title { position: absolute; left: 120px; top: 110px; font-size: 84px; font-weight: 700;
+  #title { position: absolute; left: 120px; top: 110px; margin: 0; font-size: 84px; font-weight: 700;
     animation: var(--entrance) 0.9s cubic-bezier(0.2, 0.8, 0.2, 1) 0.2s both; }
-  #subtitle { position: absolute; left: 124px; top: 220px; font-size: 32px; color: #b8b8c8;
-    animation: fade 0.8s ease-out 0.9s both; }
+  #subtitle, #hint { position: absolute; left: 124px; top: 220px; margin: 0; font-size: 32px; color: #b8b8c8;
+    animation: fade 0.6s ease-out both; }
   @keyframes grow { from { transform: scaleY(0); } to { transform: scaleY(1); } }
   @keyframes rise { from { transform: translateY(60px); opacity: 0; } to { transform: none; opacity: 1; } }
   @keyframes zoom { from { transform: scale(0.6); opacity: 0; } to { transform: none; opacity: 1; } }
@@ -90,9 +96,10 @@ function indexHtml(name: string): string {
 </head>
 <body>
 <div id="root" data-composition-id="${name}" data-width="1280" data-height="720" data-duration="4" data-fps="30">
-  <div id="bars"></div>
-  <div id="title"></div>
-  <div id="subtitle">Edit index.html, or the variables in the preview panel.</div>
+  <div id="bars" data-start="0" data-duration="4" data-track-index="0"></div>
+  <h1 id="title" data-start="0" data-duration="4" data-track-index="1" data-var-text="title">Hello from ${name}</h1>
+  <p id="subtitle" data-start="0.9" data-duration="1.6" data-track-index="2">Edit index.html, or the variables in the preview panel.</p>
+  <p id="hint" data-start="2.5" data-duration="1.5" data-track-index="2">Drag a clip on the timeline, or a text on the picture.</p>
 </div>
 <script>
   // Runs before the first frame: defaults merged with the caller's overrides.
@@ -100,7 +107,6 @@ function indexHtml(name: string): string {
   var root = document.getElementById("root");
   root.style.setProperty("--accent", v.accent);
   root.style.setProperty("--entrance", v.entrance === "zoom" ? "zoom" : "rise");
-  document.getElementById("title").textContent = v.title;
   document.getElementById("subtitle").hidden = !v.showSubtitle;
   var count = Math.min(12, Math.max(3, Math.round(Number(v.bars) || 7)));
   var bars = document.getElementById("bars");

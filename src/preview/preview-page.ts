@@ -48,6 +48,8 @@ export function previewPageHtml(title: string): string {
     <div class="brand"><span class="logo" data-icon="logo"></span>vidkit <span class="muted">studio</span></div>
     <div class="title"><strong id="title">${t}</strong><code id="title-file">index.html</code></div>
     <span class="spacer"></span>
+    <button id="undo" class="icon-button" type="button" aria-label="Undo" title="Nothing to undo" disabled><span class="icon" data-icon="undo"></span></button>
+    <button id="redo" class="icon-button" type="button" aria-label="Redo" title="Nothing to redo" disabled><span class="icon" data-icon="redo"></span></button>
     <button id="theme" class="icon-button" type="button"></button>
     <label class="select"><span class="sr-only">Format</span><select id="format" title="Format">${options}</select></label>
     <label class="select"><span class="sr-only">Quality</span><select id="quality" title="Quality">
@@ -67,7 +69,12 @@ export function previewPageHtml(title: string): string {
     </section>
   </nav>
 
-  <main id="stage" class="stage"><vidkit-player id="player" src="/index.html" muted></vidkit-player></main>
+  <main id="stage" class="stage">
+    <div id="edit-status" class="edit-status" role="status" hidden></div>
+    <vidkit-player id="player" src="/index.html" muted></vidkit-player>
+    <div id="canvas-layer" class="canvas-layer" tabindex="0" aria-label="Canvas: click an element to select it, or press Enter to select the next one"></div>
+    <div id="selection-bar" class="selection-bar" hidden></div>
+  </main>
 
   <aside class="inspector">
     <div class="tabs" role="tablist" data-tabs="inspector">

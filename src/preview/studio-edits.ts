@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { HTMLElement, parse } from 'node-html-parser';
 import writeFileAtomic from 'write-file-atomic';
 import type { VariableType } from '../composition/variables';
+import { lineAt } from '../composition/lint-finding';
 import { VidkitError, badInput } from '../errors';
 import { EditTarget, compositionRootOf, findTarget, parseTarget } from './edit-target';
 import { Splice, addDeclaration, applySplices, decodeEntities, setAttributes, setStyle, setText, startTagOf } from './source-patch';
@@ -78,6 +79,12 @@ export class StudioEdits {
     for (const file of files) hashes[file] = fileHash(fs.readFileSync(studioFile(this.projectDir, file), 'utf8'));
     const history = this.readHistory();
     return { hashes, undo: history.entries[history.cursor - 1]?.label ?? null, redo: history.entries[history.cursor]?.label ?? null };
+  }
+
+  /** Where an element the studio picked is written: its line in the file. */
+  locate(file: string, target: EditTarget): { file: string; line: number } {
+    const text = this.read(file);
+    return { file, line: lineAt(text, findTarget(parse(text, { comment: true }), file, target).range[0]) };
   }
 
   /** Applies an edit when the file is as the studio last read it; an {@link EditConflict} otherwise. */

@@ -9,6 +9,7 @@ import { projectReader } from '../render/project-page';
 import { BodyTooLarge, readJsonBody, sendJson } from './http-json';
 import { createRowsFile, listRowsFiles, parseRows, readRowsFile, writeRowsFile } from './rows-file';
 import { fromOwnPage } from './same-origin';
+import { parseTarget } from './edit-target';
 import { EditConflict, StudioEdits, parseEditRequest } from './studio-edits';
 import { studioFile } from './studio-file';
 import { glyphChecker } from './studio-glyphs';
@@ -46,6 +47,7 @@ export function studioRoutes(projectDir: string, jobs: StudioJobs, onWarning: (m
     'rows-files': () => listRowsFiles(projectDir),
     rows: (q) => readRowsFile(projectDir, required(q, 'file'), required(q, 'composition')),
     edits: (q) => edits.state(q.getAll('file')),
+    element: (q) => edits.locate(required(q, 'file'), parseTarget(jsonParam(q, 'target'))),
   };
   const writes: Record<string, Writer> = {
     edit: async (body) => edits.edit(parseEditRequest(body)),
@@ -134,6 +136,15 @@ function required(query: Query, name: string): string {
   const value = query.get(name);
   if (!value) throw new VidkitError(`the "${name}" parameter is missing`, { exitCode: 2 });
   return value;
+}
+
+function jsonParam(query: Query, name: string): unknown {
+  try {
+    return JSON.parse(required(query, name));
+  } catch (err) {
+    if (err instanceof VidkitError) throw err;
+    throw badInput(`the "${name}" parameter is not JSON: ${errorMessage(err)}`);
+  }
 }
 
 /** A project file's text, as the project server would serve it (no dotfiles, nothing outside). */

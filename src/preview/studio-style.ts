@@ -120,6 +120,31 @@ button.finding-item small { color: var(--faint); }
 .stage { grid-area: stage; min-width: 0; min-height: 0; display: flex; align-items: center; justify-content: center; padding: 16px;
   background: radial-gradient(circle at 50% 40%, var(--panel-2), var(--bg) 70%); overflow: hidden; }
 .stage vidkit-player { box-shadow: 0 8px 30px rgba(0, 0, 0, 0.35); }
+.stage { position: relative; }
+.canvas-layer { position: absolute; cursor: crosshair; }
+.canvas-layer:focus-visible { outline: 2px dashed var(--accent); outline-offset: 2px; }
+.selection { position: absolute; outline: 2px solid var(--accent-2); outline-offset: 0; cursor: move; box-shadow: 0 0 0 1px rgba(0, 0, 0, 0.5); }
+.selection:focus-visible { outline: 3px solid var(--accent); box-shadow: 0 0 0 5px var(--accent-soft); }
+.resize-handle { position: absolute; right: -6px; bottom: -6px; width: 11px; height: 11px; border-radius: 2px;
+  background: var(--accent-2); border: 1px solid var(--panel); cursor: nwse-resize; }
+.text-edit { position: absolute; z-index: 2; font-size: 14px; padding: 4px 6px; }
+.selection-bar { position: absolute; left: 12px; right: 12px; bottom: 10px; display: flex; align-items: center; gap: 8px; flex-wrap: wrap;
+  padding: 6px 10px; background: var(--panel); border: 1px solid var(--line); border-radius: 8px; font-size: 12px; }
+.selection-bar[hidden] { display: none; }
+.selection-bar .spacer { flex: 1; }
+.selection-bar input { width: 9em; }
+.edit-status { position: absolute; left: 12px; right: 12px; top: 8px; z-index: 3; padding: 6px 10px; border-radius: 6px; font-size: 12px;
+  background: var(--panel); border: 1px solid var(--line); }
+.edit-status[hidden] { display: none; }
+.edit-status[data-kind=conflict], .edit-status[data-kind=error] { color: var(--error); background: var(--error-soft); border-color: var(--error); }
+.tl-clip { cursor: grab; }
+.tl-clip:focus-visible { outline: 2px solid var(--accent); outline-offset: 1px; }
+.tl-clip.dragging { cursor: grabbing; opacity: 0.85; z-index: 2; box-shadow: 0 4px 14px rgba(0, 0, 0, 0.4); }
+.tl-edge { position: absolute; top: 0; bottom: 0; width: 6px; cursor: ew-resize; z-index: 1; }
+.tl-edge.start { left: 0; }
+.tl-edge.end { right: 0; }
+.tl-edge:hover { background: rgba(255, 255, 255, 0.25); }
+button:disabled .icon { opacity: 0.45; }
 
 .inspector { grid-area: inspector; background: var(--panel); border-left: 1px solid var(--line); display: flex; flex-direction: column; min-height: 0; }
 .tabs { display: flex; align-items: center; gap: 2px; padding: 0 8px; border-bottom: 1px solid var(--line); min-height: 38px; flex: none; }

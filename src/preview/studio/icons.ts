@@ -40,6 +40,11 @@ export const ICONS = {
   arrowLeft: line('<path d="M19 12H5M11 6l-6 6 6 6"/>'),
   arrowRight: line('<path d="M5 12h14M13 6l6 6-6 6"/>'),
   sliders: line('<path d="M5 6h9M18 6h1M5 12h3M12 12h7M5 18h11M20 18h-1"/><circle cx="16" cy="6" r="2"/><circle cx="10" cy="12" r="2"/><circle cx="18" cy="18" r="2"/>'),
+  undo: line('<path d="M9 7.5L4.5 12 9 16.5"/><path d="M4.5 12h10a5 5 0 0 1 0 10h-2"/>'),
+  redo: line('<path d="M15 7.5l4.5 4.5-4.5 4.5"/><path d="M19.5 12h-10a5 5 0 0 0 0 10h2"/>'),
+  variable: line('<path d="M8 4.5c-2 0-2.5 1-2.5 2.5v2.5c0 1.2-.8 2.5-2 2.5 1.2 0 2 1.3 2 2.5V17c0 1.5.5 2.5 2.5 2.5M16 4.5c2 0 2.5 1 2.5 2.5v2.5c0 1.2.8 2.5 2 2.5-1.2 0-2 1.3-2 2.5V17c0 1.5-.5 2.5-2.5 2.5"/><path d="M10 9.5l4 5M14 9.5l-4 5"/>'),
+  text: line('<path d="M5 6.5V5h14v1.5M12 5v14M9 19h6"/>'),
+  palette: line('<path d="M12 3.5a8.5 8.5 0 1 0 0 17c1.2 0 1.8-.8 1.8-1.7 0-1.4-1.3-1.8-1.3-3 0-1 .8-1.8 1.8-1.8h2.2a4 4 0 0 0 4-4c0-3.7-3.8-6.5-8.5-6.5z"/><circle cx="7.5" cy="11" r="1"/><circle cx="10" cy="7.5" r="1"/><circle cx="14.5" cy="7.5" r="1"/>'),
   queue: line('<path d="M4 6.5h16M4 12h16M4 17.5h10"/>'),
 } as const;
 

@@ -1,7 +1,9 @@
 import type { VidkitPlayer } from '../../player/vidkit-player';
 import { getJson } from './api';
 import { byId } from './dom';
+import { canvasEditing } from './canvas';
 import { compositionsPanel } from './compositions-panel';
+import { Editor } from './editor';
 import { ICONS, IconName, icon } from './icons';
 import { keyboard } from './keyboard';
 import { renderPanel } from './render-panel';
@@ -22,8 +24,10 @@ const studio = new Studio(player);
 const inspector = tabs('inspector');
 const dock = tabs('dock');
 
+const editor = new Editor(studio);
 variablesPanel(studio);
-timeline(studio);
+timeline(studio, editor);
+canvasEditing(studio, editor);
 const compositions = compositionsPanel(studio, (file) => void openComposition(file));
 renderPanel(studio, () => inspector('renders'));
 rowsPanel(studio, () => inspector('renders'));

@@ -1,7 +1,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PlayerClip } from '../../player/vidkit-player';
-import { clipLabel, frameAtX, lanesOf, mediaWindow, placeClips, rulerTicks, scopeOf, trail } from './timeline-model';
+import { clipLabel, draggedTiming, frameAtX, lanesOf, mediaWindow, placeClips, rulerTicks, scopeOf, trail } from './timeline-model';
 
 const clip = (c: Partial<PlayerClip>): PlayerClip => ({
   tag: 'div',
@@ -95,6 +95,18 @@ test('a medium plays the part of its source its trim and window leave', () => {
   assert.equal(mediaWindow(video, 4), { from: 0.5, to: 2, of: 2 });
   assert.equal(mediaWindow({ ...video, playbackRate: 0.5, sourceDuration: 10 }, 4), { from: 0.5, to: 1.5, of: 10 });
   assert.is(mediaWindow({ ...video, sourceDuration: null }, 4), null);
+});
+
+test('draggedTiming: a move, a start edge and an end edge on whole frames, in the seconds of the composition around the clip', () => {
+  const title = RUNTIME[0];
+  assert.equal(draggedTiming(title, 'move', 0.51, 30, 0, 4, false), { 'data-start': '0.5' });
+  assert.equal(draggedTiming(title, 'move', -2, 30, 0, 4, false), {}, 'a clip at 0 stays at 0');
+  assert.equal(draggedTiming(title, 'start', 0.5, 30, 0, 4, true), { 'data-start': '0.5', 'data-duration': '1', 'data-end': null });
+  assert.equal(draggedTiming(title, 'start', 3, 30, 0, 4, false), { 'data-start': '1.467', 'data-duration': '0.033' }, 'one frame is left');
+  assert.equal(draggedTiming(title, 'end', 1 / 30, 30, 0, 4, false), { 'data-duration': '1.533' });
+  // #dot plays in the scene that starts at 1 s: its data-start is 0.5 of the scene's time.
+  assert.equal(draggedTiming(RUNTIME[4], 'move', 0.25, 30, 1, 3, false), { 'data-start': '0.767' });
+  assert.equal(draggedTiming(clip({ start: 1, end: null }), 'end', -1, 30, 0, 4, false), { 'data-duration': '2' }, 'an open clip ends where the composition does');
 });
 
 test.run();

@@ -5,6 +5,9 @@ import type { PlayerClip } from '../../player/vidkit-player';
 /** A clip as the timeline draws it: the runtime's clip, where it is written, and what lint says there. */
 export interface TimelineClip extends PlayerClip {
   index: number;
+  /** The part it is written in (the page, a composition file, `<page>#<template id>`) and its place among that part's clips: how an edit names it. */
+  part: string;
+  inPart: number;
   /** The file and 1-based line it is written on; null when not found. */
   file: string | null;
   line: number | null;
@@ -26,7 +29,7 @@ export function placeClips(clips: PlayerClip[], page: string, lines: Record<stri
     const at = lines[part]?.[n];
     const file = part.split('#')[0];
     const line = at && at.tag === clip.tag ? at.line : null;
-    return { ...clip, index, file: line === null ? null : file, line, findings: line === null ? [] : findings.filter((f) => f.file === file && f.line === line) };
+    return { ...clip, index, part, inPart: n, file: line === null ? null : file, line, findings: line === null ? [] : findings.filter((f) => f.file === file && f.line === line) };
   });
 }
 
@@ -120,4 +123,32 @@ export function mediaWindow(clip: PlayerClip, duration: number): { from: number;
   if (clip.sourceDuration === null) return null;
   const length = ((clip.end ?? duration) - clip.start) * clip.playbackRate;
   return { from: clip.playbackStart, to: Math.min(clip.sourceDuration, clip.playbackStart + length), of: clip.sourceDuration };
+}
+
+/** What a drag on the timeline does to a clip: moves it, or moves its start or its end edge. */
+export type DragMode = 'move' | 'start' | 'end';
+
+/**
+ * The timing attributes a drag of `mode` by `dt` seconds writes, in the seconds of the
+ * composition the clip plays in (its start `parentStart` on the root timeline), on whole frames;
+ * a clip keeps at least one frame. `scopeEnd` ends a clip that lasts to the end. With `hasEnd` the
+ * clip's data-end gives way to the data-duration written. Empty when the drag changes nothing.
+ */
+export function draggedTiming(clip: PlayerClip, mode: DragMode, dt: number, fps: number, parentStart: number, scopeEnd: number, hasEnd: boolean): Record<string, string | null> {
+  const snap = (t: number) => Math.round(t * fps) / fps;
+  const frame = 1 / fps;
+  const start = snap(clip.start - parentStart);
+  const end = snap((clip.end ?? scopeEnd) - parentStart);
+  const text = (t: number) => String(Number(t.toFixed(3)));
+  const dropEnd: Record<string, null> = hasEnd ? { 'data-end': null } : {};
+  if (mode === 'move') {
+    const moved = Math.max(0, snap(start + dt));
+    return moved === start ? {} : { 'data-start': text(moved) };
+  }
+  if (mode === 'start') {
+    const moved = Math.min(end - frame, Math.max(0, snap(start + dt)));
+    return moved === start ? {} : { 'data-start': text(moved), 'data-duration': text(end - moved), ...dropEnd };
+  }
+  const moved = Math.max(start + frame, snap(end + dt));
+  return moved === end ? {} : { 'data-duration': text(moved - start), ...dropEnd };
 }

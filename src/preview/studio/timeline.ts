@@ -1,14 +1,18 @@
 import type { ClipLine } from '../../composition/clip-lines';
 import { getJson } from './api';
 import { byId, formatSeconds, h, present } from './dom';
+import type { Editor } from './editor';
 import { IconName, icon } from './icons';
+import { clipElement, shownDocument } from './player-document';
 import type { Studio } from './studio-state';
 import {
   ClipKind,
+  DragMode,
   Scope,
   TimelineClip,
   clipKind,
   clipLabel,
+  draggedTiming,
   frameAtX,
   lanesOf,
   mediaWindow,
@@ -26,9 +30,12 @@ const ZOOMS = [1, 1.5, 2, 3, 4, 6, 8, 12, 16];
  * The timeline under the player: the clips of the composition shown (or of a nested one entered
  * from it) by track, with their media trims and lint findings, a ruler and the playhead. A click
  * or a drag on the ruler or the tracks seeks to the nearest frame; a nested composition is entered
- * by double-click or its enter button, and left by the breadcrumb.
+ * by double-click or its enter button, and left by the breadcrumb. Dragging a clip moves it (to
+ * another track too), dragging its edges moves its start or its end, and the attributes changed
+ * are written to the file that declares it (editor.ts); so do the keys on a focused clip: Left
+ * and Right move it a frame (Shift: a second), with Alt its end, Up and Down change its track.
  */
-export function timeline(studio: Studio): void {
+export function timeline(studio: Studio, editor: Editor): void {
   const { player } = studio;
   const root = byId('timeline');
   const crumbs = h('nav', { class: 'crumbs', attrs: { 'aria-label': 'Compositions entered' } });
@@ -86,6 +93,7 @@ export function timeline(studio: Studio): void {
     lines = await getJson<Record<string, ClipLine[]>>('clip-lines', { file: studio.page }).catch(() => ({}));
     loaded = true;
     refresh();
+    void editor.read([...new Set(Object.keys(lines).map((part) => part.split('#')[0]))], true);
   };
 
   const draw = () => {
@@ -111,7 +119,9 @@ export function timeline(studio: Studio): void {
         return h('div', { class: 'tl-head', attrs: { title: name } }, icon(KIND_ICONS[clipKind(first)]), h('span', {}, name));
       }),
     );
+    const focused = (document.activeElement as HTMLElement | null)?.closest<HTMLElement>('.tl-clip')?.dataset.clip;
     lanes.replaceChildren(...laneList.map((lane) => h('div', { class: 'tl-lane' }, ...lane.clips.map((c) => clipBlock(c, s, w)))));
+    if (focused !== undefined) lanes.querySelector<HTMLElement>(`[data-clip="${focused}"]`)?.focus({ preventScroll: true });
     if (laneList.length === 0 && loaded) {
       lanes.append(h('div', { class: 'tl-empty muted' }, 'No clips: an element with data-start is a clip, drawn here on the row of its data-track-index.'));
     }
@@ -133,13 +143,24 @@ export function timeline(studio: Studio): void {
         attrs: {
           style: `left: ${left}px; width: ${Math.max(3, right - left)}px`,
           'data-clip': clip.index,
+          tabindex: 0,
+          role: 'button',
+          'aria-label': `${clipLabel(clip)}, ${clip.start.toFixed(2)} s to ${clip.end === null ? 'the end' : `${clip.end.toFixed(2)} s`}${clip.track === null ? '' : `, track ${clip.track}`}: arrows move it, Alt+arrows its end`,
           title: `${clipLabel(clip)}: ${clip.start.toFixed(2)} s to ${clip.end === null ? 'the end' : `${clip.end.toFixed(2)} s`}`,
         },
         on: {
-          pointerdown: () => select(clip.index),
+          pointerdown: (e) => {
+            select(clip.index);
+            const edge = (e.target as HTMLElement).dataset.edge as DragMode | undefined;
+            const p = e as PointerEvent;
+            if (p.button === 0) clipDrag = { clip, mode: edge ?? 'move', x: p.clientX, y: p.clientY, moved: false, block };
+          },
           dblclick: () => kind === 'composition' && enter(clip.index),
+          focus: () => select(clip.index),
+          keydown: (e) => clipKey(clip, e as KeyboardEvent),
         },
       },
+      h('span', { class: 'tl-edge start', attrs: { 'data-edge': 'start', title: 'Drag to move the start' } }),
       icon(KIND_ICONS[kind]),
       h('span', { class: 'name' }, clipLabel(clip)),
       trim && h('span', { class: 'trim' }, `${trim.from.toFixed(2)}\u2013${trim.to.toFixed(2)} s of ${trim.of.toFixed(2)}${clip.playbackRate === 1 ? '' : ` × ${clip.playbackRate}`}`),
@@ -155,6 +176,7 @@ export function timeline(studio: Studio): void {
           icon('enter'),
         ),
       trim && h('span', { class: 'trim-bar', attrs: { style: `left: ${(trim.from / trim.of) * 100}%; right: ${100 - (trim.to / trim.of) * 100}%` } }),
+      h('span', { class: 'tl-edge end', attrs: { 'data-edge': 'end', title: 'Drag to move the end' } }),
     );
     return block;
   };
@@ -233,14 +255,24 @@ export function timeline(studio: Studio): void {
     seekAt(e.clientX);
   });
   canvas.addEventListener('pointermove', (e) => {
+    if (clipDrag && dragClip(e)) return;
     if (!dragging) return;
     // Captured once it is a drag, so that a click and a double-click still reach the clip under the pointer.
     if (!canvas.hasPointerCapture(e.pointerId)) canvas.setPointerCapture(e.pointerId);
     seekAt(e.clientX);
   });
   const stop = () => (dragging = false);
-  canvas.addEventListener('pointerup', stop);
-  canvas.addEventListener('pointercancel', stop);
+  canvas.addEventListener('pointerup', (e) => {
+    stop();
+    const drag = clipDrag;
+    clipDrag = null;
+    if (drag?.moved) void dropClip(drag, e);
+  });
+  canvas.addEventListener('pointercancel', () => {
+    stop();
+    if (clipDrag?.moved) draw();
+    clipDrag = null;
+  });
   scroller.addEventListener(
     'wheel',
     (e) => {
@@ -250,6 +282,81 @@ export function timeline(studio: Studio): void {
     },
     { passive: false },
   );
+
+  /** A press on a clip, a drag once it moves a few pixels. */
+  let clipDrag: { clip: TimelineClip; mode: DragMode; x: number; y: number; moved: boolean; block: HTMLElement } | null = null;
+  const secondsPerPixel = () => {
+    const s = scope();
+    return (s.end - s.start) / width();
+  };
+
+  /** Moves the dragged clip's block with the pointer; false while it is still a click. */
+  const dragClip = (e: PointerEvent): boolean => {
+    const drag = clipDrag!;
+    const dx = e.clientX - drag.x;
+    if (!drag.moved && Math.abs(dx) < 4 && Math.abs(e.clientY - drag.y) < 4) return false;
+    if (!drag.moved) {
+      drag.moved = true;
+      dragging = false;
+      canvas.setPointerCapture(e.pointerId);
+      drag.block.classList.add('dragging');
+    }
+    const left = parseFloat(drag.block.style.left);
+    const w = parseFloat(drag.block.style.width);
+    const base = drag.block.dataset.base?.split(',').map(Number) ?? [left, w];
+    drag.block.dataset.base = base.join(',');
+    if (drag.mode === 'move') drag.block.style.left = `${base[0] + dx}px`;
+    else if (drag.mode === 'start') Object.assign(drag.block.style, { left: `${base[0] + dx}px`, width: `${Math.max(3, base[1] - dx)}px` });
+    else drag.block.style.width = `${Math.max(3, base[1] + dx)}px`;
+    drag.block.style.transform = drag.mode === 'move' ? `translateY(${e.clientY - drag.y}px)` : '';
+    return true;
+  };
+
+  const dropClip = async (drag: NonNullable<typeof clipDrag>, e: PointerEvent) => {
+    const track = drag.mode === 'move' ? trackAt(e.clientY) : undefined;
+    await writeTiming(drag.clip, drag.mode, (e.clientX - drag.x) * secondsPerPixel(), track);
+  };
+
+  /** The track of the lane at `clientY`; one more than the last for a drop below them all. */
+  const trackAt = (clientY: number): number | undefined => {
+    const laneList = lanesOf(clips, scope());
+    const rows = [...lanes.querySelectorAll('.tl-lane')];
+    const at = rows.findIndex((row) => {
+      const r = row.getBoundingClientRect();
+      return clientY >= r.top && clientY < r.bottom;
+    });
+    if (at >= 0) return laneList[at]?.track ?? undefined;
+    const last = rows[rows.length - 1]?.getBoundingClientRect();
+    const tracks = laneList.map((l) => l.track).filter((t): t is number => t !== null);
+    return last && clientY >= last.bottom ? (tracks.length > 0 ? Math.max(...tracks) + 1 : 0) : undefined;
+  };
+
+  /** Writes a clip's new timing (and track) to its file; the saved file reloads the timeline. */
+  const writeTiming = async (clip: TimelineClip, mode: DragMode, dt: number, track?: number) => {
+    const parentStart = clip.composition === null ? 0 : clips[clip.composition].start;
+    const scopeEnd = clip.composition === null ? duration() : (clips[clip.composition].end ?? duration());
+    const found = shownDocument(player);
+    const hasEnd = found ? (clipElement(found.doc, clip.index)?.hasAttribute('data-end') ?? false) : false;
+    const attributes = draggedTiming(clip, mode, dt, fps(), parentStart, scopeEnd, hasEnd);
+    if (track !== undefined && track !== clip.track) attributes['data-track-index'] = String(track);
+    if (Object.keys(attributes).length === 0 || clip.file === null) {
+      if (clip.file === null) editor.say(`${clipLabel(clip)} is not found in its file: it is not edited here`, 'error');
+      draw();
+      return;
+    }
+    if (!(await editor.edit(clip.file, { part: clip.part, clip: clip.inPart }, { attributes }))) draw();
+  };
+
+  const clipKey = (clip: TimelineClip, e: KeyboardEvent) => {
+    const frames = e.shiftKey ? Math.round(fps()) : 1;
+    const step = e.key === 'ArrowLeft' ? -frames : e.key === 'ArrowRight' ? frames : 0;
+    const rise = e.key === 'ArrowUp' ? -1 : e.key === 'ArrowDown' ? 1 : 0;
+    if (step === 0 && rise === 0) return;
+    e.preventDefault();
+    e.stopPropagation();
+    if (step !== 0) void writeTiming(clip, e.altKey ? 'end' : 'move', step / fps());
+    else if (clip.track !== null && clip.track + rise >= 0) void writeTiming(clip, 'move', 0, clip.track + rise);
+  };
 
   player.addEventListener('timeupdate', movePlayhead);
   player.addEventListener('ended', movePlayhead);
