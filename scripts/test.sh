@@ -26,7 +26,10 @@ UNIT_TESTS=(
   lambda/payload-version.test.ts
   lambda/site-media.test.ts
   native.test.ts
+  preview/project-watcher.test.ts
   preview/rows-file.test.ts
+  preview/source-patch.test.ts
+  preview/studio-edits.test.ts
   preview/studio-jobs.test.ts
   preview/studio/timeline-model.test.ts
   render/formats.test.ts

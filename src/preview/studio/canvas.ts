@@ -209,12 +209,12 @@ export function canvasEditing(studio: Studio, editor: Editor): void {
   };
 
   // Pointer: a press picks; a drag of the outline moves it, of its handle resizes it.
-  let drag: { x: number; y: number; resize: boolean; moved: boolean } | null = null;
+  let drag: { x: number; y: number; width: number; height: number; resize: boolean; moved: boolean } | null = null;
   layer.addEventListener('pointerdown', (e) => {
     if (e.button !== 0 || e.target instanceof HTMLInputElement) return;
     const onBox = e.target === box || e.target === handle;
     if (onBox) {
-      drag = { x: e.clientX, y: e.clientY, resize: e.target === handle, moved: false };
+      drag = { x: e.clientX, y: e.clientY, width: parseFloat(box.style.width), height: parseFloat(box.style.height), resize: e.target === handle, moved: false };
       return;
     }
     const v = view();
@@ -230,12 +230,8 @@ export function canvasEditing(studio: Studio, editor: Editor): void {
     if (!drag.moved) layer.setPointerCapture(e.pointerId);
     drag.moved = true;
     if (drag.resize) {
-      box.style.width = `${parseFloat(box.style.width) + dx}px`;
-      box.style.height = `${parseFloat(box.style.height) + dy}px`;
-      drag.x = e.clientX;
-      drag.y = e.clientY;
-      box.dataset.dw = String(Number(box.dataset.dw ?? 0) + dx);
-      box.dataset.dh = String(Number(box.dataset.dh ?? 0) + dy);
+      box.style.width = `${Math.max(1, drag.width + dx)}px`;
+      box.style.height = `${Math.max(1, drag.height + dy)}px`;
     } else {
       box.style.transform = `translate(${dx}px, ${dy}px)`;
     }
@@ -245,15 +241,9 @@ export function canvasEditing(studio: Studio, editor: Editor): void {
     drag = null;
     if (!d?.moved) return;
     const scale = view()?.scale ?? 1;
-    if (d.resize) {
-      const dw = Number(box.dataset.dw ?? 0) / scale;
-      const dh = Number(box.dataset.dh ?? 0) / scale;
-      delete box.dataset.dw;
-      delete box.dataset.dh;
-      void writeBox(0, 0, dw, dh);
-    } else {
-      void writeBox((e.clientX - d.x) / scale, (e.clientY - d.y) / scale, 0, 0);
-    }
+    const dx = (e.clientX - d.x) / scale;
+    const dy = (e.clientY - d.y) / scale;
+    void (d.resize ? writeBox(0, 0, dx, dy) : writeBox(dx, dy, 0, 0));
   });
   box.addEventListener('dblclick', () => editText());
 

@@ -153,7 +153,7 @@ export function timeline(studio: Studio, editor: Editor): void {
             select(clip.index);
             const edge = (e.target as HTMLElement).dataset.edge as DragMode | undefined;
             const p = e as PointerEvent;
-            if (p.button === 0) clipDrag = { clip, mode: edge ?? 'move', x: p.clientX, y: p.clientY, moved: false, block };
+            if (p.button === 0) clipDrag = { clip, mode: edge ?? 'move', x: p.clientX, y: p.clientY, left: parseFloat(block.style.left), width: parseFloat(block.style.width), moved: false, block };
           },
           dblclick: () => kind === 'composition' && enter(clip.index),
           focus: () => select(clip.index),
@@ -184,7 +184,7 @@ export function timeline(studio: Studio, editor: Editor): void {
   const drawDetails = () => {
     const clip = selected === null ? undefined : clips[selected];
     if (!clip) {
-      details.replaceChildren(h('span', { class: 'muted' }, 'Click a clip for its details; double-click a composition to open it.'));
+      details.replaceChildren(h('span', { class: 'muted' }, 'Click a clip for its details, drag it or its edges to edit it; double-click a composition to open it.'));
       return;
     }
     const where = clip.file !== null && clip.line !== null ? `${clip.file}:${clip.line}` : null;
@@ -284,7 +284,7 @@ export function timeline(studio: Studio, editor: Editor): void {
   );
 
   /** A press on a clip, a drag once it moves a few pixels. */
-  let clipDrag: { clip: TimelineClip; mode: DragMode; x: number; y: number; moved: boolean; block: HTMLElement } | null = null;
+  let clipDrag: { clip: TimelineClip; mode: DragMode; x: number; y: number; left: number; width: number; moved: boolean; block: HTMLElement } | null = null;
   const secondsPerPixel = () => {
     const s = scope();
     return (s.end - s.start) / width();
@@ -301,13 +301,9 @@ export function timeline(studio: Studio, editor: Editor): void {
       canvas.setPointerCapture(e.pointerId);
       drag.block.classList.add('dragging');
     }
-    const left = parseFloat(drag.block.style.left);
-    const w = parseFloat(drag.block.style.width);
-    const base = drag.block.dataset.base?.split(',').map(Number) ?? [left, w];
-    drag.block.dataset.base = base.join(',');
-    if (drag.mode === 'move') drag.block.style.left = `${base[0] + dx}px`;
-    else if (drag.mode === 'start') Object.assign(drag.block.style, { left: `${base[0] + dx}px`, width: `${Math.max(3, base[1] - dx)}px` });
-    else drag.block.style.width = `${Math.max(3, base[1] + dx)}px`;
+    if (drag.mode === 'move') drag.block.style.left = `${drag.left + dx}px`;
+    else if (drag.mode === 'start') Object.assign(drag.block.style, { left: `${drag.left + dx}px`, width: `${Math.max(3, drag.width - dx)}px` });
+    else drag.block.style.width = `${Math.max(3, drag.width + dx)}px`;
     drag.block.style.transform = drag.mode === 'move' ? `translateY(${e.clientY - drag.y}px)` : '';
     return true;
   };
