@@ -323,6 +323,28 @@ edit('an edit of a file changed on disk meanwhile shows a conflict and writes no
   await page.close();
 });
 
+edit('canvas from the keyboard: Enter on the picture picks the elements in turn, with a visible focus; an arrow moves the one picked a pixel', async () => {
+  const page = await openStudio(server.url);
+  const before = fs.readFileSync(file, 'utf8');
+  await page.focus('#canvas-layer');
+  assert.is.not(await page.$eval('#canvas-layer', (el) => getComputedStyle(el).outlineStyle), 'none', 'the focused picture shows its focus');
+  const picked: string[] = [];
+  for (let i = 0; i < 6 && !picked.includes('#box'); i++) {
+    await page.focus('#canvas-layer');
+    await page.keyboard.press('Enter');
+    await page.waitForFunction((n) => document.querySelector('#selection-bar strong')?.textContent !== n, { timeout: 10_000 }, picked[picked.length - 1] ?? '');
+    picked.push(await page.$eval('#selection-bar strong', (el) => el.textContent ?? ''));
+  }
+  assert.ok(picked.includes('#box'), `picked ${picked.join(', ')}`);
+  assert.is(await page.evaluate(() => document.activeElement?.className), 'selection');
+  assert.is.not(await page.$eval('.selection', (el) => getComputedStyle(el).outlineStyle), 'none');
+  const reloaded = await armReload(page);
+  await page.keyboard.press('ArrowRight');
+  await reloaded();
+  assert.is(fs.readFileSync(file, 'utf8'), before.replace('style="left: 120px; top: 40px;', 'style="left: 121px; top: 40px;'));
+  await page.close();
+});
+
 edit('vidkit init: the studio shows clips on tracks, the title variable in the panel and on the picture; screenshot', async () => {
   const parent = tempDir('vidkit-studio-init-');
   assert.is(vidkit(['init', 'first-video'], { cwd: parent }).status, 0);
