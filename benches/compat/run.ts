@@ -3,6 +3,7 @@
 // by frame (PSNR of vidkit's frame against the peer's, every frame) and, where the composition has
 // audio, by loudness over time. Prints a table; writes JSON.
 //   npm run compat -- [--only clips-window,adapter-anime] [--keep <dir>] [--out benches/results/compat-latest.json]
+//   npm run compat -- --fuzz N [--seed S] [--keep <dir>] [--out <file>]   (generated compositions: fuzz/main.ts)
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -12,6 +13,7 @@ import { Measured, measure } from '../lib/measure';
 import { projectHtml } from '../lib/stage';
 import { printColumns } from '../lib/table';
 import { frameCount, framePsnr, frameSize } from '../lib/video';
+import { runFuzz } from './fuzz/main';
 import { stageCompatComposition } from './stage';
 import { CompatCase, SUITE } from './suite';
 
@@ -30,6 +32,8 @@ const { values: opts } = parseArgs({
     only: { type: 'string' },
     keep: { type: 'string' },
     out: { type: 'string', default: path.join('benches', 'results', 'compat-latest.json') },
+    fuzz: { type: 'string' },
+    seed: { type: 'string', default: '1' },
   },
 });
 
@@ -190,7 +194,14 @@ async function main(): Promise<void> {
   process.exitCode = failed.some((r) => !r.text) ? 1 : 0;
 }
 
-main().catch((err) => {
+// The fuzzer names its own results file unless --out is given.
+const fuzzOut = process.argv.some((a) => a.startsWith('--out')) ? opts.out : undefined;
+const run = opts.fuzz
+  ? runFuzz({ count: Number(opts.fuzz), seed: Number(opts.seed), root: ROOT, work, out: fuzzOut }).then(() => {
+      if (!opts.keep) fs.rmSync(work, { recursive: true, force: true });
+    })
+  : main();
+run.catch((err) => {
   process.stderr.write(`compat: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

@@ -16,6 +16,10 @@ const LIBRARIES: Record<string, string[]> = {
   'lottie.min.js': ['benches/compat/node_modules/lottie-web/build/player/lottie.min.js'],
   // The module imports its core from the same folder.
   'three.module.js': ['benches/compat/node_modules/three/build/three.module.js', 'benches/compat/node_modules/three/build/three.core.js'],
+  // Web fonts from the root's @fontsource devDependencies: a static face and two variation axes.
+  'oswald-latin-400-normal.woff2': ['node_modules/@fontsource/oswald/files/oswald-latin-400-normal.woff2'],
+  'open-sans-latin-wdth-normal.woff2': ['node_modules/@fontsource-variable/open-sans/files/open-sans-latin-wdth-normal.woff2'],
+  'montserrat-latin-wght-normal.woff2': ['node_modules/@fontsource-variable/montserrat/files/montserrat-latin-wght-normal.woff2'],
 };
 
 /**
@@ -26,6 +30,8 @@ const LIBRARIES: Record<string, string[]> = {
  */
 const MEDIA: Record<string, string[]> = {
   'clip.mp4': ['-f', 'lavfi', '-i', 'testsrc2=s=320x180:r=30:d=4,hue=H=2*PI*t/4', '-c:v', 'libx264', '-crf', '12', '-g', '15', '-pix_fmt', 'yuv420p', '-an'],
+  // A still picture (the test pattern's first frame) for <img>.
+  'still.png': ['-f', 'lavfi', '-i', 'testsrc2=s=320x180:d=1', '-frames:v', '1'],
   'tone.wav': ['-f', 'lavfi', '-i', 'aevalsrc=0.8*sin(2*PI*440*t)*t/4:s=48000:d=4', '-c:a', 'pcm_s16le'],
   // The production rows' a-roll: 15 s of moving picture with a voice-like sound (a 220 Hz tone
   // whose level rises and falls three times a second), and two sound effects.
@@ -73,8 +79,9 @@ function colourSources(): Record<string, string[]> {
 /**
  * Stages one suite composition under `dir` with the shared fonts and what its pages name; the
  * libraries and media land at the project root, where a sub-composition names them as `../<file>`.
+ * `compositions` is the folder holding it (the fuzzer stages its generated cases from its own).
  */
-export function stageCompatComposition(root: string, name: string, dir: string): string {
+export function stageCompatComposition(root: string, name: string, dir: string, compositions = path.join(root, 'benches', 'compat', 'compositions')): string {
   const spec = PRODUCTION_SPECS.find((p) => p.name === name);
   let staged: string;
   if (spec) {
@@ -83,7 +90,7 @@ export function stageCompatComposition(root: string, name: string, dir: string):
     writeProductionProject(spec, staged);
     fs.cpSync(path.join(root, 'benches', 'compositions', 'fonts'), staged, { recursive: true });
   } else {
-    staged = stageComposition(root, name, dir, path.join(root, 'benches', 'compat', 'compositions'));
+    staged = stageComposition(root, name, dir, compositions);
   }
   const html = projectHtml(staged);
   for (const [file, sources] of Object.entries(LIBRARIES)) {

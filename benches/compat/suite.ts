@@ -3,6 +3,7 @@
  * feature of the format (docs/guide/hyperframes.md). Every one is rendered by the peer and by
  * vidkit in the same run and compared frame by frame.
  */
+import FUZZ_ROWS from './fuzz/rows.json';
 import { PRODUCTION_SPECS, ProductionSpec } from './production';
 
 export interface CompatCase {
@@ -99,6 +100,8 @@ export const SUITE: CompatCase[] = [
     audioDifferences: [{ from: 1.3, to: 2.1, why: `the badge's ding: ${NESTED_SOUND}` }],
   })),
   { name: 'fonts-faces', feature: "fonts: HyperFrames' static faces and aliases, a weight between them, generic fallbacks after an unknown family, the default font", text: true },
+  // Mismatches the fuzzer found (npm run compat -- --fuzz), reduced, each named by its seed and case.
+  ...(FUZZ_ROWS as Array<{ name: string; feature: string; text?: true }>),
 ];
 
 function productionFeature(spec: ProductionSpec): string {
