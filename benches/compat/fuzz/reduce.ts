@@ -20,7 +20,7 @@ export async function reduce(parts: Part[], oracle: Oracle, maxTests = Infinity)
     const key = JSON.stringify(candidate);
     const known = seen.get(key);
     if (known !== undefined) return known;
-    if (seen.size >= maxTests) return false;
+    if (seen.size - 1 >= maxTests) return false;
     const result = await oracle(candidate);
     seen.set(key, result);
     return result;
