@@ -2,7 +2,7 @@
  * The parts a fuzzed composition is made of. Each part is independent: it owns one cell of the
  * 640x360 frame (3 columns x 2 rows), its element ids are named after that cell, and it brings its
  * own styles, script lines and files, so the reducer can drop any part and keep the rest as they
- * were. Every option of a part has a simplest value the reducer tries in its place.
+ * were. Each numeric option of a part has a simplest value the reducer tries in its place.
  */
 import { Rng } from './prng';
 

@@ -1,6 +1,6 @@
 /**
  * Reduces a failing set of parts to a smallest one that still fails: delta debugging (ddmin) over
- * the parts, then each remaining option set to its simplest value where the failure stays. The
+ * the parts, then each remaining numeric option set to its simplest value where the failure stays. The
  * oracle is any async predicate ("these parts still differ"); each distinct candidate is asked once.
  */
 import { Part, simplestOptions } from './parts';
@@ -13,7 +13,7 @@ export interface Reduction {
   tests: number;
 }
 
-/** `parts` must fail; the result fails too, and no single part or option can be simplified further without it passing (within `maxTests`). */
+/** `parts` must fail; the result fails too, and no single part or numeric option can be simplified further without it passing (within `maxTests`). */
 export async function reduce(parts: Part[], oracle: Oracle, maxTests = Infinity): Promise<Reduction> {
   const seen = new Map<string, boolean>();
   const fails = async (candidate: Part[]): Promise<boolean> => {
@@ -76,13 +76,19 @@ function split<T>(items: T[], n: number): T[][] {
   return chunks.filter((c) => c.length > 0);
 }
 
-/** Sets each option of each part to its simplest value, one at a time, keeping what still fails. */
+/**
+ * Sets each numeric option (a time, a length, a track) of each part to its simplest value, one at a
+ * time, keeping what still fails. Named and yes/no options choose what the part exercises (the
+ * trigger, the effect, the mount) and stay as found: changing them let a reduction slip from one
+ * difference to another (a transition set by the timeline became one set by a timer, which differs
+ * for another reason).
+ */
 async function simplifyOptions(parts: Part[], fails: (c: Part[]) => Promise<boolean>): Promise<Part[]> {
   let current = parts;
   for (let i = 0; i < current.length; i++) {
     const simplest = simplestOptions(current[i].kind);
     for (const key of Object.keys(current[i].options)) {
-      if (current[i].options[key] === simplest[key]) continue;
+      if (typeof current[i].options[key] !== 'number' || current[i].options[key] === simplest[key]) continue;
       const candidate = current.map((p, j) => (j === i ? { ...p, options: { ...p.options, [key]: simplest[key] } } : p));
       if (await fails(candidate)) current = candidate;
     }
