@@ -29,7 +29,7 @@ export interface Outcome {
   wallSeconds: { vidkit: number; peer: number };
 }
 
-/** Writes the project of `parts` to `<dir>/<name>/` and returns the files written. */
+/** Writes the project of `parts` into `dir`, replacing what was there. */
 export function writeProject(parts: Part[], title: string, dir: string): void {
   fs.rmSync(dir, { recursive: true, force: true });
   for (const [file, text] of Object.entries(projectFiles(parts, title))) {
