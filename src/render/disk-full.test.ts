@@ -4,7 +4,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { OUTPUT_FORMATS } from '../options/constants';
 import { errorLines, tempDir } from '../test-support/cli';
-import { withSmallDisks } from '../test-support/small-disk';
+import { NOISE, withSmallDisks } from '../test-support/small-disk';
 import { OutputFormat, formatExtension } from './formats';
 
 // docs/guide/render.md: a disk that fills during a render is exit 4 naming it (TMPDIR, or the
@@ -22,17 +22,7 @@ function noiseProject(name: string, seconds: number): string {
   fs.writeFileSync(
     path.join(dir, 'index.html'),
     `<!doctype html><html data-composition-variables='[]'><head><style>html,body{margin:0;background:#000}</style></head><body>
-<div data-composition-id="${name}" data-width="160" data-height="90" data-duration="${seconds}"><canvas id="noise" width="160" height="90"></canvas></div>
-<script>
-const context = document.getElementById('noise').getContext('2d');
-const image = context.createImageData(160, 90);
-const draw = () => {
-  for (let i = 0; i < image.data.length; i++) image.data[i] = (i & 3) === 3 ? 255 : Math.random() * 256;
-  context.putImageData(image, 0, 0);
-  requestAnimationFrame(draw);
-};
-draw();
-</script></body></html>
+<div data-composition-id="${name}" data-width="160" data-height="90" data-duration="${seconds}" style="position:relative">${NOISE}</div></body></html>
 `,
   );
   return dir;

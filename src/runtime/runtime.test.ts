@@ -10,28 +10,36 @@ import { decodeGray, decodeRgbFrame, leftEdge, rgbAt } from '../test-support/med
 
 const clock = suite('virtual clock: GSAP timelines and timers');
 
-clock('a paused GSAP timeline and an animation started by setTimeout follow the clock across seams', () => {
-  const project = tempDir('vidkit-gsap-');
+/** A 640x360 project of white bars on black, with GSAP beside it: `css` and `bars` inside, `script` after. */
+function gsapProject(prefix: string, seconds: number, css: string, bars: string, script: string): string {
+  const project = tempDir(prefix);
   fs.copyFileSync(path.join(REPO_ROOT, 'node_modules', 'gsap', 'dist', 'gsap.min.js'), path.join(project, 'gsap.min.js'));
-  // #g: GSAP moves it 4 px a frame. #t: a CSS animation a timer starts at 2 s, 4 px a frame from then.
   fs.writeFileSync(
     path.join(project, 'index.html'),
     `<!doctype html><html><head><style>
       html,body{margin:0;background:#000} #root{position:relative;width:640px;height:360px;overflow:hidden}
       .bar{position:absolute;left:0;width:160px;height:100px;background:#fff}
-      #g{top:40px} #t{top:200px;display:none}
-      #t.go{display:block;animation:slide 2s linear both}
-      @keyframes slide{from{transform:translateX(0)}to{transform:translateX(240px)}}
+      ${css}
     </style><script src="gsap.min.js"></script></head><body>
-    <div id="root" data-composition-id="gsap" data-width="640" data-height="360" data-duration="4">
-      <div class="bar" id="g"></div><div class="bar" id="t"></div>
-    </div>
-    <script>
-      var tl = gsap.timeline({ paused: true });
+    <div id="root" data-composition-id="gsap" data-width="640" data-height="360" data-duration="${seconds}">${bars}</div>
+    <script>${script}</script></body></html>`,
+  );
+  return project;
+}
+
+clock('a paused GSAP timeline and an animation started by setTimeout follow the clock across seams', () => {
+  // #g: GSAP moves it 4 px a frame. #t: a CSS animation a timer starts at 2 s, 4 px a frame from then.
+  const project = gsapProject(
+    'vidkit-gsap-',
+    4,
+    `#g{top:40px} #t{top:200px;display:none}
+      #t.go{display:block;animation:slide 2s linear both}
+      @keyframes slide{from{transform:translateX(0)}to{transform:translateX(240px)}}`,
+    '<div class="bar" id="g"></div><div class="bar" id="t"></div>',
+    `var tl = gsap.timeline({ paused: true });
       tl.fromTo('#g', { x: 0 }, { x: 480, duration: 4, ease: 'none' });
       window.__timelines['main'] = tl;
-      setTimeout(function () { document.getElementById('t').classList.add('go'); }, 2000);
-    </script></body></html>`,
+      setTimeout(function () { document.getElementById('t').classList.add('go'); }, 2000);`,
   );
   const output = path.join(project, 'out.mp4');
   const run = vidkit(['render', project, '--output', output, '--workers', '3']);
@@ -48,28 +56,19 @@ clock('a paused GSAP timeline and an animation started by setTimeout follow the 
 });
 
 clock('a transition and a tween a timeline sets off between frames are where they would be at a later worker\'s first frame', () => {
-  const project = tempDir('vidkit-stepped-');
-  fs.copyFileSync(path.join(REPO_ROOT, 'node_modules', 'gsap', 'dist', 'gsap.min.js'), path.join(project, 'gsap.min.js'));
   // #c: a CSS transition (0.8 s, linear) the timeline sets off at 0.5 s. #k: a tween on GSAP's own
   // clock that a callback of the timeline starts at 0.4 s. The second and third workers start at
   // frames 20 and 40, after both began: they must not start them again there.
-  fs.writeFileSync(
-    path.join(project, 'index.html'),
-    `<!doctype html><html><head><style>
-      html,body{margin:0;background:#000} #root{position:relative;width:640px;height:360px;overflow:hidden}
-      .bar{position:absolute;left:0;width:160px;height:100px;background:#fff}
-      #c{top:40px;transition:transform 0.8s linear} #k{top:200px}
-    </style><script src="gsap.min.js"></script></head><body>
-    <div id="root" data-composition-id="stepped" data-width="640" data-height="360" data-duration="2">
-      <div class="bar" id="c"></div><div class="bar" id="k"></div>
-    </div>
-    <script>
-      var tl = gsap.timeline({ paused: true });
+  const project = gsapProject(
+    'vidkit-stepped-',
+    2,
+    '#c{top:40px;transition:transform 0.8s linear} #k{top:200px}',
+    '<div class="bar" id="c"></div><div class="bar" id="k"></div>',
+    `var tl = gsap.timeline({ paused: true });
       tl.set('#c', { x: 320 }, 0.5);
       tl.call(function () { gsap.to('#k', { x: 300, duration: 1, ease: 'none' }); }, null, 0.4);
       tl.to({}, { duration: 2 }, 0);
-      window.__timelines['stepped'] = tl;
-    </script></body></html>`,
+      window.__timelines['gsap'] = tl;`,
   );
   const edges = (workers: number) => {
     const output = path.join(project, `out-${workers}.mp4`);

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { built, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
 import { decodeRgbFrame, rgbAt } from '../test-support/media';
-import { withSmallDisks } from '../test-support/small-disk';
+import { NOISE, withSmallDisks } from '../test-support/small-disk';
 
 // docs/reference/command-line.md and docs/guide/render.md ("Checked before any browser starts"): an output vidkit writes loses
 // nothing of the user's, and what it keeps in TMPDIR goes, even after a SIGKILL. Every run here has
@@ -34,16 +34,6 @@ ${noise ? NOISE : ''}</body></html>
   return dir;
 }
 
-const NOISE = `<canvas id="noise" width="160" height="90" style="position:absolute;left:0;top:0"></canvas><script>
-const context = document.getElementById('noise').getContext('2d');
-const image = context.createImageData(160, 90);
-const draw = () => {
-  for (let i = 0; i < image.data.length; i++) image.data[i] = (i & 3) === 3 ? 255 : Math.random() * 256;
-  context.putImageData(image, 0, 0);
-  requestAnimationFrame(draw);
-};
-draw();
-</script>`;
 
 /** A new, empty TMPDIR, and the environment that gives it to vidkit. */
 function privateTmp(): { dir: string; env: NodeJS.ProcessEnv } {

@@ -23,3 +23,18 @@ export function withSmallDisks(disks: Record<string, string>, script: string, ti
   });
   return { status: run.status ?? -1, stdout: run.stdout, stderr: run.stderr };
 }
+
+/**
+ * A 160x90 canvas of new random noise in every animation frame: frames that cost the encoder
+ * their full size, so a render fills a small disk quickly.
+ */
+export const NOISE = `<canvas id="noise" width="160" height="90" style="position:absolute;left:0;top:0"></canvas><script>
+const context = document.getElementById('noise').getContext('2d');
+const image = context.createImageData(160, 90);
+const draw = () => {
+  for (let i = 0; i < image.data.length; i++) image.data[i] = (i & 3) === 3 ? 255 : Math.random() * 256;
+  context.putImageData(image, 0, 0);
+  requestAnimationFrame(draw);
+};
+draw();
+</script>`;
