@@ -3,7 +3,10 @@
 // by frame (PSNR of vidkit's frame against the peer's, every frame) and, where the composition has
 // audio, by loudness over time. Prints a table; writes JSON.
 //   npm run compat -- [--only clips-window,adapter-anime] [--keep <dir>] [--out benches/results/compat-latest.json]
-//   npm run compat -- --fuzz N [--seed S] [--keep <dir>] [--out <file>]   (generated compositions: fuzz/main.ts)
+// With --hyperframes <checkout>, HyperFrames' own producer regression fixtures instead (hyperframes-fixtures.ts):
+//   npm run compat -- --hyperframes <checkout> [--only a,b] [--keep <dir>] [--timeout <s>] [--out <file>]
+// With --fuzz N, N generated compositions instead (fuzz/main.ts):
+//   npm run compat -- --fuzz N [--seed S] [--keep <dir>] [--out <file>]
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -14,6 +17,7 @@ import { projectHtml } from '../lib/stage';
 import { printColumns } from '../lib/table';
 import { frameCount, framePsnr, frameSize } from '../lib/video';
 import { runFuzz } from './fuzz/main';
+import { runHyperframesFixtures } from './hyperframes-fixtures';
 import { stageCompatComposition } from './stage';
 import { CompatCase, SUITE } from './suite';
 
@@ -31,7 +35,9 @@ const { values: opts } = parseArgs({
   options: {
     only: { type: 'string' },
     keep: { type: 'string' },
-    out: { type: 'string', default: path.join('benches', 'results', 'compat-latest.json') },
+    out: { type: 'string' },
+    hyperframes: { type: 'string' },
+    timeout: { type: 'string', default: '600' },
     fuzz: { type: 'string' },
     seed: { type: 'string', default: '1' },
   },
@@ -60,9 +66,7 @@ export interface CompatRow {
   wallSeconds: { vidkit: number; peer: number };
 }
 
-const cases = opts.only ? opts.only.split(',').map(byName) : SUITE;
-const work = opts.keep ? path.resolve(opts.keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-compat-'));
-fs.mkdirSync(work, { recursive: true });
+let work = '';
 
 function byName(name: string): CompatCase {
   const found = SUITE.find((c) => c.name === name);
@@ -158,6 +162,10 @@ const lufs = (n: number | null) => (n === null ? 'silence' : `${n.toFixed(1)} LU
 const db = (n: number | null | undefined) => (n === null || n === undefined ? '-' : Number.isFinite(n) ? n.toFixed(1) : 'inf');
 
 async function main(): Promise<void> {
+  const out = opts.out ?? path.join('benches', 'results', 'compat-latest.json');
+  const cases = opts.only ? opts.only.split(',').map(byName) : SUITE;
+  work = opts.keep ? path.resolve(opts.keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-compat-'));
+  fs.mkdirSync(work, { recursive: true });
   const rows: CompatRow[] = [];
   for (const c of cases) {
     const row = await compare(c);
@@ -185,23 +193,32 @@ async function main(): Promise<void> {
   const text = failed.filter((r) => r.text).map((r) => r.composition);
   if (text.length > 0) process.stdout.write(`; text rows below ${PASS_DB} dB (font rasterisation unless their frames show otherwise): ${text.join(', ')}`);
   process.stdout.write('\n');
-  fs.mkdirSync(path.dirname(path.resolve(opts.out!)), { recursive: true });
+  fs.mkdirSync(path.dirname(path.resolve(out)), { recursive: true });
   const record = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model }, passDb: PASS_DB, audioToleranceDb: AUDIO_TOLERANCE_DB, loudnessToleranceLu: LOUDNESS_TOLERANCE_LU, rows };
-  fs.writeFileSync(opts.out!, `${JSON.stringify(record, null, 2)}\n`);
-  process.stderr.write(`compat: results written to ${opts.out}${opts.keep ? `; renders kept in ${work}` : ''}\n`);
+  fs.writeFileSync(out, `${JSON.stringify(record, null, 2)}\n`);
+  process.stderr.write(`compat: results written to ${out}${opts.keep ? `; renders kept in ${work}` : ''}\n`);
   if (!opts.keep) fs.rmSync(work, { recursive: true, force: true });
   // Text rows may fail on font rasterisation alone; any other failure fails the run.
   process.exitCode = failed.some((r) => !r.text) ? 1 : 0;
 }
 
-// The fuzzer names its own results file unless --out is given.
-const fuzzOut = process.argv.some((a) => a.startsWith('--out')) ? opts.out : undefined;
-const run = opts.fuzz
-  ? runFuzz({ count: Number(opts.fuzz), seed: Number(opts.seed), root: ROOT, work, out: fuzzOut }).then(() => {
-      if (!opts.keep) fs.rmSync(work, { recursive: true, force: true });
-    })
-  : main();
-run.catch((err) => {
+async function hyperframes(checkout: string): Promise<void> {
+  const timeoutSeconds = Number(opts.timeout);
+  if (!(timeoutSeconds > 0)) throw new Error(`--timeout: a number of seconds above 0 (got ${opts.timeout})`);
+  const date = new Date().toISOString().slice(0, 10);
+  const out = opts.out ?? path.join('benches', 'results', `${date}-compat-hyperframes.json`);
+  process.exitCode = await runHyperframesFixtures({ checkout, only: opts.only?.split(','), keep: opts.keep, out, timeoutSeconds });
+}
+
+async function fuzz(count: number): Promise<void> {
+  const dir = opts.keep ? path.resolve(opts.keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-compat-'));
+  fs.mkdirSync(dir, { recursive: true });
+  // The fuzzer names its own results file unless --out is given.
+  await runFuzz({ count, seed: Number(opts.seed), root: ROOT, work: dir, out: opts.out });
+  if (!opts.keep) fs.rmSync(dir, { recursive: true, force: true });
+}
+
+(opts.hyperframes ? hyperframes(opts.hyperframes) : opts.fuzz ? fuzz(Number(opts.fuzz)) : main()).catch((err) => {
   process.stderr.write(`compat: ${err instanceof Error ? err.stack : String(err)}\n`);
   process.exit(1);
 });

@@ -17,10 +17,7 @@ export const LEVEL_WINDOW_SECONDS = 0.05;
  * audio is silence throughout.
  */
 export function audioLevels(file: string, seconds: number, windowSeconds = LEVEL_WINDOW_SECONDS): number[] {
-  const run = spawnSync('ffmpeg', ['-v', 'error', '-i', file, '-map', '0:a:0?', '-ac', '1', '-ar', String(RATE), '-f', 'f32le', '-'], { maxBuffer: 512 * 1024 * 1024 });
-  if (run.status !== 0) throw new Error(`ffmpeg could not decode the audio of ${file}: ${run.stderr.toString().slice(-500)}`);
-  const pcm = run.stdout;
-  const samples = new Float32Array(pcm.buffer, pcm.byteOffset, Math.floor(pcm.byteLength / 4));
+  const samples = monoSamples(file);
   const perWindow = Math.round(RATE * windowSeconds);
   const windows = Math.round(seconds / windowSeconds);
   const levels: number[] = [];
@@ -34,6 +31,75 @@ export function audioLevels(file: string, seconds: number, windowSeconds = LEVEL
     levels.push(Math.max(SILENCE_DB, rms > 0 ? 20 * Math.log10(rms) : SILENCE_DB));
   }
   return levels;
+}
+
+/** The mono mix of a file's first audio stream at 48 kHz; empty for a file without audio. */
+function monoSamples(file: string): Float32Array {
+  const run = spawnSync('ffmpeg', ['-v', 'error', '-i', file, '-map', '0:a:0?', '-ac', '1', '-ar', String(RATE), '-f', 'f32le', '-'], { maxBuffer: 512 * 1024 * 1024 });
+  if (run.status !== 0) throw new Error(`ffmpeg could not decode the audio of ${file}: ${run.stderr.toString().slice(-500)}`);
+  const pcm = run.stdout;
+  return new Float32Array(pcm.buffer, pcm.byteOffset, Math.floor(pcm.byteLength / 4));
+}
+
+/**
+ * The loudness envelope of a file's first audio stream: the linear RMS of its mono mix over
+ * windows of `windowSeconds`, one every `hopSeconds` (HyperFrames' regression fixtures count
+ * their allowed lag in hops of 64 ms over 128 ms windows). Empty for a file without audio.
+ */
+export function rmsEnvelope(file: string, windowSeconds = 0.128, hopSeconds = 0.064): number[] {
+  const samples = monoSamples(file);
+  const size = Math.round(RATE * windowSeconds);
+  const hop = Math.round(RATE * hopSeconds);
+  const envelope: number[] = [];
+  for (let start = 0; start + size <= samples.length; start += hop) {
+    let sum = 0;
+    for (let i = start; i < start + size; i++) sum += samples[i] * samples[i];
+    envelope.push(Math.sqrt(sum / size));
+  }
+  return envelope;
+}
+
+/** An envelope whose every window is quieter than this (linear RMS, about -90 dBFS) is silence. */
+const ENVELOPE_SILENCE = 3e-5;
+
+/**
+ * How alike two loudness envelopes are: the highest Pearson correlation over the lags of up to
+ * `maxLag` hops either way, and that lag (positive when `a` is late). Two silences are alike (1);
+ * a silence against a sound is not (0). Overlaps of 32 hops or fewer are not compared: NaN when
+ * no lag leaves more.
+ */
+export function envelopeCorrelation(a: number[], b: number[], maxLag: number): { correlation: number; lag: number } {
+  const silent = (e: number[]) => e.every((v) => v <= ENVELOPE_SILENCE);
+  if (silent(a) && silent(b)) return { correlation: 1, lag: 0 };
+  if (silent(a) || silent(b)) return { correlation: 0, lag: 0 };
+  let best = { correlation: NaN, lag: 0 };
+  for (let lag = -maxLag; lag <= maxLag; lag++) {
+    const [fromA, fromB] = lag >= 0 ? [lag, 0] : [0, -lag];
+    const n = Math.min(a.length - fromA, b.length - fromB);
+    if (n <= 32) continue;
+    let meanA = 0;
+    let meanB = 0;
+    for (let i = 0; i < n; i++) {
+      meanA += a[fromA + i];
+      meanB += b[fromB + i];
+    }
+    meanA /= n;
+    meanB /= n;
+    let cross = 0;
+    let varA = 0;
+    let varB = 0;
+    for (let i = 0; i < n; i++) {
+      const da = a[fromA + i] - meanA;
+      const db = b[fromB + i] - meanB;
+      cross += da * db;
+      varA += da * da;
+      varB += db * db;
+    }
+    // A constant envelope (a steady tone) correlates with nothing; equal constants are alike.
+    const correlation = varA === 0 || varB === 0 ? (Math.abs(meanA - meanB) <= ENVELOPE_SILENCE ? 1 : 0) : cross / Math.sqrt(varA * varB);
+    if (Number.isNaN(best.correlation) || correlation > best.correlation) best = { correlation, lag };
+  }
+  return best;
 }
 
 /** The largest difference in dB between two level curves of the same length. */

@@ -8,6 +8,8 @@ export interface Measured {
   peakRssBytes: number;
   stdout: string;
   stderr: string;
+  /** Stopped past its time limit. */
+  timedOut: boolean;
 }
 
 const SAMPLE_MS = 100;
@@ -49,7 +51,7 @@ export function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}
       clearTimeout(deadline);
       const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
       if (timedOut) stderr += `\nerror: killed after ${timeoutMs! / 1000} s\n`;
-      resolve({ status: code ?? -1, wallSeconds, peakRssBytes: peak, stdout, stderr });
+      resolve({ status: code ?? -1, wallSeconds, peakRssBytes: peak, stdout, stderr, timedOut });
     });
   });
 }

@@ -28,7 +28,7 @@ export function psnr(file: string, reference: string): number {
 /**
  * PSNR of every frame of `file` against the same frame of `reference`, in order, up to the shorter
  * of the two (ffmpeg's psnr filter, all planes averaged; Infinity where the frames are identical).
- * With `alpha`, both are decoded with their alpha plane (libvpx for VP9) and compared premultiplied
+ * With `alpha`, both are decoded with their alpha plane (libvpx for VP9 in webm) and compared premultiplied
  * in yuva444p, so the alpha plane counts and the colour under fully transparent pixels does not.
  */
 export function framePsnr(file: string, reference: string, opts: { alpha?: boolean } = {}): number[] {
@@ -50,13 +50,13 @@ export function framePsnr(file: string, reference: string, opts: { alpha?: boole
 }
 
 function runPsnr(file: string, reference: string, format: string, opts: { stats?: string; alpha?: boolean } = {}): string {
-  // ffmpeg's own VP9 decoder drops the alpha plane; libvpx keeps it.
-  const decoder = opts.alpha ? ['-c:v', 'libvpx-vp9'] : [];
+  // ffmpeg's own VP9 decoder drops the alpha plane; libvpx keeps it. Other codecs keep theirs.
+  const decoder = (input: string) => (opts.alpha && input.endsWith('.webm') ? ['-c:v', 'libvpx-vp9'] : []);
   const filter = opts.stats === undefined ? 'psnr' : `psnr=shortest=1:stats_file=${opts.stats}`;
   // ffmpeg prints the filter's summary on stderr.
   const run = spawnSync(
     'ffmpeg',
-    ['-v', 'info', '-nostats', ...decoder, '-i', file, ...decoder, '-i', reference, '-lavfi', `[0:v]format=${format}[a];[1:v]format=${format}[b];[a][b]${filter}`, '-f', 'null', '-'],
+    ['-v', 'info', '-nostats', ...decoder(file), '-i', file, ...decoder(reference), '-i', reference, '-lavfi', `[0:v]format=${format}[a];[1:v]format=${format}[b];[a][b]${filter}`, '-f', 'null', '-'],
     { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   if (run.status !== 0) throw new Error(`ffmpeg psnr of ${file} against ${reference} failed: ${run.stderr.slice(-500)}`);
