@@ -28,7 +28,8 @@ export interface FixtureRunOptions {
   timeoutSeconds: number;
 }
 
-export type FixtureVerdict = 'pass' | 'FAIL' | 'peer failed' | 'not run';
+/** `error`: the harness itself failed on the fixture (staging, decoding, comparing), named in the note. */
+export type FixtureVerdict = 'pass' | 'FAIL' | 'peer failed' | 'not run' | 'error';
 
 export interface FixtureRow {
   fixture: string;
@@ -66,7 +67,7 @@ export async function runHyperframesFixtures(opts: FixtureRunOptions): Promise<n
   process.stderr.write(`compat: ${fixtures.length} HyperFrames fixtures, smallest first\n`);
   try {
     for (const fixture of fixtures) {
-      const row = await runFixture(fixture, work, opts.timeoutSeconds);
+      const row = await runFixture(fixture, work, opts.timeoutSeconds).catch((err: unknown) => harnessError(fixture, err));
       record.rows.push(row);
       // A full run takes hours: each row's outcome, and the results so far, as it lands.
       process.stderr.write(`compat: ${row.fixture}: ${row.verdict}, frames ${row.frames.vidkit ?? '-'}/${row.frames.peer ?? '-'}, min ${db(row.minDb)} dB, failures ${failures(row)}, audio ${audio(row)}, wall ${wall(row)}${row.notes.length ? `; ${row.notes.join('; ')}` : ''}\n`);
@@ -78,7 +79,7 @@ export async function runHyperframesFixtures(opts: FixtureRunOptions): Promise<n
   }
   printTable(record.rows);
   process.stderr.write(`compat: results written to ${opts.out}${opts.keep ? `; staged projects and renders kept in ${work}` : ''}\n`);
-  return record.rows.some((r) => r.verdict === 'FAIL') ? 1 : 0;
+  return record.rows.some((r) => r.verdict === 'FAIL' || r.verdict === 'error') ? 1 : 0;
 }
 
 async function runFixture(fixture: Fixture, work: string, timeoutSeconds: number): Promise<FixtureRow> {
@@ -133,6 +134,21 @@ async function runFixture(fixture: Fixture, work: string, timeoutSeconds: number
   row.frames.vidkit = frameCount(vidkitFile);
   compare(row, meta, vidkitFile, peerVideo);
   return row;
+}
+
+function harnessError(fixture: Fixture, err: unknown): FixtureRow {
+  return {
+    fixture: fixture.id,
+    tags: fixture.tags,
+    verdict: 'error',
+    frames: { vidkit: null, peer: null },
+    psnr: [],
+    minDb: null,
+    failures: null,
+    audio: null,
+    wallSeconds: { vidkit: null, peer: null },
+    notes: [`harness error: ${err instanceof Error ? err.message.slice(0, 300) : String(err)}`],
+  };
 }
 
 /** Fills in the picture and sound comparison and the verdict. */
@@ -219,5 +235,6 @@ function printTable(rows: FixtureRow[]): void {
     ]),
   ]);
   const count = (v: FixtureVerdict) => rows.filter((r) => r.verdict === v).length;
-  process.stdout.write(`\n${count('pass')} of ${rows.length - count('not run') - count('peer failed')} fixtures the peer rendered pass their meta.json gate; ${count('peer failed')} the peer could not render; ${count('not run')} not run\n`);
+  const compared = rows.length - count('not run') - count('peer failed') - count('error');
+  process.stdout.write(`\n${count('pass')} of ${compared} fixtures the peer rendered pass their meta.json gate; ${count('peer failed')} the peer could not render; ${count('not run')} not run; ${count('error')} harness errors\n`);
 }

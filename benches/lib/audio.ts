@@ -35,6 +35,10 @@ export function audioLevels(file: string, seconds: number, windowSeconds = LEVEL
 
 /** The mono mix of a file's first audio stream at 48 kHz; empty for a file without audio. */
 function monoSamples(file: string): Float32Array {
+  // ffmpeg fails on a file with no audio stream to map; that is silence, not an error.
+  const probe = spawnSync('ffprobe', ['-v', 'error', '-select_streams', 'a', '-show_entries', 'stream=index', '-of', 'csv=p=0', file], { encoding: 'utf8' });
+  if (probe.status !== 0) throw new Error(`ffprobe could not read ${file}: ${probe.stderr.slice(-500)}`);
+  if (probe.stdout.trim() === '') return new Float32Array(0);
   const run = spawnSync('ffmpeg', ['-v', 'error', '-i', file, '-map', '0:a:0?', '-ac', '1', '-ar', String(RATE), '-f', 'f32le', '-'], { maxBuffer: 512 * 1024 * 1024 });
   if (run.status !== 0) throw new Error(`ffmpeg could not decode the audio of ${file}: ${run.stderr.toString().slice(-500)}`);
   const pcm = run.stdout;
