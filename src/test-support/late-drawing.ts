@@ -52,7 +52,7 @@ export function writeLateProject(dir: string, video: 'in-source' | 'by-script'):
 @font-face{font-family:"Late Two";src:url(fonts/two.woff2) format("woff2")}
 html,body{margin:0}
 #root{position:relative;width:320px;height:240px;background:#fff}
-#t{font:28px monospace;position:absolute;left:4px;top:0;margin:0}
+#t{font-family:monospace;font-size:28px;position:absolute;left:4px;top:0;margin:0}
 #c{position:absolute;left:0;top:40px}
 #late{display:none;font:30px "Late One";position:absolute;left:4px;top:60px;margin:0}
 .made{font:30px "Late Two";position:absolute;left:4px;top:100px}
