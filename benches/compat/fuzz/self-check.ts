@@ -77,16 +77,18 @@ check('the reducer stops at its test budget with a set that still fails', async 
 });
 
 async function main(): Promise<void> {
+  let passed = 0;
   for (const [name, fn] of checks) {
     try {
       await fn();
+      passed += 1;
       process.stdout.write(`ok   ${name}\n`);
     } catch (err) {
       process.stdout.write(`FAIL ${name}\n${err instanceof Error ? err.message : String(err)}\n`);
-      process.exit(1);
     }
   }
-  process.stdout.write(`${checks.length} of ${checks.length} checks pass\n`);
+  process.stdout.write(`${passed} of ${checks.length} checks pass\n`);
+  if (passed < checks.length) process.exitCode = 1;
 }
 
 void main();
