@@ -34,6 +34,32 @@ files('a scene placed by data-composition-src plays its own timeline in host tim
   assert.equal(frames.flatMap((f, i) => hfSubScenesProblems(f, i)), []);
 });
 
+files('a host a page script adds while the page loads is mounted before the first frame, at every worker\'s start; one naming a missing file is named in a warning and the render goes on', () => {
+  const project = fixtureCopy('hf-sub-scenes', out, { gsap: true });
+  const index = path.join(project, 'index.html');
+  const page = fs.readFileSync(index, 'utf8');
+  const markup = page.split('\n').find((line) => line.includes('id="scene-host"'));
+  assert.ok(markup);
+  const adds = `<script>
+  const root = document.getElementById('root');
+  const template = document.createElement('template');
+  template.innerHTML = ${JSON.stringify(markup.trim())};
+  root.appendChild(template.content.firstElementChild);
+  const gone = document.createElement('div');
+  gone.setAttribute('data-composition-src', 'compositions/missing.html');
+  root.appendChild(gone);
+</script>
+</body>`;
+  fs.writeFileSync(index, page.replace(markup, '').replace('</body>', adds));
+  const output = path.join(out, 'late.mp4');
+  const run = vidkit(['render', project, '--output', output, '--workers', '2']);
+  assert.is(run.status, 0, run.stderr);
+  assert.match(run.stderr, 'compositions/missing.html');
+  const frames = decodeRgba(output, W, H);
+  assert.is(frames.length, 30);
+  assert.equal(frames.flatMap((f, i) => hfSubScenesProblems(f, i)), []);
+});
+
 files('nested 3 deep through hosts without ids, and an inline template, each from its host\'s start', () => {
   const frames = decodeGray(render(fixtureCopy('hf-sub-nested', out), 'nested.mp4', ['--workers', '1']), W, H);
   assert.is(frames.length, 30);

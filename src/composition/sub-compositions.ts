@@ -33,6 +33,32 @@ export function mountSubCompositions(html: string, page: string, read: ProjectRe
   return changed ? doc.toString() : html;
 }
 
+/** A host a page script added after the project server mounted the page, mounted alone. */
+export interface LateMount {
+  /** The host, filled: its element's HTML. */
+  html: string;
+  /** The instance scripts (wrapped as in a served page), to run in order once the host is in place. */
+  scripts: string[];
+}
+
+/**
+ * Mounts the one host in `hostHtml` (an element with `data-composition-src` a page script added to
+ * the page `page` after it was served), as {@link mountSubCompositions} mounts those of a served
+ * page: HyperFrames mounts every host present when its runtime starts, whoever added it. `taken`
+ * are the composition ids the page already uses, which the instance's id must not repeat.
+ */
+export function mountLateHost(hostHtml: string, page: string, read: ProjectReader, taken: readonly string[]): LateMount {
+  const doc = parse(`<body>${hostHtml}</body>`, { comment: true });
+  const body = doc.querySelector('body') ?? doc;
+  const host = body.childNodes.find((n): n is HTMLElement => n instanceof HTMLElement);
+  if (!host || !host.hasAttribute('data-composition-src') || body.childNodes.some((n) => n !== host && n.nodeType === 1)) {
+    throw badInput(`${page}: a late sub-composition must be one element with data-composition-src`);
+  }
+  const mounter = new Mounter(doc, page, read);
+  for (const id of taken) mounter.take(id);
+  return { html: mounter.mountLate(host), scripts: mounter.instanceScripts() };
+}
+
 const HOST_SELECTOR = '[data-composition-src], [data-composition-id]';
 
 /**
@@ -84,6 +110,21 @@ class Mounter {
     const body = this.doc.querySelector('body') ?? this.doc;
     body.insertAdjacentHTML('beforeend', this.scripts.join(''));
     return true;
+  }
+
+  /** Keeps `id` from being given to an instance (a late host's page already uses it). */
+  take(id: string): void {
+    this.used.add(id);
+  }
+
+  /** Mounts `host` (and what it nests); its HTML, filled. */
+  mountLate(host: HTMLElement): string {
+    this.mount(host, []);
+    return host.toString();
+  }
+
+  instanceScripts(): string[] {
+    return [...this.scripts];
   }
 
   /** A composition file opened as a page: its template's content takes the template's place. */

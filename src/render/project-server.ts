@@ -6,6 +6,7 @@ import sirv from 'sirv';
 import { errorMessage } from '../errors';
 import { serveBundledFonts } from '../fonts/bundled-fonts';
 import { ProjectLinks, projectFile } from './project-files';
+import { serveLateMount } from './late-mount';
 import { projectPage } from './project-page';
 import { storedCorsHeaders } from './remote-assets';
 
@@ -87,6 +88,7 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
     }
     if (options.handle?.(req, res)) return;
     if (serveBundledFonts(req, res)) return;
+    if (serveLateMount(projectDir, req, res)) return;
     if (serveRemote && options.remoteDir !== undefined && req.url?.startsWith(REMOTE_PREFIX)) {
       req.url = req.url.slice(REMOTE_PREFIX.length - 1);
       return sendFrom(options.remoteDir, serveRemote, req, res, true);

@@ -5,9 +5,10 @@ import { registerAnimations } from './animations';
 import { registerMedia } from './media';
 import { epochMs, seed, state } from './state';
 
-/** The browser's own timers and Date, which the runtime's own waits use. */
+/** The browser's own timers, Date and fetch, which the runtime's own waits and requests use. */
 export const real = {
   setTimeout: window.setTimeout.bind(window),
+  fetch: window.fetch.bind(window),
   requestAnimationFrame: window.requestAnimationFrame.bind(window),
   Date: window.Date,
 };

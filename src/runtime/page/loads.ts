@@ -17,7 +17,7 @@ import { applyFontRewrites } from './fonts';
 
 const failedLoads: string[] = [];
 let reportedLoads = 0;
-function noteFailedLoad(what: string): void {
+export function noteFailedLoad(what: string): void {
   if (failedLoads.indexOf(what) < 0) failedLoads.push(what);
 }
 // A data: URL is named by its start: it may be kilobytes long.

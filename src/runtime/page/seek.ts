@@ -14,6 +14,7 @@ import { registerAnimations, syncAnimations } from './animations';
 import { arrivedSinceLastFrame, hasUncontrolledMotion, mutations } from './changes';
 import { real, runAnimationFrame, runTimers } from './clock';
 import { framesReady, seekFrames } from './frames';
+import { mountLateHosts } from './late-hosts';
 import { cssImageUrls, decodeCssImages, decodeImages, pendingLoads, stepMayLoad, takeFailedLoads, undecodedImages } from './loads';
 import { mediaReady, mediaTimeline, registerMedia, syncVideos, unpresented } from './media';
 import { fps, state } from './state';
@@ -171,6 +172,7 @@ function threeLoaded(): Promise<void> | null {
 }
 function ready(): Promise<void> {
   return whenLoaded()
+    .then(function () { return mountLateHosts(); })
     .then(function () { return document.fonts ? document.fonts.ready : null; })
     .then(imagesReady)
     .then(cssImagesReady)
