@@ -170,7 +170,7 @@ fonts('a Google Fonts stylesheet is fetched once for a 2-worker render and its f
   }
 });
 
-fonts('a frame of another origin draws with the bundled fonts, asking that origin for nothing of them', async () => {
+fonts('a frame of another origin draws its families as the machine has them, with the bundled faces, asking that origin for nothing of them', async () => {
   const requests: string[] = [];
   const page = '<!doctype html><body style="margin:0"><p style="font-family:Helvetica;font-size:20px">Other origin Wag</p>';
   const other = http.createServer((req, res) => {
@@ -183,14 +183,34 @@ fonts('a frame of another origin draws with the bundled fonts, asking that origi
     const frame = (src: string) => `<iframe src="${src}" style="border:0;width:300px;height:60px"></iframe>`;
     const dir = project('cross-origin', frame(`http://127.0.0.1:${(other.address() as AddressInfo).port}/page.html`));
     const reference = project('same-origin', frame('page.html'));
-    fs.writeFileSync(path.join(reference, 'page.html'), page.replace('Helvetica', 'Inter'));
+    // Helvetica is the machine's Liberation Sans there, drawn by its twin Arimo.
+    fs.writeFileSync(path.join(reference, 'page.html'), page.replace('Helvetica', 'Arimo'));
     const output = await render(dir, ['--allow-private-network']);
     assert.equal(requests, ['/page.html']);
     assert.ok(drawsText(output));
-    assertSame(output, await render(reference), "the other origin's Helvetica against Inter");
+    assertSame(output, await render(reference), "the other origin's Helvetica against Arimo");
   } finally {
     other.close();
   }
+});
+
+fonts('an iframe\'s document is not the composition: its font-family lists draw as the machine has them (no Inter in front of system-ui, no face for Roboto), as HyperFrames draws them', async () => {
+  const style = '<style>html,body{margin:0;background:#fff}p{margin:0 0 4px 8px;font-size:16px;color:#000;line-height:20px}</style>';
+  const framed = project('framed', '<iframe src="inner.html" style="border:0;position:absolute;left:0;top:0;width:320px;height:180px"></iframe>');
+  fs.writeFileSync(
+    path.join(framed, 'inner.html'),
+    `<!doctype html><html><head>${style}</head><body><p style="font-family: system-ui, sans-serif; font-weight: 800">Framed Wag 42</p>` +
+      '<p style="font-family: Roboto">Roboto Wag</p><p style="font-family: Arial, sans-serif">Arial Wag</p></body></html>',
+  );
+  // In the composition's own document, only a font shorthand's list is drawn as the machine has it.
+  const machine = project(
+    'machine-lists',
+    '<p style="font: 800 16px/20px system-ui, sans-serif">Framed Wag 42</p><p style="font: 16px/20px Roboto">Roboto Wag</p>' +
+      '<p style="font: 16px/20px Arial, sans-serif">Arial Wag</p>',
+  );
+  const output = await render(framed);
+  assert.ok(drawsText(output));
+  assertSame(output, await render(machine), 'the iframe\'s declarations against shorthands in the page');
 });
 
 fonts('the project server serves fonts.css and the font files it names, and nothing else under its path', async () => {

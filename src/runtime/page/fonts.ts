@@ -46,6 +46,20 @@ const MACHINE_FACES: Record<string, string> = { arial: 'Arimo', helvetica: 'Arim
 // The families (lower case) the page's font-family declarations, custom properties and
 // data-font-family attributes name: rewriteGenericFonts gathers them before it rewrites anything.
 const declaredFamilies = new Set<string>();
+// A document the composition embeds (an iframe's) is not the composition: HyperFrames compiles
+// fonts into the composition's page alone, and an iframe's families draw as its machine has them,
+// whatever declares them. The render runs the runtime in every frame, the player in the
+// composition's own frame only (its parent, the player's page, runs none); another origin's
+// parent cannot be read, and is the composition's.
+function isEmbeddedDocument(): boolean {
+  if (window.top === window) return false;
+  try {
+    return (window.parent as Window & { __vidkitBoot?: unknown }).__vidkitBoot !== undefined;
+  } catch (err) {
+    return true;
+  }
+}
+const embedded = isEmbeddedDocument();
 function noteFamilies(value: string): void {
   value.split(',').forEach(function (item) {
     const name = familyName(item).toLowerCase();
@@ -138,16 +152,17 @@ function rewriteStyle(style: CSSStyleDeclaration | undefined): void {
   if (value) {
     // The block serialises as a `font` shorthand when one set the family (a later font-family
     // longhand beside it is not told apart: rare, and drawn as the shorthand then). A shorthand
-    // waits for the whole document: a declaration further down may name its families.
-    const shorthand = style.getPropertyValue('font') !== '';
-    const next = shorthand && document.readyState === 'loading' ? value : fontFamilyValue(value, !shorthand);
+    // waits for the whole document: a declaration further down may name its families. An embedded
+    // document's lists are all drawn as the machine has them.
+    const asMachine = embedded || style.getPropertyValue('font') !== '';
+    const next = asMachine && document.readyState === 'loading' ? value : fontFamilyValue(value, !asMachine);
     if (next !== value) style.setProperty('font-family', next, style.getPropertyPriority('font-family'));
   }
   for (let i = 0; i < style.length; i++) {
     const name = style[i];
     if (name.slice(0, 2) !== '--') continue;
     const custom = style.getPropertyValue(name);
-    if (startsGeneric(custom)) style.setProperty(name, bundledFamilies(custom, true), style.getPropertyPriority(name));
+    if (startsGeneric(custom)) style.setProperty(name, bundledFamilies(custom, !embedded), style.getPropertyPriority(name));
   }
 }
 
@@ -161,18 +176,24 @@ function rewriteRules(rules: CSSRuleList): void {
 
 // The font-family declarations and custom properties of a style, into declaredFamilies.
 function noteStyle(style: CSSStyleDeclaration | undefined): void {
-  if (!style) return;
+  if (!style || embedded) return;
   const value = style.getPropertyValue('font-family');
   if (value && style.getPropertyValue('font') === '') noteFamilies(value);
   for (let i = 0; i < style.length; i++) if (style[i].slice(0, 2) === '--') noteFamilies(style.getPropertyValue(style[i]));
 }
+// The families (lower case) the page's own @font-face rules give faces.
+const pageFaceFamilies = new Set<string>();
 // The page's own @font-face families are drawn by both tools whatever names them; vidkit's
 // fonts.css (`bundled`) gives faces HyperFrames gives only when asked.
 function noteRules(rules: CSSRuleList, bundled: boolean): void {
   for (let i = 0; i < rules.length; i++) {
     const rule = rules[i] as CSSRule & { style?: CSSStyleDeclaration; cssRules?: CSSRuleList };
     if (rules[i] instanceof CSSFontFaceRule) {
-      if (!bundled && rule.style) noteFamilies(rule.style.getPropertyValue('font-family'));
+      if (!bundled && rule.style) {
+        const family = rule.style.getPropertyValue('font-family');
+        noteFamilies(family);
+        pageFaceFamilies.add(familyName(family).toLowerCase());
+      }
     } else if (rule.style) noteStyle(rule.style);
     if (rule.cssRules) noteRules(rule.cssRules, bundled);
   }
@@ -192,10 +213,22 @@ function eachSheet(visit: (rules: CSSRuleList, bundled: boolean) => void): void 
     visit(rules, !!owner && owner.nodeType === 1 && owner.hasAttribute('data-vidkit-fonts'));
   }
 }
+// A family the page gives faces of its own has those alone, as in HyperFrames, which adds its
+// faces only to families the page has none for: the bundled faces of that family leave fonts.css
+// (a page asking for a weight or style its faces lack draws the nearest of them, not the bundle's).
+function dropShadowedFaces(rules: CSSRuleList, bundled: boolean): void {
+  if (!bundled || pageFaceFamilies.size === 0) return;
+  const sheet = (rules[0] && rules[0].parentStyleSheet) as CSSStyleSheet | null;
+  for (let i = rules.length - 1; i >= 0 && sheet; i--) {
+    const rule = rules[i];
+    if (rule instanceof CSSFontFaceRule && pageFaceFamilies.has(familyName(rule.style.getPropertyValue('font-family')).toLowerCase())) sheet.deleteRule(i);
+  }
+}
 function rewriteGenericFonts(): void {
   eachSheet(noteRules);
+  eachSheet(dropShadowedFaces);
   document.querySelectorAll<HTMLElement>('[style]').forEach(function (el) { noteStyle(el.style); });
-  document.querySelectorAll('[data-font-family]').forEach(function (el) { noteFamilies(el.getAttribute('data-font-family') as string); });
+  if (!embedded) document.querySelectorAll('[data-font-family]').forEach(function (el) { noteFamilies(el.getAttribute('data-font-family') as string); });
   // A font service's stylesheet gives its families faces in both tools, but another origin's
   // rules cannot be read: its URL names them (`family=Open+Sans:wght@400`).
   document.querySelectorAll<HTMLLinkElement>('link[href*="fonts.googleapis.com"]').forEach(function (link) {
