@@ -6,7 +6,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { parseArgs } from 'node:util';
-import { QUALITY_SETTINGS } from '../dist/render/quality';
+import { QUALITY_SETTINGS } from '../dist/values/quality';
 import { renderLocal } from '../dist/render/local-render';
 import { loadComposition } from '../dist/composition/composition';
 import { Measured, measure, median } from './lib/measure';

@@ -32,13 +32,13 @@ UNIT_TESTS=(
   preview/studio-edits.test.ts
   preview/studio-jobs.test.ts
   preview/studio/timeline-model.test.ts
-  render/formats.test.ts
-  render/frame-scheduler.test.ts
-  render/project-server.test.ts
-  render/redraw.test.ts
-  render/remote-assets.test.ts
-  render/resolution-presets.test.ts
-  render/workers.test.ts
+  values/formats.test.ts
+  render/plan/frame-scheduler.test.ts
+  render/serve/project-server.test.ts
+  render/capture/redraw.test.ts
+  render/serve/remote-assets.test.ts
+  values/resolution-presets.test.ts
+  render/plan/workers.test.ts
   runtime/wasm-modules.test.ts
   sdk/batch-file.test.ts
   sdk/batch-manifest.test.ts

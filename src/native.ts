@@ -18,7 +18,7 @@ export type NativeBinding = typeof import('./native-addon');
 
 export type { EncodedSoundtrack, PackedBatchParse, SoundtrackOptions, VideoFrameInfo, VideoFrames } from './native-addon';
 
-/** Output formats of the encoder and concat; see src/render/formats.ts. */
+/** Output formats of the encoder and concat; see src/values/formats.ts. */
 export type NativeOutputFormat = NonNullable<import('./native-addon').NativeEncoderOptions['format']>;
 
 /** The napi-rs platform suffixes an addon can be built for, keyed by `${process.platform}-${process.arch}`. */

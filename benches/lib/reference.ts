@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { loadComposition } from '../../dist/composition/composition';
-import { findBrowser, resolveProfile } from '../../dist/render/browser';
-import { CaptureSession } from '../../dist/render/capture-session';
-import { EgressPolicy } from '../../dist/render/egress-policy';
-import { serveProject } from '../../dist/render/project-server';
-import { DEFAULT_TIMEOUTS } from '../../dist/options/constants';
+import { findBrowser, resolveProfile } from '../../dist/render/browser/browser';
+import { CaptureSession } from '../../dist/render/capture/capture-session';
+import { EgressPolicy } from '../../dist/render/serve/egress-policy';
+import { serveProject } from '../../dist/render/serve/project-server';
+import { DEFAULT_TIMEOUTS } from '../../dist/values/constants';
 import { runtimeBoot } from '../../dist/runtime/boot';
 
 /**

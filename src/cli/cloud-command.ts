@@ -1,4 +1,5 @@
-import { ExitCode, VidkitError } from '../errors';
+import { ExitCode } from '../errors';
+import { awsError } from '../sdk/aws-errors';
 import { ExitCodes, VidkitCommand } from './base-command';
 
 /**
@@ -21,17 +22,4 @@ export abstract class CloudCommand extends VidkitCommand {
       throw awsError(err);
     }
   }
-}
-
-export function awsError(err: unknown): unknown {
-  if (err instanceof VidkitError || !(err instanceof Error)) return err;
-  const e = err as Error & { code?: string; $metadata?: { httpStatusCode?: number } };
-  const environment = (message: string) => new VidkitError(message, { exitCode: ExitCode.MissingDependency, cause: err });
-  if (/Region is missing|Region not accepted/.test(e.message)) return environment('no AWS region: set AWS_REGION, or a region in your AWS profile');
-  if (e.name === 'CredentialsProviderError') return environment(`no AWS credentials: ${e.message} (set AWS_PROFILE, or AWS_ACCESS_KEY_ID and AWS_SECRET_ACCESS_KEY)`);
-  if (e.code && ['ECONNREFUSED', 'ENOTFOUND', 'ETIMEDOUT', 'ECONNRESET', 'EAI_AGAIN'].includes(e.code)) {
-    return environment(`cannot reach AWS${process.env.AWS_ENDPOINT_URL ? ` at AWS_ENDPOINT_URL=${process.env.AWS_ENDPOINT_URL}` : ''}: ${e.message}`);
-  }
-  if (e.$metadata) return new VidkitError(`AWS refused the request: ${e.name}: ${e.message}`, { cause: err });
-  return err;
 }

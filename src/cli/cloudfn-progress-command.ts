@@ -1,6 +1,6 @@
 import { Command, Option } from 'clipanion';
 import { badInput } from '../errors';
-import { describeMissingGlyphs } from '../render/missing-glyphs';
+import { describeMissingGlyphs } from '../render/capture/missing-glyphs';
 import { columns, latestRowPerLine, readManifest, writeLines } from '../sdk/batch-manifest';
 import type { RenderProgress } from '../sdk/progress';
 import { CloudCommand } from './cloud-command';

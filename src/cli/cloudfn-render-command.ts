@@ -7,11 +7,11 @@ import type { RenderHandle, RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
 import { cliOption } from '../options/cli-options';
 import { OVERRIDE_FLAGS, flagOf } from '../options/registry';
-import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, DEFAULT_TIMEOUTS } from '../options/constants';
+import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, DEFAULT_TIMEOUTS } from '../values/constants';
 import { checkVariablesText, inputLimits, limitFlag, readVariablesFile } from '../options/input-limits';
 import { seconds } from './composition-command';
 import { CloudCommand } from './cloud-command';
-import { formatExtension } from '../render/formats';
+import { formatExtension } from '../values/formats';
 import { resolveFormat } from '../sdk/validate-config';
 import {
   BUCKET_DESCRIPTION,

@@ -1,10 +1,10 @@
 import { Option } from 'clipanion';
 import { parseOverrides } from '../composition/variables';
 import { badInput } from '../errors';
-import type { CaptureMode } from '../render/browser';
-import { DEFAULT_TIMEOUTS } from '../options/constants';
+import type { CaptureMode } from '../values/capture-mode';
+import { DEFAULT_TIMEOUTS } from '../values/constants';
 import type { RenderSettings } from '../render/render-context';
-import type { AssetPolicy } from '../render/served-composition';
+import type { AssetPolicy } from '../render/serve/served-composition';
 import { EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import { FPS_RULE, MAX_ASSET_BYTES_RULE, TIMEOUT_RULE, isValidFps, isValidMaxAssetBytes, isValidTimeoutSeconds } from '../options/checks';
 import { cliOption } from '../options/cli-options';

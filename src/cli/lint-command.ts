@@ -1,7 +1,7 @@
 import type { Writable } from 'node:stream';
 import { Command, Option } from 'clipanion';
 import { LintFinding, lintProject } from '../composition/lint';
-import { lintGlyphs } from '../composition/lint-glyphs';
+import { lintGlyphs } from '../render/lint-glyphs';
 import { ExitCode, badInput } from '../errors';
 import { VidkitCommand } from './base-command';
 

@@ -1,8 +1,8 @@
 import type { Writable } from 'node:stream';
 import { ExitCode, badInput } from '../errors';
 import { RenderOptionName, flagOf } from '../options/registry';
-import type { LocalBatchRow } from '../render/batch/batch-record';
-import { LocalBatchOptions, renderBatch } from '../render/batch/local-batch';
+import type { LocalBatchRow } from '../batch/batch-record';
+import { LocalBatchOptions, renderBatch } from '../batch/local-batch';
 import { columns, manifestJson, writeLines } from '../sdk/batch-manifest';
 import { batchProgress } from './progress';
 import { exitOnTermination } from './termination';

@@ -4,11 +4,11 @@ import { ExitCode, badInput } from '../errors';
 import { cliOption, dockerArgv } from '../options/cli-options';
 import { limitFlag } from '../options/input-limits';
 import { flagOf } from '../options/registry';
-import { formatExtension, parseOutputFormat } from '../render/formats';
+import { formatExtension, parseOutputFormat } from '../values/formats';
 import { renderLocal } from '../render/local-render';
-import { parseDeliveryOptions } from '../render/output-writer';
-import { qualitySettings } from '../render/quality';
-import { parseWorkers } from '../render/workers';
+import { parseDeliveryOptions } from '../render/output/output-writer';
+import { qualitySettings } from '../values/quality';
+import { parseWorkers } from '../render/plan/workers';
 import type { ExitCodes } from './base-command';
 import { CompositionCommand } from './composition-command';
 import { renderInDocker } from './docker';
@@ -95,8 +95,8 @@ export class RenderCommand extends CompositionCommand {
   maxBatchBytes = cliOption('maxBatchBytes');
 
   protected async run(): Promise<number> {
-    const quality = qualitySettings(this.quality, this.crf);
-    const format = parseOutputFormat(this.format);
+    const quality = qualitySettings(this.quality, this.crf, { quality: flagOf('quality'), crf: flagOf('crf') });
+    const format = parseOutputFormat(this.format, flagOf('format'));
     const workers = parseWorkers(this.workers);
     const delivery = parseDeliveryOptions(format, { gifLoop: this.gifLoop, hlsSegmentSeconds: this.hlsSegmentSeconds });
     const page = this.pageSettings();
@@ -155,7 +155,7 @@ export class RenderCommand extends CompositionCommand {
 
   /** Hands the same options to `vidkit render` inside the image (the table marks which pass). */
   private runInDocker(overrides: Record<string, unknown>): number {
-    const format = parseOutputFormat(this.format);
+    const format = parseOutputFormat(this.format, flagOf('format'));
     const pass = [...dockerArgv(this), `${flagOf('variables')}=${JSON.stringify(overrides)}`, `${flagOf('format')}=${format}`];
     if (this.json) pass.push('--json');
     const output = this.output ?? path.join('out', `${path.basename(path.resolve(this.projectDir))}${formatExtension(format)}`);

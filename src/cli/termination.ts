@@ -1,6 +1,6 @@
 import type { Writable } from 'node:stream';
 import { ExitCode } from '../errors';
-import { removeLeftovers } from '../render/leftovers';
+import { removeLeftovers } from '../render/browser/leftovers';
 
 const EXIT_CODES = { SIGINT: ExitCode.Interrupted, SIGTERM: ExitCode.Terminated, SIGHUP: ExitCode.Hangup } as const;
 

@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import { HTMLElement, parse } from 'node-html-parser';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { projectReader } from '../render/project-page';
+import { projectReader } from './project-page';
 import { FIXTURES } from '../test-support/cli';
 import { clipLinesOfPage } from './clip-lines';
 import { mountSubCompositions } from './sub-compositions';

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { HTMLElement, parse } from 'node-html-parser';
 import { badInput } from '../errors';
-import { projectFile } from '../render/project-files';
+import { projectFile } from '../values/project-files';
 import { ROOT_SELECTORS, framesForDuration } from './root';
 import { DeclarationSet, parseDeclarationSources } from './variables';
 

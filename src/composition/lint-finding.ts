@@ -1,5 +1,5 @@
 import type { HTMLElement } from 'node-html-parser';
-import { projectFile } from '../render/project-files';
+import { projectFile } from '../values/project-files';
 
 export type Severity = 'error' | 'warning';
 

@@ -1,6 +1,6 @@
 import { HTMLElement, parse } from 'node-html-parser';
 import { VidkitError } from '../errors';
-import { projectReader } from '../render/project-page';
+import { projectReader } from './project-page';
 import { ENTRY_FILE, findRoot, readEntry, readRoot } from './composition';
 import { lintClips } from './lint-clips';
 import { LintContext, LintFinding, LintReport, lineAt } from './lint-finding';

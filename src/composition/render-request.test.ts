@@ -3,7 +3,7 @@ import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import Ajv2020 from 'ajv/dist/2020';
 import { FIXTURES, REPO_ROOT } from '../test-support/cli';
-import { MAX_JSON_DEPTH } from '../options/constants';
+import { MAX_JSON_DEPTH } from '../values/constants';
 import { loadComposition } from './composition';
 import { MAX_RENDER_REQUEST_BYTES, REQUEST_MESSAGES, RenderRequestError, parseRenderRequest, renderCliArgs, renderRequestSchema } from './render-request';
 

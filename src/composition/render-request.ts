@@ -1,7 +1,7 @@
 import type { Composition } from './composition';
 import { JSON_SCHEMA_DIALECT, JsonSchema, variablesJsonSchema } from './json-schema';
 import { OVERRIDE_MESSAGES, Overrides, checkOverrides, expectedOf, fillMessage } from './variables';
-import { MAX_JSON_DEPTH } from '../options/constants';
+import { MAX_JSON_DEPTH } from '../values/constants';
 import { depthOver } from '../options/input-limits';
 import { flagOf } from '../options/registry';
 

@@ -6,7 +6,7 @@ import type { Browser } from 'puppeteer-core';
 import sirv from 'sirv';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { findBrowser, launchBrowser } from '../render/browser';
+import { findBrowser, launchBrowser } from '../render/browser/browser';
 import { ServingCli, built, fixtureCopy, tempDir, vidkit, vidkitServe } from '../test-support/cli';
 import { brightFrom, decodeGray, decodePcm, decodeRgbFrame, decodeRgba, hfSubScenesProblems, psnr, writeTone } from '../test-support/media';
 import { addPlayer, playerFrame } from '../test-support/player';

@@ -3,7 +3,7 @@
 // checked by the function on every invocation) and the batch line (the native parser's own).
 // `npm run docs:schemas` writes them and a test compares the committed files.
 import type { TSchema } from '@sinclair/typebox';
-import { RenderEventSchema } from '../lambda/render-event';
+import { RenderEventSchema } from '../sdk/render-event';
 import { loadNative } from '../native';
 import { ExecutionInputSchema } from '../sdk/render-input';
 

@@ -1,8 +1,8 @@
 import { DescribeStacksCommand } from '@aws-sdk/client-cloudformation';
-import { awsError } from '../cli/cloud-command';
 import { errorMessage } from '../errors';
-import { withDeadline } from '../render/deadline';
+import { withDeadline } from '../render/browser/deadline';
 import { awsClients } from '../sdk/aws-clients';
+import { awsError } from '../sdk/aws-errors';
 import { DEFAULT_STACK_NAME } from '../sdk/defaults';
 import { CheckResult, ok, problem, skipped } from './check';
 

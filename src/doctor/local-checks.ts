@@ -8,9 +8,9 @@ import { browserFontconfig, fallbackFontDir } from '../fonts/fontconfig';
 import { SCRIPT_SAMPLES } from '../fonts/script-samples';
 import { surveyGlyphs } from '../render/glyph-survey';
 import { loadNative, missingAddonHint, nativePackage } from '../native';
-import { closeBrowser, findBrowser, gpuDevices, launchBrowser, resolveProfile } from '../render/browser';
-import { SandboxProbe, runsAsRoot } from '../render/browser-sandbox';
-import { withDeadline } from '../render/deadline';
+import { closeBrowser, findBrowser, gpuDevices, launchBrowser, resolveProfile } from '../render/browser/browser';
+import { SandboxProbe, runsAsRoot } from '../render/browser/browser-sandbox';
+import { withDeadline } from '../render/browser/deadline';
 import { CheckResult, ok, problem, skipped, warning } from './check';
 
 const INSTALL_BROWSER = 'apt-get install chromium-headless-shell, or set VIDKIT_BROWSER to a Chromium binary';

@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import type * as http from 'node:http';
 import * as path from 'node:path';
-import { FONTS_PREFIX } from '../runtime/boot';
+import { FONTS_PREFIX } from './fonts-prefix';
 import { FALLBACK_DIR, FALLBACK_FAMILY, fallbackFolders, fallbackStylesheet, servedName } from './fallback-fonts';
 import { PEER_FAMILIES, STATIC_DIR, staticFolders, staticStylesheet } from './static-fonts';
 

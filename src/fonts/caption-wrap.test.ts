@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { findBrowser, launchBrowser } from '../render/browser';
+import { findBrowser, launchBrowser } from '../render/browser/browser';
 import { tempDir, vidkitAsync } from '../test-support/cli';
 import { decodeGray } from '../test-support/media';
 import { PEER_FAMILIES } from './static-fonts';

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { findBrowser, launchBrowser } from '../render/browser';
+import { findBrowser, launchBrowser } from '../render/browser/browser';
 import { tempDir, vidkitAsync } from '../test-support/cli';
 import { decodeImageRgb, decodeRgba, psnr } from '../test-support/media';
 import { FALLBACK_PACKAGES } from './fallback-fonts';

@@ -4,8 +4,8 @@ import * as assert from 'uvu/assert';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { badInput, VidkitError } from '../errors';
-import { BrowserFailure } from '../render/capture-session';
-import { DeadlineError } from '../render/deadline';
+import { BrowserFailure } from '../render/capture/capture-session';
+import { DeadlineError } from '../render/browser/deadline';
 import { REPO_ROOT } from '../test-support/cli';
 import { classifyChunkError } from './chunk-errors';
 

@@ -1,6 +1,6 @@
 import { ExitCode, VidkitError, errorMessage } from '../errors';
-import { BrowserFailure } from '../render/capture-session';
-import { DeadlineError } from '../render/deadline';
+import { BrowserFailure } from '../render/capture/capture-session';
+import { DeadlineError } from '../render/browser/deadline';
 
 /**
  * The error the state machine retries (cloud/state-machine.asl.json, RenderChunk's Retry): a

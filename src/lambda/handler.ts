@@ -3,20 +3,20 @@ import * as path from 'node:path';
 import { loadComposition } from '../composition/composition';
 import { loadNative } from '../native';
 import { inputLimits } from '../options/input-limits';
-import { CaptureSession, MediaElementTiming } from '../render/capture-session';
-import { SessionSlot, renderChunk, segmentEncoder } from '../render/chunk-renderer';
-import { encoderFormat, formatContentType, formatExtension } from '../render/formats';
-import { fpsToRational } from '../render/fps';
+import { CaptureSession, MediaElementTiming } from '../render/capture/capture-session';
+import { SessionSlot, renderChunk, segmentEncoder } from '../render/capture/chunk-renderer';
+import { encoderFormat, formatContentType, formatExtension } from '../values/formats';
+import { fpsToRational } from '../values/fps';
 import { RenderContextOptions, createRenderContext, framesOfPage, planRender } from '../render/render-context';
-import { MissingGlyphs, describeMissingGlyphs } from '../render/missing-glyphs';
-import { serveComposition } from '../render/served-composition';
-import { soundtrackOf } from '../render/soundtrack';
+import { MissingGlyphs, describeMissingGlyphs } from '../render/capture/missing-glyphs';
+import { serveComposition } from '../render/serve/served-composition';
+import { soundtrackOf } from '../render/output/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
 import { ChunkProgressRecord, ChunkSpec, DirectResult, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
 import { TransientChunkError, classifyChunkError } from './chunk-errors';
 import { injectedFault } from './fault-injection';
 import { RenderEndResult, renderEnded, sendBatchEvent } from './render-end';
-import { AssembleResult, ChunkResult, RenderEvent, readRenderEvent } from './render-event';
+import { AssembleResult, ChunkResult, RenderEvent, readRenderEvent } from '../sdk/render-event';
 import { portableTimeline, timelineAssets } from './site-media';
 
 /**

@@ -7,7 +7,7 @@ import { PAYLOAD_VERSION, RenderJob } from '../sdk/render-input';
 import { prepareSite } from '../sdk/site';
 import { FIXTURES, REPO_ROOT } from '../test-support/cli';
 import { handler } from './handler';
-import { PayloadShapeError, PayloadVersionError, RenderEvent, readRenderEvent } from './render-event';
+import { PayloadShapeError, PayloadVersionError, RenderEvent, readRenderEvent } from '../sdk/render-event';
 
 const test = suite('the render function refuses a payload of another version, naming both');
 

@@ -2,7 +2,7 @@ import { BatchCounter, RenderOutcome, readBatchRecord, readCounter, recordEnds }
 import { causeMessage } from '../sdk/progress';
 import type { RenderJob } from '../sdk/render-input';
 import type { BatchWebhookPayload, RenderWebhookPayload } from '../sdk/webhook';
-import type { AssembleResult } from './render-event';
+import type { AssembleResult } from '../sdk/render-event';
 import { DeliveryResult, deliverWebhook } from './webhook-delivery';
 
 /**

@@ -1,7 +1,7 @@
-import type { MediaElementTiming } from '../render/capture-session';
-import { AssetRouter } from '../render/asset-router';
-import { RemoteAssets } from '../render/remote-assets';
-import { MediaProxies } from '../render/media-proxies';
+import type { MediaElementTiming } from '../render/capture/capture-session';
+import { AssetRouter } from '../render/serve/asset-router';
+import { RemoteAssets } from '../render/serve/remote-assets';
+import { MediaProxies } from '../render/serve/media-proxies';
 
 /**
  * Chunks and assemble run in different invocations, each serving the site on its own loopback

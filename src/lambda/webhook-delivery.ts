@@ -4,7 +4,7 @@ import * as https from 'node:https';
 import * as net from 'node:net';
 import { errorMessage } from '../errors';
 import { VERSION } from '../package-info';
-import { checkedLookup, nonPublicAddress } from '../render/egress-policy';
+import { checkedLookup, nonPublicAddress } from '../render/serve/egress-policy';
 import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_SIGNATURE_HEADER, WebhookOptions, WebhookPayload, signWebhookBody } from '../sdk/webhook';
 
 export interface DeliveryResult {

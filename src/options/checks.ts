@@ -1,6 +1,6 @@
 // The checks an option's value passes wherever it comes from (a flag, render(), the SDK's config),
 // each with the rule a message states, so every path accepts and refuses the same values.
-import { FPS_CEILING, MAX_TIMEOUT_SECONDS } from './constants';
+import { FPS_CEILING, MAX_TIMEOUT_SECONDS } from '../values/constants';
 
 export const FPS_RULE = `a number above 0 and at most ${FPS_CEILING}`;
 export const MAX_ASSET_BYTES_RULE = 'a whole number of bytes above 0';

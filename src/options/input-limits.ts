@@ -4,7 +4,7 @@
 // starts, so a value too large for a page to lay out in time fails in milliseconds, named.
 import * as fs from 'node:fs';
 import { badInput } from '../errors';
-import { DEFAULT_MAX_VARIABLES_BYTES, DEFAULT_MAX_VARIABLE_BYTES, MAX_JSON_DEPTH } from './constants';
+import { DEFAULT_MAX_VARIABLES_BYTES, DEFAULT_MAX_VARIABLE_BYTES, MAX_JSON_DEPTH } from '../values/constants';
 import { flagOf } from './registry';
 
 const MiB = 1024 * 1024;

@@ -1,7 +1,7 @@
 // docs/reference/render-options.md, written from the render option table so the page cannot
 // drift from the flags; `npm run docs:options` writes it and a test compares the committed page.
 import { ApiValueTypes, RenderOptionSpec, Surface, renderOptionEntries } from './registry';
-import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, FPS_CEILING, MAX_TIMEOUT_SECONDS, OUTPUT_FORMATS, QUALITIES } from './constants';
+import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, FPS_CEILING, MAX_TIMEOUT_SECONDS, OUTPUT_FORMATS, QUALITIES } from '../values/constants';
 
 /** Where the page lives, relative to the repository root. */
 export const REFERENCE_PAGE = 'docs/reference/render-options.md';

@@ -3,10 +3,9 @@
 // take it. The commands' clipanion options, render()'s option type, the Docker argv, the checks
 // shared by the CLI, render() and the SDK, and docs/reference/render-options.md are all made
 // from this table.
-import type { Overrides } from '../composition/variables';
-import type { CaptureMode } from '../render/browser';
-import type { OutputFormat } from '../render/formats';
-import type { Quality } from '../render/quality';
+import type { CaptureMode } from '../values/capture-mode';
+import type { OutputFormat } from '../values/formats';
+import type { Quality } from '../values/quality';
 import {
   DEFAULT_CHUNK_SIZE,
   DEFAULT_MAX_ASSET_BYTES,
@@ -21,7 +20,7 @@ import {
   MAX_TIMEOUT_SECONDS,
   OUTPUT_FORMATS,
   QUALITIES,
-} from './constants';
+} from '../values/constants';
 
 /**
  * Where an option applies: `vidkit render` and render(), `vidkit still`, `vidkit render --batch`,
@@ -39,7 +38,8 @@ export interface ApiValueTypes {
   format: OutputFormat;
   quality: Quality;
   capture: CaptureMode | 'auto';
-  variables: Overrides;
+  /** Variable overrides by name (composition/variables.ts reads them). */
+  variables: Record<string, unknown>;
 }
 
 export interface RenderOptionSpec {

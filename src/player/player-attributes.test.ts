@@ -2,7 +2,7 @@ import * as path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { findBrowser, launchBrowser } from '../render/browser';
+import { findBrowser, launchBrowser } from '../render/browser/browser';
 import { FIXTURES, ServingCli, vidkitServe } from '../test-support/cli';
 
 // media-elements: 320x180, 2 s at 30 fps; an <audio>, a <video muted>, and a <video> its script

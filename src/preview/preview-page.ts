@@ -1,6 +1,6 @@
-import { OUTPUT_FORMATS } from '../options/constants';
-import { OutputFormat, formatExtension, isDirectoryFormat } from '../render/formats';
-import { FONTS_PREFIX } from '../runtime/boot';
+import { OUTPUT_FORMATS } from '../values/constants';
+import { OutputFormat, formatExtension, isDirectoryFormat } from '../values/formats';
+import { FONTS_PREFIX } from '../fonts/fonts-prefix';
 import { ROWS_EXTENSIONS } from './rows-file';
 import { STUDIO_STYLE } from './studio-style';
 

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { ENTRY_FILE, loadComposition } from '../composition/composition';
 import { ExitCode, VidkitError, errorMessage } from '../errors';
 import { PACKAGE_ROOT } from '../package-info';
-import { ProjectServer, serveProject } from '../render/project-server';
+import { ProjectServer, serveProject } from '../render/serve/project-server';
 import { EventStream } from './event-stream';
 import { previewPageHtml } from './preview-page';
 import { watchProject } from './project-watcher';

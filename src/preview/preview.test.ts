@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { findBrowser, launchBrowser } from '../render/browser';
+import { findBrowser, launchBrowser } from '../render/browser/browser';
 import { FIXTURES, REPO_ROOT, ServingCli, errorLines, tempDir, vidkit, vidkitAsync, vidkitServe } from '../test-support/cli';
 import { httpGet } from '../test-support/http';
 import { decodeImageRgb, decodeRgbFrame, imageAsVideoRgb, psnr, rgbAt } from '../test-support/media';

@@ -5,7 +5,7 @@ import writeFileAtomic from 'write-file-atomic';
 import { loadComposition } from '../composition/composition';
 import type { DeclarationSet, Overrides } from '../composition/variables';
 import { badInput } from '../errors';
-import { STUDIO_LINKS, projectFile } from '../render/project-files';
+import { STUDIO_LINKS, projectFile } from '../values/project-files';
 import { readBatchFile } from '../sdk/batch-file';
 import { rowsTable } from './rows-table';
 

@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { findBrowser, launchBrowser } from '../render/browser';
+import { findBrowser, launchBrowser } from '../render/browser/browser';
 import { REPO_ROOT, ServingCli, fixtureCopy, tempDir, vidkit, vidkitServe } from '../test-support/cli';
 import { httpGet } from '../test-support/http';
 import { decodeRgbFrame, rgbAt } from '../test-support/media';

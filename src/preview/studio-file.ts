@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VidkitError } from '../errors';
-import { STUDIO_LINKS, projectFile } from '../render/project-files';
+import { STUDIO_LINKS, projectFile } from '../values/project-files';
 
 /** The largest project file the studio opens (source view) or edits. */
 export const MAX_SOURCE_BYTES = 2 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
 import { surveyGlyphs } from '../render/glyph-survey';
-import { describeMissingGlyphs } from '../render/missing-glyphs';
+import { describeMissingGlyphs } from '../render/capture/missing-glyphs';
 
 /** What the variables panel shows under its fields: each text no font can draw, as a render warns it. */
 export interface GlyphWarnings {

@@ -4,10 +4,10 @@ import { loadComposition } from '../composition/composition';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
 import { render } from '../index';
-import { OUTPUT_FORMATS, QUALITIES } from '../options/constants';
+import { OUTPUT_FORMATS, QUALITIES } from '../values/constants';
 import { checkVariables, inputLimitsFromEnv } from '../options/input-limits';
-import { OutputFormat, formatExtension, isDirectoryFormat, parseOutputFormat } from '../render/formats';
-import type { Quality } from '../render/quality';
+import { OutputFormat, formatExtension, isDirectoryFormat, parseOutputFormat } from '../values/formats';
+import type { Quality } from '../values/quality';
 import type { JobRun } from './studio-jobs';
 
 /** Where the preview's renders go: `out/` of the project, which the watcher ignores and the server serves. */

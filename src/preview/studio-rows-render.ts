@@ -1,13 +1,14 @@
 import * as path from 'node:path';
 import { inputLimitsFromEnv } from '../options/input-limits';
-import { renderBatch } from '../render/batch/local-batch';
-import type { OutputFormat } from '../render/formats';
-import { Quality, qualitySettings } from '../render/quality';
-import { STUDIO_LINKS, projectFile } from '../render/project-files';
+import { renderBatch } from '../batch/local-batch';
+import type { OutputFormat } from '../values/formats';
+import { Quality, qualitySettings } from '../values/quality';
+import { STUDIO_LINKS, projectFile } from '../values/project-files';
 import { badInput } from '../errors';
 import { readRowsFile } from './rows-file';
 import { FrameMeter, JobRun, RowProgress, emptyProgress } from './studio-jobs';
 import { OUTPUT_FOLDER } from './studio-render';
+import { flagOf } from '../options/registry';
 
 /** A rows render the page asks for: a rows file of the project, rendered with a composition. */
 export interface RowsRequest {
@@ -40,7 +41,7 @@ export async function renderRows(projectDir: string, request: RowsRequest, run: 
     projectDir,
     composition: request.composition,
     format: request.format,
-    ...qualitySettings(request.quality, undefined),
+    ...qualitySettings(request.quality, undefined, { quality: flagOf('quality'), crf: flagOf('crf') }),
     capture: 'auto',
     allowGpu: true,
     batchFile,

@@ -5,7 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { fontsStylesheet } from '../fonts/bundled-fonts';
 import { FALLBACK_FAMILY } from '../fonts/fallback-fonts';
-import { findBrowser, launchBrowser } from '../render/browser';
+import { findBrowser, launchBrowser } from '../render/browser/browser';
 import { FIXTURES, REPO_ROOT, ServingCli, errorLines, fixtureCopy, tempDir, vidkit, vidkitServe } from '../test-support/cli';
 import { httpGet, httpRequest } from '../test-support/http';
 import { decodeImageRgb, decodeRgbFrame, ffprobe, psnr, rgbAt, writePatternVideo } from '../test-support/media';

@@ -1,12 +1,12 @@
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
-import { CaptureSession } from './capture-session';
-import { trackPath, untrackPath } from './leftovers';
+import { CaptureSession } from './capture/capture-session';
+import { trackPath, untrackPath } from './browser/leftovers';
 import type { Overrides } from '../composition/variables';
-import type { MissingGlyphs } from './missing-glyphs';
+import type { MissingGlyphs } from './capture/missing-glyphs';
 import { createRenderContext, framesOfPage } from './render-context';
-import { AssetPolicy, serveComposition } from './served-composition';
+import { AssetPolicy, serveComposition } from './serve/served-composition';
 
 /** Which page of the project is surveyed, and with which variable values. */
 export interface SurveyedPage {

@@ -4,22 +4,22 @@ import * as path from 'node:path';
 import { setTimeout as delay } from 'node:timers/promises';
 import { ExitCode, VidkitError } from '../errors';
 import { loadNative } from '../native';
-import type { CaptureMode } from './browser';
-import { BrowserFailure, CaptureSession, MediaElementTiming } from './capture-session';
-import { ChunkRange, SessionSlot, discardingSink, renderChunk } from './chunk-renderer';
-import { OutputFormat, assertOutputExtension, formatExtension, isDirectoryFormat } from './formats';
-import { trackPath, untrackPath } from './leftovers';
-import { assertReplaceableDirectory } from './output-directory';
-import { partialPathFor, prepareOutput, renderWriteError } from './output-path';
-import { outputWriter } from './output-writer';
+import type { CaptureMode } from '../values/capture-mode';
+import { BrowserFailure, CaptureSession, MediaElementTiming } from './capture/capture-session';
+import { ChunkRange, SessionSlot, discardingSink, renderChunk } from './capture/chunk-renderer';
+import { OutputFormat, assertOutputExtension, formatExtension, isDirectoryFormat } from '../values/formats';
+import { trackPath, untrackPath } from './browser/leftovers';
+import { assertReplaceableDirectory } from './output/output-directory';
+import { partialPathFor, prepareOutput, renderWriteError } from './output/output-path';
+import { outputWriter } from './output/output-writer';
 import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
-import { checkTempSpace, makeRunDir } from './run-dir';
-import { AssetPolicy, serveComposition } from './served-composition';
-import { earlySoundtrack, renderSoundtrack } from './soundtrack';
-import { measureIdle } from './cpu-idle';
-import { FramePart, FrameScheduler } from './frame-scheduler';
-import { MissingGlyphs, describeMissingGlyphs, mergeMissingGlyphs, missingGlyphsError } from './missing-glyphs';
-import { ADD_SAMPLE_MS, WorkersOption, resolveWorkers, shouldAddWorker } from './workers';
+import { checkTempSpace, makeRunDir } from './browser/run-dir';
+import { AssetPolicy, serveComposition } from './serve/served-composition';
+import { earlySoundtrack, renderSoundtrack } from './output/soundtrack';
+import { measureIdle } from './plan/cpu-idle';
+import { FramePart, FrameScheduler } from './plan/frame-scheduler';
+import { MissingGlyphs, describeMissingGlyphs, mergeMissingGlyphs, missingGlyphsError } from './capture/missing-glyphs';
+import { ADD_SAMPLE_MS, WorkersOption, resolveWorkers, shouldAddWorker } from './plan/workers';
 
 export interface LocalRenderOptions extends RenderSettings, AssetPolicy {
   /** Defaults to `out/<composition id>.<format's extension>` (a directory for png-sequence and hls) under the working directory. */

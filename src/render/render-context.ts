@@ -3,26 +3,22 @@ import { resolveVariables } from '../composition/resolve';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
 import { Determinism, RuntimeBoot, fontsStylesheetUrl, runtimeBoot } from '../runtime/boot';
-import type { AssetRouter } from './asset-router';
-import { CaptureMode, findBrowser, resolveProfile } from './browser';
-import type { BrowserProfile } from './browser';
-import type { CaptureSession, FrameFormat, SessionOptions } from './capture-session';
-import type { EncodeSettings } from './chunk-renderer';
-import { OutputFormat, capturesPng, hasAlpha } from './formats';
-import { Rational, fpsToRational } from './fps';
-import { OutputSize, resolveOutputSize } from './output-size';
-import { hasVideoElement, projectPage } from './project-page';
-import { resolutionSize } from './resolution-presets';
-import { DEFAULT_TIMEOUTS } from '../options/constants';
+import type { AssetRouter } from './serve/asset-router';
+import { findBrowser, resolveProfile } from './browser/browser';
+import type { CaptureMode } from '../values/capture-mode';
+import type { PageTimeouts } from '../values/page-timeouts';
+import type { BrowserProfile } from './browser/browser';
+import type { CaptureSession, SessionOptions } from './capture/capture-session';
+import type { FrameFormat } from '../values/quality';
+import type { EncodeSettings } from './capture/chunk-renderer';
+import { OutputFormat, capturesPng, hasAlpha } from '../values/formats';
+import { Rational, fpsToRational } from '../values/fps';
+import { OutputSize, resolveOutputSize } from '../values/output-size';
+import { hasVideoElement, projectPage } from '../composition/project-page';
+import { resolutionSize } from '../values/resolution-presets';
+import { DEFAULT_TIMEOUTS } from '../values/constants';
 import { DEFAULT_INPUT_LIMITS, InputLimits, checkVariables } from '../options/input-limits';
-
-/** Deadlines of the steps on a page (docs/explanation/how-a-render-runs.md). */
-export interface PageTimeouts {
-  /** Milliseconds a page may take to load and become ready. */
-  loadMs: number;
-  /** Milliseconds one frame may take to seek and draw. */
-  frameMs: number;
-}
+import { flagOf } from '../options/registry';
 
 
 /** Level 6.2 of H.264, HEVC and VP9 alike: the most pixels a frame of any output format may have. */
@@ -180,13 +176,15 @@ export function withProfile(planned: PlannedRender, profile: BrowserProfile): Re
   };
 }
 
+const SIZE_FLAGS = { width: flagOf('width'), height: flagOf('height') };
+
 function outputSizeOf(composition: Composition, opts: Pick<RenderSettings, 'width' | 'height' | 'resolution'>): OutputSize {
-  if (opts.resolution === undefined) return resolveOutputSize(composition, opts.width, opts.height);
+  if (opts.resolution === undefined) return resolveOutputSize(composition, opts.width, opts.height, SIZE_FLAGS);
   if (opts.width !== undefined || opts.height !== undefined) {
     throw badInput('--resolution names the output size: give it or --width/--height, not both');
   }
-  const preset = resolutionSize(opts.resolution, composition);
-  return resolveOutputSize(composition, preset.width, preset.height);
+  const preset = resolutionSize(opts.resolution, composition, flagOf('resolution'));
+  return resolveOutputSize(composition, preset.width, preset.height, SIZE_FLAGS);
 }
 
 function assertEncodableSize({ width, height }: OutputSize): void {

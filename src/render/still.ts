@@ -1,13 +1,13 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VidkitError, badInput } from '../errors';
-import type { CaptureMode } from './browser';
-import { CaptureSession } from './capture-session';
-import { trackPath, untrackPath } from './leftovers';
-import { partialPathFor, prepareOutput, renderWriteError } from './output-path';
+import type { CaptureMode } from '../values/capture-mode';
+import { CaptureSession } from './capture/capture-session';
+import { trackPath, untrackPath } from './browser/leftovers';
+import { partialPathFor, prepareOutput, renderWriteError } from './output/output-path';
 import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
-import { checkTempSpace, makeRunDir } from './run-dir';
-import { AssetPolicy, serveComposition } from './served-composition';
+import { checkTempSpace, makeRunDir } from './browser/run-dir';
+import { AssetPolicy, serveComposition } from './serve/served-composition';
 
 /** JPEG quality of a `.jpg` still, as `--quality standard` captures video frames. */
 const JPEG_QUALITY = 90;

@@ -3,13 +3,11 @@
  * the render function and `<vidkit-player>` alike, so all three show the same random numbers and
  * dates. No Node imports: the player bundles this module.
  */
-import { DEFAULT_SEED } from '../options/constants';
+import { FONTS_PREFIX } from '../fonts/fonts-prefix';
+import { DEFAULT_SEED } from '../values/constants';
 import type { RuntimeBoot } from './protocol';
 
 export type { RuntimeBoot } from './protocol';
-
-/** Where the project server serves the bundled fonts (docs/explanation/fonts.md). */
-export const FONTS_PREFIX = '/__vidkit-fonts/';
 
 /** The bundled fonts' stylesheet for a page the project server at `pageUrl`'s origin serves. */
 export function fontsStylesheetUrl(pageUrl: string): string {

@@ -5,7 +5,7 @@ import * as path from 'node:path';
 import type { Browser, Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { findBrowser, launchBrowser } from '../render/browser';
+import { findBrowser, launchBrowser } from '../render/browser/browser';
 import { FIXTURES, ServingCli, errorLines, tempDir, vidkit, vidkitServe } from '../test-support/cli';
 import { decodeGray, decodeRgbFrame, psnr, psnrPerFrame, readBits } from '../test-support/media';
 import { addPlayer, playerFrame } from '../test-support/player';

@@ -5,7 +5,7 @@ import { buildSync } from 'esbuild';
 import type { Browser, Page } from 'puppeteer-core';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { findBrowser, launchBrowser } from '../render/browser';
+import { findBrowser, launchBrowser } from '../render/browser/browser';
 
 // The page runtime's WebAssembly conversion of video pictures (page/yuv-pixels.ts) against
 // WebCodecs' own copyTo to RGBA in a real Chromium, byte for byte.

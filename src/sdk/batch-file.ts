@@ -1,6 +1,6 @@
 import type { DeclarationSet } from '../composition/variables';
 import { badInput, errorMessage } from '../errors';
-import { DEFAULT_MAX_BATCH_BYTES } from '../options/constants';
+import { DEFAULT_MAX_BATCH_BYTES } from '../values/constants';
 import { checkBatchFileSize } from '../options/input-limits';
 import { PackedBatchParse, loadNative } from '../native';
 import type { BatchItem, BatchLineProblem } from './batch-dispatch';
@@ -38,7 +38,7 @@ export interface BatchFileOptions {
   declarations?: DeclarationSet;
   /** A table without an outputKey column names each row's output with its cells: `renders/{id}.mp4`. */
   outputKeyPattern?: string;
-  /** Bytes the file may have; default DEFAULT_MAX_BATCH_BYTES (src/options/constants.ts). A larger one is refused unread. */
+  /** Bytes the file may have; default DEFAULT_MAX_BATCH_BYTES (src/values/constants.ts). A larger one is refused unread. */
   maxBytes?: number;
 }
 

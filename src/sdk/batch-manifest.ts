@@ -1,7 +1,7 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VidkitError, badInput, errorMessage } from '../errors';
-import { outputError } from '../render/output-path';
+import { outputError } from '../render/output/output-path';
 import type { BatchManifestRow, BatchRowStatus } from './batch-dispatch';
 
 const STATUSES: readonly BatchRowStatus[] = ['started', 'would-invoke', 'failed-to-start', 'skipped', 'cancelled'];

@@ -1,5 +1,5 @@
 import { errorMessage } from '../errors';
-import type { MissingGlyphs } from '../render/missing-glyphs';
+import type { MissingGlyphs } from '../render/capture/missing-glyphs';
 import type { BatchManifestRow } from './batch-dispatch';
 import { RENDER_STATUSES } from './batch-manifest';
 import { mapWithLimit } from './map-limit';

@@ -8,7 +8,7 @@ import { mapWithLimit } from './map-limit';
 import { RenderState, renderState } from './progress';
 import { DirectRecord, ExecutionInput, PAYLOAD_VERSION, RenderJob, renderKeys } from './render-input';
 import { requireRenderFunction } from './render';
-import type { RenderEvent } from '../lambda/render-event';
+import type { RenderEvent } from './render-event';
 
 /**
  * `cloudfn cancel`: stops renders and removes what their chunks wrote (docs/guide/cloud.md, Cancelling).

@@ -1,7 +1,7 @@
 import { GetObjectCommand, ListObjectsV2Command } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { badInput } from '../errors';
-import { MissingGlyphs, mergeMissingGlyphs } from '../render/missing-glyphs';
+import { MissingGlyphs, mergeMissingGlyphs } from '../render/capture/missing-glyphs';
 import { awsClients } from './aws-clients';
 import { ChunkProgressRecord, DirectRecord, DirectResult, ExecutionInput, PlanRecord, RenderJob, renderKeys } from './render-input';
 import { resolveBucket, resolveStateMachine } from './stack';

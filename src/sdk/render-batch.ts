@@ -16,7 +16,7 @@ import { resolveTarget } from './stack';
 import type { RenderConfigInput } from './validate-config';
 import { DEFAULT_MAX_CONCURRENT } from './defaults';
 import type { WebhookOptions } from './webhook';
-import type { RenderEvent } from '../lambda/render-event';
+import type { RenderEvent } from './render-event';
 
 export { DEFAULT_MAX_CONCURRENT };
 

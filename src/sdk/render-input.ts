@@ -5,9 +5,9 @@ import type { MissingGlyphs } from '../runtime/glyph-check';
  * plans, renders chunks and assembles). Both sides import it; nothing else defines these shapes.
  */
 import { Static, Type } from '@sinclair/typebox';
-import { OUTPUT_FORMATS } from '../options/constants';
-import type { OutputFormat } from '../render/formats';
-import { QualitySettingsSchema } from '../render/quality';
+import { OUTPUT_FORMATS } from '../values/constants';
+import type { OutputFormat } from '../values/formats';
+import { QualitySettingsSchema } from '../values/quality';
 import { WebhookOptionsSchema } from './webhook';
 
 /** The SDK's render `config`, with its defaults applied. */
@@ -18,7 +18,7 @@ export const RenderConfigSchema = Type.Object({
   /** mp4, webm or mov: HDR is refused in distributed mode, before any request. */
   format: Type.Union(OUTPUT_FORMATS.map((f: OutputFormat) => Type.Literal(f))),
   variables: Type.Record(Type.String(), Type.Unknown()),
-  /** Frames per chunk; left unset, the plan uses DEFAULT_CHUNK_SIZE (src/options/constants.ts) and honours targetChunkFrames. */
+  /** Frames per chunk; left unset, the plan uses DEFAULT_CHUNK_SIZE (src/values/constants.ts) and honours targetChunkFrames. */
   chunkSize: Type.Optional(Type.Number()),
   maxParallelChunks: Type.Number(),
   targetChunkFrames: Type.Optional(Type.Number()),

@@ -5,18 +5,19 @@ import { DescribeStateMachineCommand, StartExecutionCommand } from '@aws-sdk/cli
 import { totalFrames as framesOf } from '../composition/composition';
 import { badInput } from '../errors';
 import { loadNative } from '../native';
-import { formatExtension } from '../render/formats';
-import { QUALITY_SETTINGS } from '../render/quality';
+import { formatExtension } from '../values/formats';
+import { QUALITY_SETTINGS } from '../values/quality';
 import { awsClients } from './aws-clients';
 import { SECONDS_PER_MEGAPIXEL_FRAME } from './estimate';
-import { resolveOutputSize } from '../render/output-size';
+import { resolveOutputSize } from '../values/output-size';
 import { putJson } from './bucket-files';
 import { DirectRecord, ExecutionInput, PAYLOAD_VERSION, renderKeys } from './render-input';
 import { SiteHandle, requireBucket } from './site';
 import { resolveTarget } from './stack';
 import { RenderConfigInput, checkInputSize, fitsExecutionInput, resolveConfig } from './validate-config';
 import { WebhookOptions, checkWebhook } from './webhook';
-import type { RenderEvent } from '../lambda/render-event';
+import type { RenderEvent } from './render-event';
+import { flagOf } from '../options/registry';
 
 export interface RenderToLambdaInput {
   siteHandle: Pick<SiteHandle, 'siteId' | 'prefix' | 'composition'>;
@@ -101,7 +102,7 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
     throw badInput(`outputKey ${input.outputKey} does not match format ${config.format}: name a ${extension} object`);
   }
   const { composition } = input.siteHandle;
-  const size = resolveOutputSize(composition, config.width, config.height);
+  const size = resolveOutputSize(composition, config.width, config.height, { width: flagOf('width'), height: flagOf('height') });
   const fps = config.fps ?? composition.fps;
   const totalFrames = composition.durationSeconds === undefined ? undefined : framesOf(composition.durationSeconds, fps);
   const chunkFrames =

@@ -5,7 +5,7 @@ import { GetObjectCommand, PutObjectCommand } from '@aws-sdk/client-s3';
 import { Composition, loadComposition } from '../composition/composition';
 import type { DeclarationSet } from '../composition/variables';
 import { badInput } from '../errors';
-import { projectPathStats } from '../render/project-files';
+import { projectPathStats } from '../values/project-files';
 import { awsClients } from './aws-clients';
 import { deleteKeys, exists, getJson, listObjects } from './bucket-files';
 import { mapWithLimit } from './map-limit';

@@ -1,10 +1,10 @@
 import { ExitCode, VidkitError } from '../errors';
-import { OutputFormat, assertDistributedFormat } from '../render/formats';
+import { OutputFormat, assertDistributedFormat } from '../values/formats';
 import { FPS_RULE, TIMEOUT_RULE, isValidFps, isValidTimeoutSeconds } from '../options/checks';
 import { InputLimits, checkVariables, inputLimits } from '../options/input-limits';
-import { DEFAULT_MAX_PARALLEL_CHUNKS } from '../options/constants';
+import { DEFAULT_MAX_PARALLEL_CHUNKS } from '../values/constants';
 import type { ApiOptions } from '../options/registry';
-import type { PageTimeouts } from '../render/render-context';
+import type { PageTimeouts } from '../values/page-timeouts';
 import { EPOCH_FORMS, parseEpoch } from '../runtime/boot';
 import type { ExecutionInput, RenderConfig } from './render-input';
 
@@ -48,7 +48,7 @@ function epochOf(value: unknown): number | undefined {
 
 /**
  * `config.format` (and `cloudfn render --format`): a name of `vidkit render --format` that the
- * distributed path can join by stream copy; src/render/formats.ts decides which.
+ * distributed path can join by stream copy; src/values/formats.ts decides which.
  */
 export function resolveFormat(value: unknown): OutputFormat {
   const format = value ?? 'mp4';

@@ -2,7 +2,7 @@ import { Static, Type } from '@sinclair/typebox';
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import * as net from 'node:net';
 import { badInput } from '../errors';
-import { nonPublicAddress } from '../render/egress-policy';
+import { nonPublicAddress } from '../render/serve/egress-policy';
 
 /**
  * The completion webhook of a cloud render (docs/guide/cloud.md, Completion webhook): the render function posts

@@ -6,7 +6,7 @@ import * as assert from 'uvu/assert';
 import { parseRenderRequest } from '../composition/render-request';
 import { loadComposition } from '../composition/composition';
 import { VidkitError, render } from '../index';
-import { MAX_JSON_DEPTH } from '../options/constants';
+import { MAX_JSON_DEPTH } from '../values/constants';
 import { DEFAULT_INPUT_LIMITS, checkVariables } from '../options/input-limits';
 import { parseRenderServerRequest } from '../template-server/render-server';
 import { resolveConfig } from '../sdk/validate-config';

@@ -7,7 +7,7 @@ import { decodeRgbFrame, ffprobe, rgbAt } from '../test-support/media';
 import { SCRIPT_NAMES_FIXTURE, SCRIPT_NAMES_VARIABLES } from '../test-support/templates';
 import { RenderTimeoutError } from './render-errors';
 import { WarmTemplateRenderer } from './warm-render';
-import { processTable } from '../render/process-table';
+import { processTable } from '../render/browser/process-table';
 
 const decoded = tempDir('vidkit-warm-render-test-');
 // What the renderer writes to os.tmpdir() is looked at: give it a directory of its own while these

@@ -4,12 +4,12 @@ import { renderSize } from '../composition/render-request';
 import type { Overrides } from '../composition/variables';
 import { VidkitError, errorMessage } from '../errors';
 import { inputLimitsFromEnv } from '../options/input-limits';
-import { WarmPool } from '../render/batch/warm-pool';
-import { removeLeftovers } from '../render/leftovers';
-import { describeMissingGlyphs } from '../render/missing-glyphs';
-import { withDeadline } from '../render/deadline';
-import { makeRunDir } from '../render/run-dir';
-import { QUALITY_SETTINGS } from '../render/quality';
+import { WarmPool } from '../batch/warm-pool';
+import { removeLeftovers } from '../render/browser/leftovers';
+import { describeMissingGlyphs } from '../render/capture/missing-glyphs';
+import { withDeadline } from '../render/browser/deadline';
+import { makeRunDir } from '../render/browser/run-dir';
+import { QUALITY_SETTINGS } from '../values/quality';
 import { RenderTimeoutError } from './render-errors';
 
 export interface TemplateRenderOptions {

@@ -1,4 +1,4 @@
-import { processTable } from '../render/process-table';
+import { processTable } from '../render/browser/process-table';
 
 /** Every process under `pid` (children, theirs, and so on). */
 export function descendants(pid: number): number[] {

@@ -6,8 +6,8 @@ import * as assert from 'uvu/assert';
 import { loadComposition } from '../composition/composition';
 import { parseRenderRequest, renderCliArgs } from '../composition/render-request';
 import { SCRIPT_SAMPLES } from '../fonts/script-samples';
-import { findBrowser, launchBrowser } from '../render/browser';
-import { processEnvironment, processTable } from '../render/process-table';
+import { findBrowser, launchBrowser } from '../render/browser/browser';
+import { processEnvironment, processTable } from '../render/browser/process-table';
 import { FIXTURES, REPO_ROOT, built, tempDir, vidkitAsync } from './cli';
 import { decodeRgbFrame, ffprobe, psnrPerFrame, rgbAt } from './media';
 

@@ -3,7 +3,7 @@
 // A host a page script adds while the page loads arrives empty; HyperFrames mounts every host
 // present when its runtime starts, whoever added it. So once the page has loaded, and before its
 // timelines are read, the runtime has the project server mount each such host
-// (src/render/late-mount.ts), puts the filled host in its place and runs the instance's scripts,
+// (src/render/serve/late-mount.ts), puts the filled host in its place and runs the instance's scripts,
 // one host after another, so that each instance's id differs from those already in the page.
 import { real } from './clock';
 import { noteFailedLoad } from './loads';

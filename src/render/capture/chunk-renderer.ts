@@ -1,0 +1,203 @@
+import { VidkitError } from '../../errors';
+import { loadNative } from '../../native';
+import { BrowserFailure, CaptureSession } from './capture-session';
+import type { FrameFormat } from '../../values/quality';
+import { OutputFormat, encoderFormat } from '../../values/formats';
+import type { Rational } from '../../values/fps';
+import { DeadlineError } from '../browser/deadline';
+import type { MissingGlyphs } from './missing-glyphs';
+import { checkTempSpace } from '../browser/run-dir';
+import type { RuntimeBoot } from '../../runtime/runtime';
+
+/** Encoder settings shared by every chunk of a render, so segments join by stream copy. */
+export interface EncodeSettings {
+  format: OutputFormat;
+  width: number;
+  height: number;
+  fps: Rational;
+  crf: number;
+  preset: string;
+  /** Extra x264 options after the preset (mp4 only). */
+  x264Params?: string;
+  frameFormat: FrameFormat;
+}
+
+export interface ChunkRange {
+  index: number;
+  startFrame: number;
+  /** Exclusive. */
+  endFrame: number;
+}
+
+/** Where captured frames go: the native encoder, or nowhere when measuring capture alone. */
+export interface FrameSink {
+  push(image: Buffer): Promise<void>;
+  /** The previous frame again: the browser reported no damage. */
+  pushRepeat(): Promise<void>;
+  finish(): Promise<{ frames: number; bytes: number }>;
+  abort(): void;
+}
+
+/**
+ * A native encoder writing one closed-GOP segment of the output format on its own threads.
+ * `threads` 0 lets the codec use every core, right for one encoder on the machine; workers
+ * encoding side by side pass their share.
+ */
+export function segmentEncoder(
+  settings: EncodeSettings,
+  segmentPath: string,
+  threads = 0,
+  keyframes?: { keyframeInterval: number; firstFrame: number },
+): FrameSink {
+  const { NativeEncoder } = loadNative();
+  return new NativeEncoder({
+    output: segmentPath,
+    format: encoderFormat(settings.format),
+    width: settings.width,
+    height: settings.height,
+    fpsNum: settings.fps.num,
+    fpsDen: settings.fps.den,
+    crf: settings.crf,
+    preset: settings.preset,
+    x264Params: settings.x264Params,
+    threads,
+    input: settings.frameFormat.type,
+    ...keyframes,
+  });
+}
+
+/** Counts frames and drops them: the capture-only limit the benchmarks compare against. */
+export function discardingSink(): FrameSink {
+  let frames = 0;
+  return {
+    push: async () => void frames++,
+    pushRepeat: async () => void frames++,
+    finish: async () => ({ frames, bytes: 0 }),
+    abort: () => undefined,
+  };
+}
+
+/** Relaunches of a failed browser per range before the render fails. */
+export const MAX_RELAUNCHES = 2;
+
+/**
+ * A worker's browser session, opened on first use. After the browser fails the worker drops it
+ * and the next {@link current} opens a new one.
+ */
+export class SessionSlot {
+  private session?: CaptureSession;
+  private closing: Promise<void> = Promise.resolve();
+  private stopped = false;
+  /** The last frame the open page showed: a page only steps forward. */
+  pageFrame = -1;
+
+  constructor(private open: () => Promise<CaptureSession>) {}
+
+  /**
+   * Points the slot at another render of the same page (a warm pool's next row): an open session
+   * is reset to `boot` in its browser (unless its page navigated away: then it is closed), and
+   * `open` opens any later one. A session whose browser died is closed, and the next
+   * {@link current} opens a new one; one whose page hangs is closed and the error thrown (the row's
+   * page loops); any other error is the row's and leaves the browser open.
+   */
+  async reset(open: () => Promise<CaptureSession>, boot: RuntimeBoot): Promise<void> {
+    this.open = open;
+    this.pageFrame = -1;
+    if (!this.session) return;
+    // A page that navigated away may have left its tab anywhere: the next render gets a new browser.
+    if (!this.session.reusable) return this.close();
+    try {
+      await this.session.reset(boot);
+    } catch (err) {
+      if (err instanceof BrowserFailure || err instanceof DeadlineError) await this.close();
+      if (!(err instanceof BrowserFailure)) throw err;
+    }
+  }
+
+  async current(): Promise<CaptureSession> {
+    if (this.stopped) throw new VidkitError('the render stopped: no new browser is opened');
+    this.session ??= await this.open();
+    return this.session;
+  }
+
+  /** Closes the session for good: a render that failed or was interrupted relaunches nothing. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    await this.close();
+  }
+
+  get isOpen(): boolean {
+    return this.session !== undefined;
+  }
+
+  /** Closes the open session; a call while one is closing waits for it, so nothing outlives it. */
+  async close(): Promise<void> {
+    const session = this.session;
+    this.session = undefined;
+    this.pageFrame = -1;
+    if (session) this.closing = session.close();
+    await this.closing;
+  }
+}
+
+export interface ChunkHooks {
+  onFrame(frame: number): void;
+  /** A browser failed and is being relaunched to render on from `frame`. */
+  onRelaunch?(message: string): void;
+}
+
+/**
+ * Renders one chunk: seeks the session to each frame of the range, captures it and streams it into
+ * the sink. With the native encoder, capture and encoding overlap: it decodes and encodes on its
+ * own threads while the next frame is being captured. A browser that dies or stops answering is
+ * relaunched, at most {@link MAX_RELAUNCHES} times a range, and the range goes on from the frame it
+ * was at, so the segment still holds every frame once. It returns the text of the range's frames
+ * that no font could draw, as the page's glyph check found it (a page lost with its browser takes
+ * its findings with it; the relaunched page checks the frames it draws).
+ * Used unchanged by local workers and by the cloud chunk function.
+ */
+export async function renderChunk(
+  slot: SessionSlot,
+  chunk: ChunkRange,
+  encoder: FrameSink,
+  hooks: ChunkHooks,
+): Promise<{ frames: number; bytes: number; missingGlyphs: MissingGlyphs[] }> {
+  let relaunches = 0;
+  try {
+    // A new page has no frame before it to repeat, so its first capture is whole.
+    let fresh = true;
+    // `endFrame` is read before every frame: another worker may take the rest of the range.
+    for (let frame = chunk.startFrame; frame < chunk.endFrame; ) {
+      if (slot.pageFrame >= frame) await slot.close();
+      let image: Buffer | null;
+      try {
+        fresh ||= !slot.isOpen;
+        const session = await slot.current();
+        image = await session.capture(frame, fresh || frame === chunk.startFrame);
+      } catch (err) {
+        if (!(err instanceof BrowserFailure)) throw err;
+        await slot.close();
+        // A full TMPDIR kills browsers (their profiles and shared memory live there): say that, not "relaunching".
+        checkTempSpace();
+        if (relaunches === MAX_RELAUNCHES) {
+          throw new VidkitError(`frame ${frame}: ${err.message}, and again after ${MAX_RELAUNCHES} relaunches; the render stops here`);
+        }
+        relaunches += 1;
+        hooks.onRelaunch?.(`${err.message}; relaunching it to render on from frame ${frame} (${relaunches} of ${MAX_RELAUNCHES})`);
+        continue;
+      }
+      fresh = false;
+      slot.pageFrame = frame;
+      if (image) await encoder.push(image);
+      else await encoder.pushRepeat();
+      hooks.onFrame(frame);
+      frame += 1;
+    }
+    if (slot.isOpen) await (await slot.current()).reportFailedLoads();
+    const missingGlyphs = slot.isOpen ? await (await slot.current()).missingGlyphs() : [];
+    return { ...(await encoder.finish()), missingGlyphs };
+  } catch (err) {
+    encoder.abort();
+    throw err;
+  }
+}

@@ -1,0 +1,2 @@
+/** How frames are taken from the page. */
+export type CaptureMode = 'beginframe' | 'screenshot';

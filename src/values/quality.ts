@@ -1,0 +1,66 @@
+import { badInput } from '../errors';
+import { Static, Type } from '@sinclair/typebox';
+import { QUALITIES } from './constants';
+
+export type Quality = (typeof QUALITIES)[number];
+
+/** How a frame leaves the browser; also part of the cloud payload (sdk/render-input.ts). */
+export const FrameFormatSchema = Type.Union([Type.Object({ type: Type.Literal('jpeg'), quality: Type.Number() }), Type.Object({ type: Type.Literal('png') })]);
+export type FrameFormat = Static<typeof FrameFormatSchema>;
+
+export const QualitySettingsSchema = Type.Object({
+  crf: Type.Number(),
+  preset: Type.String(),
+  /** x264 options after the preset (mp4 only). */
+  x264Params: Type.Optional(Type.String()),
+  /** x264 options instead of `x264Params` for a page with a `<video>` (mp4 only). */
+  x264ParamsWithVideo: Type.Optional(Type.String()),
+  frameFormat: FrameFormatSchema,
+});
+export type QualitySettings = Static<typeof QualitySettingsSchema>;
+
+/**
+ * The standard motion search: diamond search with one refinement step instead of veryfast's
+ * hexagon and two. On lossless 1080p bench frames at CRF 18 it cut x264's CPU by 28-42% (canvas
+ * 13.3 -> 8.7 s for 300 frames, css keyframes 8.2 -> 4.8 s), files -11% to +7%, PSNR -0.3 to
+ * +0.15 dB. On two cores the encoder shares the CPU with the browsers, so this is render time.
+ */
+const FAST_MOTION_SEARCH = 'me=dia:subme=1';
+
+/**
+ * Pages with video: one B-frame between references, placed without veryfast's per-frame B-frame
+ * decision (b-adapt). On the picture-in-picture bench page (two camera-like videos, 300 1080p
+ * frames) files came out 3.6% smaller and renders 2-5% faster (A/Bs of 3-4 runs), PSNR 26.756
+ * against 26.759 dB. Graphics keep the adaptive choice: there it made ui-3d-reveal 21% larger.
+ */
+const VIDEO_B_FRAMES = 'bframes=1:b-adapt=0';
+
+/** What `--quality` means; `--crf` overrides the CRF of any of them. */
+export const QUALITY_SETTINGS: Record<Quality, QualitySettings> = {
+  draft: { crf: 28, preset: 'ultrafast', frameFormat: { type: 'jpeg', quality: 75 } },
+  standard: {
+    crf: 18,
+    preset: 'veryfast',
+    x264Params: FAST_MOTION_SEARCH,
+    x264ParamsWithVideo: `${FAST_MOTION_SEARCH}:${VIDEO_B_FRAMES}`,
+    frameFormat: { type: 'jpeg', quality: 90 },
+  },
+  high: { crf: 12, preset: 'medium', frameFormat: { type: 'png' } },
+};
+
+/** `names` are what error messages call the two settings: the CLI's flags, or the render API's options. */
+export function qualitySettings(
+  quality: string | undefined,
+  crf: string | undefined,
+  names: { quality: string; crf: string },
+): QualitySettings {
+  const name = quality ?? 'standard';
+  if (!(QUALITIES as readonly string[]).includes(name)) {
+    throw badInput(`${names.quality} must be one of ${QUALITIES.join(', ')}, got "${name}"`);
+  }
+  const base = QUALITY_SETTINGS[name as Quality];
+  if (crf === undefined) return base;
+  const n = Number(crf);
+  if (!Number.isInteger(n) || n < 0 || n > 51) throw badInput(`${names.crf} must be a whole number from 0 to 51, got "${crf}"`);
+  return { ...base, crf: n };
+}
