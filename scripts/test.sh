@@ -22,6 +22,7 @@ UNIT_TESTS=(
   composition/variables.test.ts
   docs/links.test.ts
   docs/schema-files.test.ts
+  layers.test.ts
   lambda/chunk-errors.test.ts
   lambda/payload-version.test.ts
   lambda/site-media.test.ts
