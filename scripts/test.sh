@@ -2,51 +2,17 @@
 # The test suite, in three tiers, each selectable: `bash scripts/test.sh [unit] [e2e] [cloud]`
 # (all three when none is named).
 #   unit   the checks of the Rust sources (the generated addon types are current, clippy, rustfmt),
-#          cargo test for the Rust core, the type check of the tests, and the TypeScript unit tests:
-#          they run on the sources (tsx), never dist/ nor a browser (both are refused here).
+#          cargo test for the Rust core, the type checks of the tests and of the page runtime, and
+#          the TypeScript unit tests: they run on the sources (tsx), never dist/ nor a browser
+#          (both are refused here).
 #   e2e    the end-to-end tests: the built CLI, SDK and player, real Chromium, real libav.
 #   cloud  the tests that start the AWS emulator (MiniStack).
+# A test file names its tier in its first line (`// tier: unit`, `// tier: cloud`); any other is e2e.
 # Test files run in processes of their own, two at a time, each under a deadline
 # (scripts/run-tests.mjs). Sets everything up first. Prints each tier's counts and wall time; the
 # last line is the summary `tests: N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
-
-# The TypeScript unit tests (paths under src/). A test file not listed here, and not starting the
-# AWS emulator, is end-to-end: a new test runs in the slower tier until someone moves it.
-UNIT_TESTS=(
-  composition/clip-lines.test.ts
-  composition/composition.test.ts
-  composition/css-scope.test.ts
-  composition/render-request.test.ts
-  composition/variables.test.ts
-  docs/links.test.ts
-  docs/schema-files.test.ts
-  layers.test.ts
-  lambda/chunk-errors.test.ts
-  lambda/payload-version.test.ts
-  lambda/site-media.test.ts
-  native.test.ts
-  preview/project-watcher.test.ts
-  preview/rows-file.test.ts
-  preview/source-patch.test.ts
-  preview/studio-edits.test.ts
-  preview/studio-jobs.test.ts
-  preview/studio/timeline-model.test.ts
-  values/formats.test.ts
-  render/plan/frame-scheduler.test.ts
-  render/serve/project-server.test.ts
-  render/capture/redraw.test.ts
-  render/serve/remote-assets.test.ts
-  values/resolution-presets.test.ts
-  render/plan/workers.test.ts
-  runtime/wasm-modules.test.ts
-  sdk/batch-file.test.ts
-  sdk/batch-manifest.test.ts
-  template-server/render-limits.test.ts
-  template-server/render-queue.test.ts
-  test-support/build.test.ts
-)
 
 usage() { echo "usage: bash scripts/test.sh [unit] [e2e] [cloud]" >&2; }
 tiers=("$@")
@@ -114,10 +80,16 @@ uvu_tests() { # test files, relative to src/
   count "$p" "$f"
 }
 
-# Every test file under src/, relative to it, by tier.
+# Every test file under src/, relative to it, by the tier its first line names: `// tier: unit`
+# (on the sources, never dist/ nor a browser), `// tier: cloud` (starts the AWS emulator); any
+# other file is end-to-end.
 all_tests=$(cd src && find . -name '*.test.ts' -not -path '*/node_modules/*' | sed 's|^\./||' | sort)
-cloud_tests=$(cd src && grep -l 'startAwsEmulator(' $all_tests | sort)
-e2e_tests=$(comm -23 <(echo "$all_tests") <(printf '%s\n' "${UNIT_TESTS[@]}" $cloud_tests | sort))
+tier_files() { # tier
+  (cd src && awk -v want="// tier: $1" 'FNR == 1 { if ($0 == want) print FILENAME; nextfile }' $all_tests | sort)
+}
+unit_tests=$(tier_files unit)
+cloud_tests=$(tier_files cloud)
+e2e_tests=$(comm -23 <(echo "$all_tests") <(printf '%s\n' $unit_tests $cloud_tests | sort))
 
 # Checks of the Rust sources, one test each. setup.sh has just rebuilt the addon, regenerating
 # src/native-addon.d.ts from its #[napi] items.
@@ -128,24 +100,27 @@ rust_source_checks() {
 }
 
 unit_tier() {
-  local missing=() file
-  for file in "${UNIT_TESTS[@]}"; do
-    if [ ! -f "src/$file" ]; then missing+=("$file")
-    elif grep -q 'startAwsEmulator(' "src/$file"; then missing+=("$file (starts the AWS emulator: a cloud test)"); fi
+  # The emulator is the cloud tier's: a file that starts it says so.
+  local misplaced=() file
+  for file in $(cd src && grep -l 'startAwsEmulator(' $all_tests); do
+    [[ " $(echo $cloud_tests) " == *" $file "* ]] || misplaced+=("$file (starts the AWS emulator: its first line must be // tier: cloud)")
   done
-  if [ ${#missing[@]} -gt 0 ]; then
-    printf 'scripts/test.sh lists as a unit test: %s\n' "${missing[@]}"
-    count 0 ${#missing[@]}
+  if [ ${#misplaced[@]} -gt 0 ]; then
+    printf 'scripts/test.sh: %s\n' "${misplaced[@]}"
+    count 0 ${#misplaced[@]}
   fi
   rust_source_checks
   cargo_tests
   check 'tests type-check (tsc -p tsconfig.test.json)' npx --no-install tsc -p tsconfig.test.json
+  # The code that runs in the page (the runtime setup injects, the glyph page) has a tsconfig of its
+  # own, with the DOM's types and no Node's: the build bundles it without a type check.
+  check 'page runtime type-check (tsc -p src/runtime/page/tsconfig.json)' npx --no-install tsc -p src/runtime/page/tsconfig.json
   # The benches import the built API (dist/, built by setup): a renamed export breaks them here, not at bench time.
   check 'benches type-check (tsc -p benches/tsconfig.json)' npx --no-install tsc -p benches/tsconfig.json
   # A unit test that reaches dist/ (test-support refuses it) or launches a browser fails.
   printf '#!/bin/sh\necho "a unit test launched a browser: it belongs in the e2e tier (scripts/test.sh)" >&2\nexit 1\n' >"$logs/no-browser"
   chmod +x "$logs/no-browser"
-  VIDKIT_TEST_TIER=unit VIDKIT_BROWSER="$logs/no-browser" uvu_tests --tier unit "${UNIT_TESTS[@]}"
+  VIDKIT_TEST_TIER=unit VIDKIT_BROWSER="$logs/no-browser" uvu_tests --tier unit $unit_tests
 }
 
 summary=()

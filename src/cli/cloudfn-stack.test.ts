@@ -1,3 +1,4 @@
+// tier: cloud
 import { spawn } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';

@@ -1,3 +1,4 @@
+// tier: unit
 import * as path from 'node:path';
 import { HTMLElement, parse } from 'node-html-parser';
 import { test } from 'uvu';

@@ -1,3 +1,4 @@
+// tier: unit
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

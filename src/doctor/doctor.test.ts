@@ -1,3 +1,4 @@
+// tier: cloud
 import { CloudFormationClient, CreateStackCommand, waitUntilStackCreateComplete } from '@aws-sdk/client-cloudformation';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

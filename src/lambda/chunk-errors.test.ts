@@ -1,3 +1,4 @@
+// tier: unit
 import { S3ServiceException } from '@aws-sdk/client-s3';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,3 +1,4 @@
+// tier: unit
 import * as fs from 'node:fs';
 import * as http from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -1,3 +1,4 @@
+// tier: unit
 import { parse } from 'node-html-parser';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

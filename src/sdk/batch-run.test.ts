@@ -1,3 +1,4 @@
+// tier: cloud
 import { ChildProcess } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as http from 'node:http';

@@ -1,3 +1,4 @@
+// tier: cloud
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { CreateStateMachineCommand, DescribeExecutionCommand, ListExecutionsCommand } from '@aws-sdk/client-sfn';

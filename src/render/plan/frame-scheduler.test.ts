@@ -1,3 +1,4 @@
+// tier: unit
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { FrameScheduler } from './frame-scheduler';

@@ -1,3 +1,4 @@
+// tier: unit
 import * as os from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';

@@ -1,3 +1,4 @@
+// tier: unit
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { suite } from 'uvu';
