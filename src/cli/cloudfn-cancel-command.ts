@@ -1,10 +1,11 @@
 import { Command, Option } from 'clipanion';
 import { badInput } from '../errors';
+import { cliOption } from '../options/cli-options';
 import { ManifestWriter, RENDER_STATUSES, columns, latestRowPerLine, readManifest, writeLines } from '../sdk/batch-manifest';
 import type { BatchManifestRow } from '../sdk/batch-dispatch';
 import type { CancelResult, CancelTarget } from '../sdk/cancel';
 import { CloudCommand } from './cloud-command';
-import { BUCKET_DESCRIPTION, CLOUD_EXIT_CODES, STACK_NAME_DESCRIPTION, STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
+import { CLOUD_EXIT_CODES } from './cloudfn-options';
 
 export class CloudfnCancelCommand extends CloudCommand {
   static paths = [['cloudfn', 'cancel']];
@@ -37,9 +38,9 @@ export class CloudfnCancelCommand extends CloudCommand {
 
   id = Option.String({ required: false, name: 'renderId or executionArn' });
   batchManifest = Option.String('--batch-manifest', { description: 'Stop every render of a batch, from the manifest render-batch wrote' });
-  bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
-  stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
-  stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
+  bucket = cliOption('bucket');
+  stateMachineArn = cliOption('stateMachineArn');
+  stackName = cliOption('stackName');
   json = Option.Boolean('--json', false, { description: 'Print the results as a JSON array' });
 
   protected async runCloud(): Promise<void> {

@@ -1,5 +1,7 @@
 import { Command, Option } from 'clipanion';
-import { DEFAULT_STACK_NAME, MAX_MEMORY_MB } from '../sdk/defaults';
+import { MAX_MEMORY_MB } from '../sdk/defaults';
+import { cliOption } from '../options/cli-options';
+import { DEFAULT_STACK_NAME } from '../values/constants';
 import { CloudCommand } from './cloud-command';
 import { wholeNumber } from './cloudfn-options';
 
@@ -31,7 +33,7 @@ export class CloudfnDeployCommand extends CloudCommand {
   concurrency = Option.String('--concurrency', { description: 'Reserved concurrency of the render function (default: none reserved)' });
   memory = Option.String('--memory', { description: `Render function memory in MB, at most ${MAX_MEMORY_MB} (the default)` });
   imageUri = Option.String('--image-uri', { description: 'Image of the render function in ECR (required on the first deploy)' });
-  stackName = Option.String('--stack-name', DEFAULT_STACK_NAME, { description: `Stack name (default ${DEFAULT_STACK_NAME})` });
+  stackName = cliOption('stackName', { cliDefault: DEFAULT_STACK_NAME, description: `Stack name (default ${DEFAULT_STACK_NAME})` });
   json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
   protected async runCloud(): Promise<void> {

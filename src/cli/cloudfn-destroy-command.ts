@@ -1,7 +1,8 @@
 import * as readline from 'node:readline/promises';
 import { Command, Option } from 'clipanion';
+import { cliOption } from '../options/cli-options';
 import { ExitCode, badInput } from '../errors';
-import { DEFAULT_STACK_NAME } from '../sdk/defaults';
+import { DEFAULT_STACK_NAME } from '../values/constants';
 import type { DestroyPlan } from '../sdk/destroy';
 import { CloudCommand } from './cloud-command';
 
@@ -31,7 +32,7 @@ export class CloudfnDestroyCommand extends CloudCommand {
     [ExitCode.BadInput]: 'bad input: an option, or no terminal to ask on and no --yes',
   };
 
-  stackName = Option.String('--stack-name', DEFAULT_STACK_NAME, { description: `Stack to delete (default ${DEFAULT_STACK_NAME})` });
+  stackName = cliOption('stackName', { cliDefault: DEFAULT_STACK_NAME, description: `Stack to delete (default ${DEFAULT_STACK_NAME})` });
   yes = Option.Boolean('--yes', false, { description: 'Delete without asking' });
   json = Option.Boolean('--json', false, { description: 'Print what was deleted as JSON on stdout' });
 

@@ -1,10 +1,11 @@
 import { Command, Option } from 'clipanion';
 import { badInput } from '../errors';
+import { cliOption } from '../options/cli-options';
 import { describeMissingGlyphs } from '../render/capture/missing-glyphs';
 import { columns, latestRowPerLine, readManifest, writeLines } from '../sdk/batch-manifest';
 import type { RenderProgress } from '../sdk/progress';
 import { CloudCommand } from './cloud-command';
-import { CLOUD_EXIT_CODES, STACK_NAME_DESCRIPTION, STATE_MACHINE_DESCRIPTION } from './cloudfn-options';
+import { CLOUD_EXIT_CODES } from './cloudfn-options';
 
 /** One line for a log: status, chunks, frames, percent. */
 export function progressLine(p: RenderProgress): string {
@@ -37,8 +38,8 @@ export class CloudfnProgressCommand extends CloudCommand {
 
   id = Option.String({ required: false, name: 'renderId or executionArn' });
   batchManifest = Option.String('--batch-manifest', { description: 'Report every render of a batch, from the manifest render-batch wrote' });
-  stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
-  stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
+  stateMachineArn = cliOption('stateMachineArn');
+  stackName = cliOption('stackName');
   json = Option.Boolean('--json', false, { description: 'Print the progress as JSON' });
 
   protected async runCloud(): Promise<void> {

@@ -10,18 +10,14 @@ import type { RenderBatchInput } from '../sdk/render-batch';
 import { siteKeys } from '../sdk/render-input';
 import type { RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
+import { DEFAULT_STACK_NAME } from '../values/constants';
 import { cliOption, requiredCliOption } from '../options/cli-options';
 import { flagOf } from '../options/registry';
 import { CloudCommand } from './cloud-command';
 import { resolveFormat } from '../sdk/validate-config';
 import {
-  BUCKET_DESCRIPTION,
   CLOUD_EXIT_CODES,
-  DIRECT_DESCRIPTION,
   FORMAT_DESCRIPTION,
-  HOST_LARGE_VARIABLES_DESCRIPTION,
-  STACK_NAME_DESCRIPTION,
-  STATE_MACHINE_DESCRIPTION,
   webhookOptions,
   wholeNumber,
 } from './cloudfn-options';
@@ -97,23 +93,23 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
   outputKey = cliOption('outputKey', { description: "With a CSV/TSV batch without an outputKey column: each row's key from its cells, e.g. 'renders/{id}.mp4'" });
   manifest = Option.String('--manifest', { description: 'The manifest file to resume from and append to (default <batch>.manifest.jsonl next to the batch)' });
   force = cliOption('force', { description: 'Start every line, also those an earlier run started with the same settings' });
-  wait = Option.Boolean('--wait', false, { description: 'Stream the batch\'s progress until every render it started has ended; exit 1 if any failed' });
-  webhook = Option.String('--webhook', { description: "URL the render function POSTs each render's outcome to, and the batch's once its last render ends, signed" });
-  webhookSecret = Option.String('--webhook-secret', { description: 'Key of the webhook signature, HMAC-SHA256 (default: VIDKIT_WEBHOOK_SECRET)' });
-  webhookAllowPrivate = Option.Boolean('--webhook-allow-private', false, { description: 'Let the webhook URL be a loopback, private or link-local address' });
-  hostLargeVariables = Option.Boolean('--host-large-variables', false, { description: HOST_LARGE_VARIABLES_DESCRIPTION });
-  direct = Option.Boolean('--direct', false, { description: DIRECT_DESCRIPTION });
+  wait = cliOption('wait', { description: "Stream the batch's progress until every render it started has ended; exit 1 if any failed" });
+  webhook = cliOption('webhook', { description: "URL the render function POSTs each render's outcome to, and the batch's once its last render ends, signed" });
+  webhookSecret = cliOption('webhookSecret');
+  webhookAllowPrivate = cliOption('webhookAllowPrivate');
+  hostLargeVariables = cliOption('hostLargeVariables');
+  direct = cliOption('direct');
   width = cliOption('width');
   height = cliOption('height');
   format = cliOption('format', { description: FORMAT_DESCRIPTION });
   maxConcurrent = Option.String('--max-concurrent', { description: `Executions being started at once (default ${DEFAULT_MAX_CONCURRENT})` });
-  siteId = Option.String('--site-id', { description: 'A site uploaded before by `cloudfn sites create`: not uploaded again' });
+  siteId = cliOption('siteId');
   strictVariables = cliOption('strictVariables', { description: 'Fail an entry whose variables do not match the declarations' });
   json = Option.Boolean('--json', false, { description: 'Print the manifest as a JSON array of rows' });
   dryRun = Option.Boolean('--dry-run', false, { description: 'Validate every entry; start nothing (rows are would-invoke)' });
-  bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
-  stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
-  stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
+  bucket = cliOption('bucket');
+  stateMachineArn = cliOption('stateMachineArn');
+  stackName = cliOption('stackName');
   variablesFile = cliOption('variablesFile', { hidden: true });
   variables = cliOption('variables', { hidden: true });
   maxVariableBytes = cliOption('maxVariableBytes');
@@ -230,7 +226,7 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
   /** One render's cost by the estimate, at the deployed function's memory; undefined when it cannot be told. */
   private async costPerRender(plan: RenderPlan, prepared: PreparedSite): Promise<number | undefined> {
     if (!plan.chunkFrames) return undefined;
-    const [{ estimateRenderCost }, { describeStack }, { DEFAULT_STACK_NAME }] = await Promise.all([import('../sdk/estimate'), import('../sdk/stack'), import('../sdk/defaults')]);
+    const [{ estimateRenderCost }, { describeStack }] = await Promise.all([import('../sdk/estimate'), import('../sdk/stack')]);
     const stack = await describeStack(this.stackName ?? DEFAULT_STACK_NAME).catch(() => undefined);
     const memory = stack?.Parameters?.find((p) => p.ParameterKey === 'MemorySize')?.ParameterValue;
     return estimateRenderCost({ chunkFrames: plan.chunkFrames, width: plan.width, height: plan.height, memoryMb: memory === undefined ? undefined : Number(memory), siteFiles: prepared.files.length, webhook: true }).totalCost;

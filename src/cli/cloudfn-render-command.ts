@@ -7,20 +7,15 @@ import type { RenderHandle, RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
 import { cliOption } from '../options/cli-options';
 import { OVERRIDE_FLAGS, flagOf } from '../options/registry';
-import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, DEFAULT_TIMEOUTS } from '../values/constants';
+import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, DEFAULT_STACK_NAME, DEFAULT_TIMEOUTS } from '../values/constants';
 import { checkVariablesText, inputLimits, limitFlag, readVariablesFile } from '../options/input-limits';
 import { seconds } from './composition-command';
 import { CloudCommand } from './cloud-command';
 import { formatExtension } from '../values/formats';
 import { resolveFormat } from '../sdk/validate-config';
 import {
-  BUCKET_DESCRIPTION,
   CLOUD_EXIT_CODES,
-  DIRECT_DESCRIPTION,
   FORMAT_DESCRIPTION,
-  HOST_LARGE_VARIABLES_DESCRIPTION,
-  STACK_NAME_DESCRIPTION,
-  STATE_MACHINE_DESCRIPTION,
   webhookOptions,
   wholeNumber,
 } from './cloudfn-options';
@@ -82,7 +77,7 @@ export class CloudfnRenderCommand extends CloudCommand {
   static exitCodes = CLOUD_EXIT_CODES;
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
-  siteId = Option.String('--site-id', { description: 'A site uploaded before by `cloudfn sites create`: not uploaded again' });
+  siteId = cliOption('siteId');
   width = cliOption('width');
   height = cliOption('height');
   variables = cliOption('variables');
@@ -93,18 +88,18 @@ export class CloudfnRenderCommand extends CloudCommand {
   frameTimeout = cliOption('frameTimeout');
   format = cliOption('format', { description: FORMAT_DESCRIPTION });
   outputKey = cliOption('outputKey', { description: "Object key of the output (default renders/<composition id>-<time> with the format's extension)" });
-  wait = Option.Boolean('--wait', false, { description: 'Stream progress until the output exists, then print its location' });
+  wait = cliOption('wait');
   maxParallelChunks = cliOption('maxParallelChunks');
   targetChunkFrames = cliOption('targetChunkFrames');
   chunkSize = cliOption('chunkSize');
-  bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
-  stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
-  stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
-  webhook = Option.String('--webhook', { description: 'URL the render function POSTs the outcome to, success or failure, signed' });
-  webhookSecret = Option.String('--webhook-secret', { description: 'Key of the webhook signature, HMAC-SHA256 (default: VIDKIT_WEBHOOK_SECRET)' });
-  webhookAllowPrivate = Option.Boolean('--webhook-allow-private', false, { description: 'Let the webhook URL be a loopback, private or link-local address' });
-  hostLargeVariables = Option.Boolean('--host-large-variables', false, { description: HOST_LARGE_VARIABLES_DESCRIPTION });
-  direct = Option.Boolean('--direct', false, { description: DIRECT_DESCRIPTION });
+  bucket = cliOption('bucket');
+  stateMachineArn = cliOption('stateMachineArn');
+  stackName = cliOption('stackName');
+  webhook = cliOption('webhook');
+  webhookSecret = cliOption('webhookSecret');
+  webhookAllowPrivate = cliOption('webhookAllowPrivate');
+  hostLargeVariables = cliOption('hostLargeVariables');
+  direct = cliOption('direct');
   estimate = Option.Boolean('--estimate', false, { description: 'Print the expected usage and cost of this render at list prices; start nothing' });
   json = Option.Boolean('--json', false, { description: 'Print the render handle (with --wait, the final progress; with --estimate, the estimate) as JSON' });
 
@@ -180,7 +175,7 @@ export class CloudfnRenderCommand extends CloudCommand {
 
   /** --estimate: the render's expected usage at the deployed function's memory (the deploy default when no stack is deployed). */
   private async printEstimate(plan: RenderPlan, prepared: PreparedSite): Promise<number> {
-    const [{ estimateRenderCost }, { describeStack }, { DEFAULT_STACK_NAME }] = await Promise.all([import('../sdk/estimate'), import('../sdk/stack'), import('../sdk/defaults')]);
+    const [{ estimateRenderCost }, { describeStack }] = await Promise.all([import('../sdk/estimate'), import('../sdk/stack')]);
     const stackName = this.stackName ?? DEFAULT_STACK_NAME;
     const stack = await describeStack(stackName);
     const memory = stack?.Parameters?.find((p) => p.ParameterKey === 'MemorySize')?.ParameterValue;

@@ -1,6 +1,7 @@
 import { Command, Option } from 'clipanion';
 import { columns, writeLines } from '../sdk/batch-manifest';
-import { CLOUD_EXIT_CODES, STACK_NAME_DESCRIPTION, STATE_MACHINE_DESCRIPTION, wholeNumber } from './cloudfn-options';
+import { cliOption } from '../options/cli-options';
+import { CLOUD_EXIT_CODES, wholeNumber } from './cloudfn-options';
 import { CloudCommand } from './cloud-command';
 
 export class CloudfnRendersLsCommand extends CloudCommand {
@@ -21,8 +22,8 @@ export class CloudfnRendersLsCommand extends CloudCommand {
   static exitCodes = CLOUD_EXIT_CODES;
 
   limit = Option.String('--limit', { description: 'Renders listed at most, newest first (default 20, at most 1000)' });
-  stateMachineArn = Option.String('--state-machine-arn', { description: STATE_MACHINE_DESCRIPTION });
-  stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
+  stateMachineArn = cliOption('stateMachineArn');
+  stackName = cliOption('stackName');
   json = Option.Boolean('--json', false, { description: 'Print the renders as a JSON array' });
 
   protected async runCloud(): Promise<void> {

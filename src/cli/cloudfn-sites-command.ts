@@ -1,7 +1,8 @@
 import { Command, Option } from 'clipanion';
 import { columns, writeLines } from '../sdk/batch-manifest';
+import { cliOption } from '../options/cli-options';
 import { CloudCommand } from './cloud-command';
-import { BUCKET_DESCRIPTION, CLOUD_EXIT_CODES, STACK_NAME_DESCRIPTION } from './cloudfn-options';
+import { CLOUD_EXIT_CODES } from './cloudfn-options';
 
 export class CloudfnSitesCreateCommand extends CloudCommand {
   static paths = [['cloudfn', 'sites', 'create']];
@@ -19,8 +20,8 @@ export class CloudfnSitesCreateCommand extends CloudCommand {
   static exitCodes = CLOUD_EXIT_CODES;
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
-  bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
-  stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
+  bucket = cliOption('bucket');
+  stackName = cliOption('stackName');
   json = Option.Boolean('--json', false, { description: 'Print the site as JSON on stdout' });
 
   protected async runCloud(): Promise<void> {
@@ -48,8 +49,8 @@ export class CloudfnSitesLsCommand extends CloudCommand {
 
   static exitCodes = CLOUD_EXIT_CODES;
 
-  bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
-  stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
+  bucket = cliOption('bucket');
+  stackName = cliOption('stackName');
   json = Option.Boolean('--json', false, { description: 'Print the sites as a JSON array' });
 
   protected async runCloud(): Promise<void> {
@@ -90,8 +91,8 @@ export class CloudfnSitesRmCommand extends CloudCommand {
   static exitCodes = CLOUD_EXIT_CODES;
 
   siteIds = Option.Rest({ required: 1, name: 'siteId' });
-  bucket = Option.String('--bucket', { description: BUCKET_DESCRIPTION });
-  stackName = Option.String('--stack-name', { description: STACK_NAME_DESCRIPTION });
+  bucket = cliOption('bucket');
+  stackName = cliOption('stackName');
 
   protected async runCloud(): Promise<void> {
     const [{ deleteSite }, { resolveBucket }] = await Promise.all([import('../sdk/site'), import('../sdk/stack')]);

@@ -1,8 +1,9 @@
 import { Command, Option } from 'clipanion';
 import type { CheckResult } from '../doctor/check';
+import { cliOption } from '../options/cli-options';
 import { addonCheck, browserChecks, fontsCheck } from '../doctor/local-checks';
 import { ExitCode } from '../errors';
-import { DEFAULT_STACK_NAME } from '../sdk/defaults';
+import { DEFAULT_STACK_NAME } from '../values/constants';
 import { VidkitCommand } from './base-command';
 
 export class DoctorCommand extends VidkitCommand {
@@ -32,7 +33,7 @@ export class DoctorCommand extends VidkitCommand {
     [ExitCode.MissingDependency]: 'a required check failed: browser, capture, native addon or fonts',
   };
 
-  stackName = Option.String('--stack-name', DEFAULT_STACK_NAME, { description: `Render stack to look for (default ${DEFAULT_STACK_NAME})` });
+  stackName = cliOption('stackName', { cliDefault: DEFAULT_STACK_NAME, description: `Render stack to look for (default ${DEFAULT_STACK_NAME})` });
   json = Option.Boolean('--json', false, { description: 'Print {"ok", "checks": [{name, status, required, detail, fix?}]} on stdout' });
 
   protected async run(): Promise<number> {

@@ -3,7 +3,7 @@ import { errorMessage } from '../errors';
 import { withDeadline } from '../render/browser/deadline';
 import { awsClients } from '../sdk/aws-clients';
 import { awsError } from '../sdk/aws-errors';
-import { DEFAULT_STACK_NAME } from '../sdk/defaults';
+import { DEFAULT_STACK_NAME } from '../values/constants';
 import { CheckResult, ok, problem, skipped } from './check';
 
 /**

@@ -16,6 +16,8 @@ export type CliValue<K extends RenderOptionName> = Registry[K] extends { kind: '
 export interface CliOverrides {
   description?: string;
   hidden?: boolean;
+  /** The value this command fills in when the flag is absent, where the table leaves it to the caller. */
+  cliDefault?: string;
 }
 
 function descriptor(spec: RenderOptionSpec): string {
@@ -23,11 +25,14 @@ function descriptor(spec: RenderOptionSpec): string {
 }
 
 /** The clipanion option of `name`, as the table declares it. */
+export function cliOption<K extends RenderOptionName>(name: K, overrides: CliOverrides & { cliDefault: string }): string;
+export function cliOption<K extends RenderOptionName>(name: K, overrides?: CliOverrides): CliValue<K>;
 export function cliOption<K extends RenderOptionName>(name: K, overrides: CliOverrides = {}): CliValue<K> {
   const spec: RenderOptionSpec = RENDER_OPTIONS[name];
   const opts = { description: overrides.description ?? spec.description, hidden: overrides.hidden };
   if (spec.kind === 'boolean') return Option.Boolean(descriptor(spec), spec.cliDefault === true, opts) as CliValue<K>;
-  if (typeof spec.cliDefault === 'string') return Option.String(descriptor(spec), spec.cliDefault, opts) as CliValue<K>;
+  const cliDefault = overrides.cliDefault ?? spec.cliDefault;
+  if (typeof cliDefault === 'string') return Option.String(descriptor(spec), cliDefault, opts) as CliValue<K>;
   return Option.String(descriptor(spec), opts) as CliValue<K>;
 }
 

@@ -14,6 +14,7 @@ import {
   DEFAULT_MAX_VARIABLE_BYTES,
   DEFAULT_MAX_PARALLEL_CHUNKS,
   DEFAULT_SEED,
+  DEFAULT_STACK_NAME,
   DEFAULT_TIMEOUTS,
   FPS_CEILING,
   HLS_SEGMENT_SECONDS,
@@ -74,6 +75,8 @@ const LOCAL: readonly Surface[] = ['render', 'still', 'batch'];
 const LOCAL_AND_SDK: readonly Surface[] = ['render', 'still', 'batch', 'sdk'];
 const EVERYWHERE: readonly Surface[] = ['render', 'still', 'batch', 'cloudfn', 'sdk'];
 const CLOUD: readonly Surface[] = ['cloudfn', 'sdk'];
+/** The cloud commands' own: where the render runs and how its end is told, not how it is drawn. */
+const CLOUDFN: readonly Surface[] = ['cloudfn'];
 
 export const RENDER_OPTIONS = {
   composition: {
@@ -477,6 +480,92 @@ export const RENDER_OPTIONS = {
     description: 'Ceiling on frames per chunk (ignored with --chunk-size)',
     doc: CLOUD_DOC,
     appliesTo: CLOUD,
+  },
+  siteId: {
+    flag: '--site-id',
+    kind: 'string',
+    value: '<id>',
+    description: 'A site uploaded before by `cloudfn sites create`: not uploaded again',
+    doc: CLOUD_DOC,
+    appliesTo: CLOUDFN,
+  },
+  wait: {
+    flag: '--wait',
+    kind: 'boolean',
+    cliDefault: false,
+    default: 'false',
+    description: 'Stream progress until the output exists, then print its location',
+    doc: CLOUD_DOC,
+    appliesTo: CLOUDFN,
+  },
+  bucket: {
+    flag: '--bucket',
+    kind: 'string',
+    value: '<name>',
+    description: "Render bucket (default: VIDKIT_BUCKET, else the stack's RenderBucketName)",
+    doc: CLOUD_DOC,
+    appliesTo: CLOUDFN,
+  },
+  stateMachineArn: {
+    flag: '--state-machine-arn',
+    kind: 'string',
+    value: '<arn>',
+    description: "Render state machine ARN (default: VIDKIT_SFN_ARN, else the stack's RenderStateMachineArn)",
+    doc: CLOUD_DOC,
+    appliesTo: CLOUDFN,
+  },
+  stackName: {
+    flag: '--stack-name',
+    kind: 'string',
+    value: '<name>',
+    default: DEFAULT_STACK_NAME,
+    description: `Deployed stack to read the bucket and state machine from when they are not given (default ${DEFAULT_STACK_NAME})`,
+    doc: CLOUD_DOC,
+    appliesTo: CLOUDFN,
+  },
+  webhook: {
+    flag: '--webhook',
+    kind: 'string',
+    value: '<url>',
+    description: 'URL the render function POSTs the outcome to, success or failure, signed',
+    doc: CLOUD_DOC,
+    appliesTo: CLOUDFN,
+  },
+  webhookSecret: {
+    flag: '--webhook-secret',
+    kind: 'string',
+    value: '<key>',
+    default: 'VIDKIT_WEBHOOK_SECRET',
+    description: 'Key of the webhook signature, HMAC-SHA256 (default: VIDKIT_WEBHOOK_SECRET)',
+    doc: CLOUD_DOC,
+    appliesTo: CLOUDFN,
+  },
+  webhookAllowPrivate: {
+    flag: '--webhook-allow-private',
+    kind: 'boolean',
+    cliDefault: false,
+    default: 'false',
+    description: 'Let the webhook URL be a loopback, private or link-local address',
+    doc: CLOUD_DOC,
+    appliesTo: CLOUDFN,
+  },
+  hostLargeVariables: {
+    flag: '--host-large-variables',
+    kind: 'boolean',
+    cliDefault: false,
+    default: 'false',
+    description: 'Put the variables of a render whose execution input would exceed 256 KiB in the render bucket, and pass their key',
+    doc: CLOUD_DOC,
+    appliesTo: CLOUDFN,
+  },
+  direct: {
+    flag: '--direct',
+    kind: 'boolean',
+    cliDefault: false,
+    default: 'false',
+    description: 'Run a render that plans to one chunk as one function invocation, without the state machine',
+    doc: CLOUD_DOC,
+    appliesTo: CLOUDFN,
   },
 } as const satisfies Record<string, RenderOptionSpec>;
 

@@ -6,6 +6,5 @@
 
 /** Lambda's largest memory size, and the render function's default. */
 export const MAX_MEMORY_MB = 10240;
-export const DEFAULT_STACK_NAME = 'vidkit-render';
 /** The default cap on simultaneous execution starts of a batch (`--max-concurrent`). */
 export const DEFAULT_MAX_CONCURRENT = 50;

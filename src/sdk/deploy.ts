@@ -4,7 +4,8 @@ import { CreateStackCommand, Parameter, Stack, UpdateStackCommand } from '@aws-s
 import { ExitCode, VidkitError, badInput } from '../errors';
 import { PACKAGE_ROOT } from '../package-info';
 import { awsClients } from './aws-clients';
-import { DEFAULT_STACK_NAME, MAX_MEMORY_MB } from './defaults';
+import { MAX_MEMORY_MB } from './defaults';
+import { DEFAULT_STACK_NAME } from '../values/constants';
 import { StackOutputs, describeStack as describe, outputsOf } from './stack';
 
 export { DEFAULT_STACK_NAME, MAX_MEMORY_MB };

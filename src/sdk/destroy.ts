@@ -4,7 +4,7 @@ import { ListExecutionsCommand } from '@aws-sdk/client-sfn';
 import { VidkitError, errorMessage } from '../errors';
 import { awsClients } from './aws-clients';
 import { deleteKeys, listKeys } from './bucket-files';
-import { DEFAULT_STACK_NAME } from './defaults';
+import { DEFAULT_STACK_NAME } from '../values/constants';
 import { describeStack } from './stack';
 
 /** What `destroyStack` would delete, read before asking. */

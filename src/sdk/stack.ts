@@ -1,7 +1,7 @@
 import { DescribeStacksCommand, Stack } from '@aws-sdk/client-cloudformation';
 import { ExitCode, VidkitError } from '../errors';
 import { awsClients } from './aws-clients';
-import { DEFAULT_STACK_NAME } from './defaults';
+import { DEFAULT_STACK_NAME } from '../values/constants';
 
 /** What `deployStack` leaves in the stack's Outputs: the names every other command needs. */
 export interface StackOutputs {

@@ -38,5 +38,7 @@ export const MAX_JSON_DEPTH = 64;
 export const DEFAULT_MAX_BATCH_BYTES = 1024 * 1024 * 1024;
 /** Page deadlines unless the render says otherwise. */
 export const DEFAULT_TIMEOUTS: PageTimeouts = { loadMs: 60_000, frameMs: 30_000 };
+/** The CloudFormation stack the cloud commands deploy and read unless told another. */
+export const DEFAULT_STACK_NAME = 'vidkit-render';
 /** What the page's Math.random and crypto are seeded with unless the render says otherwise. */
 export const DEFAULT_SEED = 'vidkit';
