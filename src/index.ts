@@ -1,18 +1,13 @@
 // The programmatic render API (package entry `vidkit`): `vidkit render` as a function, with the
 // CLI's defaults. The cloud SDK is `vidkit/cloud-sdk`, the player `vidkit/player`.
 import type { Overrides } from './composition/variables';
-import { badInput } from './errors';
-import { FPS_RULE, MAX_ASSET_BYTES_RULE, isValidFps, isValidMaxAssetBytes } from './options/checks';
-import { inputLimits } from './options/input-limits';
 import type { ApiOptions } from './options/registry';
+import { resolveRenderSettings } from './options/resolve';
 import type { CaptureMode } from './values/capture-mode';
-import { OutputFormat, parseOutputFormat } from './values/formats';
+import type { OutputFormat } from './values/formats';
 import { LocalRenderResult, renderLocal } from './render/local-render';
-import { parseDeliveryOptions } from './render/output/output-writer';
-import { Quality, qualitySettings } from './values/quality';
+import type { Quality } from './values/quality';
 import type { PageTimeouts } from './values/page-timeouts';
-import { parseWorkers } from './render/plan/workers';
-import { EPOCH_FORMS, parseEpoch } from './runtime/boot';
 
 export { ExitCode, VidkitError } from './errors';
 export type { CaptureMode, OutputFormat, Overrides, PageTimeouts, Quality };
@@ -43,51 +38,33 @@ export type RenderResult = LocalRenderResult;
  * the output is complete. Rejects with a {@link VidkitError} whose `exitCode` is the CLI's.
  */
 export async function render(options: RenderOptions): Promise<RenderResult> {
-  const quality = qualitySettings(options.quality, options.crf === undefined ? undefined : String(options.crf), {
-    quality: 'options.quality',
-    crf: 'options.crf',
-  });
-  if (options.fps !== undefined && !isValidFps(options.fps)) throw badInput(`options.fps must be ${FPS_RULE}, got ${JSON.stringify(options.fps)}`);
-  if (options.maxAssetBytes !== undefined && !isValidMaxAssetBytes(options.maxAssetBytes)) {
-    throw badInput(`options.maxAssetBytes must be ${MAX_ASSET_BYTES_RULE}, got ${JSON.stringify(options.maxAssetBytes)}`);
-  }
-  const epochMs = options.epoch === undefined ? undefined : parseEpoch(options.epoch);
-  if (options.epoch !== undefined && epochMs === undefined) {
-    throw badInput(`options.epoch must be ${EPOCH_FORMS}, got ${JSON.stringify(options.epoch)}`);
-  }
-  const format = parseOutputFormat(options.format, 'options.format');
-  const delivery = parseDeliveryOptions(
-    format,
-    { gifLoop: options.gifLoop?.toString(), hlsSegmentSeconds: options.hlsSegmentSeconds?.toString() },
-    { format: 'options.format', gifLoop: 'options.gifLoop', hlsSegmentSeconds: 'options.hlsSegmentSeconds' },
-  );
+  const settings = resolveRenderSettings('api', options);
+  const { values } = settings;
   return renderLocal({
     projectDir: options.projectDir,
     composition: options.composition,
     output: options.output,
-    format,
-    ...delivery,
+    format: settings.format,
+    gifLoop: settings.gifLoop,
+    hlsSegmentSeconds: settings.hlsSegmentSeconds,
     overrides: options.variables ?? {},
     strictVariables: options.strictVariables ?? false,
-    inputLimits: inputLimits(
-      { maxVariableBytes: options.maxVariableBytes, maxVariablesBytes: options.maxVariablesBytes },
-      { maxVariableBytes: 'options.maxVariableBytes', maxVariablesBytes: 'options.maxVariablesBytes' },
-    ),
-    workers: parseWorkers(options.workers === undefined ? undefined : String(options.workers), 'options.workers'),
-    fps: options.fps,
-    width: options.width,
-    height: options.height,
+    inputLimits: settings.inputLimits,
+    workers: settings.workers,
+    fps: values.fps,
+    width: values.width,
+    height: values.height,
     resolution: options.resolution,
-    ...quality,
-    allowGpu: options.browserGpu ?? true,
-    capture: options.capture ?? 'auto',
+    ...settings.encode,
+    allowGpu: settings.allowGpu,
+    capture: settings.capture,
     allowMissingMedia: options.allowMissingMedia,
     allowPrivateNetwork: options.allowPrivateNetwork,
     allowServiceWorkers: options.allowServiceWorkers,
-    maxAssetBytes: options.maxAssetBytes,
-    timeouts: options.timeouts,
-    seed: options.seed,
-    epochMs,
+    maxAssetBytes: values.maxAssetBytes,
+    timeouts: settings.timeouts,
+    seed: values.seed,
+    epochMs: values.epoch,
     signal: options.signal,
     onWarning: options.onWarning,
     onInfo: options.onInfo,

@@ -2,16 +2,13 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { Command, Option } from 'clipanion';
-import { ExitCode, badInput } from '../errors';
+import { ExitCode } from '../errors';
 import { render } from '../index';
 import { cliOption } from '../options/cli-options';
-import { flagOf } from '../options/registry';
+import { RawOptions, resolveRenderSettings } from '../options/resolve';
 import { PACKAGE_ROOT } from '../package-info';
 import { trackPath, untrackPath } from '../render/browser/leftovers';
 import { QUALITIES } from '../values/constants';
-import type { Quality } from '../values/quality';
-import { parseWorkers } from '../render/plan/workers';
-import { wholeNumber } from './cloudfn-options';
 import { VidkitCommand } from './base-command';
 import { frameProgress } from './progress';
 import { RENDER_EXIT_CODES } from './render-command';
@@ -45,11 +42,8 @@ export class BenchmarkCommand extends VidkitCommand {
   json = Option.Boolean('--json', false, { description: 'Print {composition, width, height, frames, seconds, fps, workers, capture, gl} on stdout' });
 
   protected async run(): Promise<number> {
-    const workers = parseWorkers(this.workers);
-    const width = wholeNumber(this.width, flagOf('width'));
-    if (this.quality !== undefined && !(QUALITIES as readonly string[]).includes(this.quality)) {
-      throw badInput(`${flagOf('quality')} must be one of ${QUALITIES.join(', ')}, got "${this.quality}"`);
-    }
+    // Read as vidkit render reads them: bad input fails before any browser starts.
+    const { workers, values } = resolveRenderSettings('cli', this as RawOptions);
     const progress = frameProgress(this.context.stderr);
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-benchmark-'));
     trackPath(dir);
@@ -59,8 +53,8 @@ export class BenchmarkCommand extends VidkitCommand {
         projectDir: BENCHMARK_PROJECT,
         output: path.join(dir, 'benchmark.mp4'),
         workers,
-        width,
-        quality: this.quality as Quality | undefined,
+        width: values.width,
+        quality: values.quality,
         onWarning: (m) => this.warn(m),
         onInfo: (m) => this.log(m),
         onStart: ({ totalFrames }) => progress.start(totalFrames),

@@ -1,7 +1,6 @@
 import * as fs from 'node:fs';
 import { Command, Option } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
-import { limitFlag } from '../options/input-limits';
 import { readBatchFile } from '../sdk/batch-file';
 import type { BatchManifestRow } from '../sdk/batch-dispatch';
 import { ManifestWriter, countRows, manifestJson, manifestPathFor, manifestText, readManifest, writeLines } from '../sdk/batch-manifest';
@@ -12,6 +11,7 @@ import type { RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
 import { DEFAULT_STACK_NAME } from '../values/constants';
 import { cliOption, requiredCliOption } from '../options/cli-options';
+import { RawOptions, resolveRenderSettings } from '../options/resolve';
 import { flagOf } from '../options/registry';
 import { CloudCommand } from './cloud-command';
 import { resolveFormat } from '../sdk/validate-config';
@@ -123,14 +123,15 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
     }
     const maxConcurrent = wholeNumber(this.maxConcurrent, '--max-concurrent');
     // Refused here, before the site upload, rather than as a failed row for every entry.
+    const { values, format } = resolveRenderSettings('cli', this as RawOptions);
     const config = {
-      format: resolveFormat(this.format),
-      width: wholeNumber(this.width, flagOf('width')),
-      height: wholeNumber(this.height, flagOf('height')),
-      maxVariableBytes: limitFlag(flagOf('maxVariableBytes'), this.maxVariableBytes),
-      maxVariablesBytes: limitFlag(flagOf('maxVariablesBytes'), this.maxVariablesBytes),
+      format: resolveFormat(format),
+      width: values.width,
+      height: values.height,
+      maxVariableBytes: values.maxVariableBytes,
+      maxVariablesBytes: values.maxVariablesBytes,
     };
-    const maxBatchBytes = limitFlag(flagOf('maxBatchBytes'), this.maxBatchBytes);
+    const maxBatchBytes = values.maxBatchBytes;
     const webhook = await webhookOptions(this);
     if (this.dryRun && this.wait) throw badInput('--wait waits for renders, and --dry-run starts none: use one');
     // Loaded here, not at the top: `vidkit render` and the other local commands skip the AWS SDK.

@@ -8,8 +8,8 @@ import type { PreparedSite } from '../sdk/site';
 import { cliOption } from '../options/cli-options';
 import { OVERRIDE_FLAGS, flagOf } from '../options/registry';
 import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, DEFAULT_STACK_NAME, DEFAULT_TIMEOUTS } from '../values/constants';
-import { checkVariablesText, inputLimits, limitFlag, readVariablesFile } from '../options/input-limits';
-import { seconds } from './composition-command';
+import { checkVariablesText, readVariablesFile } from '../options/input-limits';
+import { RawOptions, resolveRenderSettings } from '../options/resolve';
 import { CloudCommand } from './cloud-command';
 import { formatExtension } from '../values/formats';
 import { resolveFormat } from '../sdk/validate-config';
@@ -110,20 +110,14 @@ export class CloudfnRenderCommand extends CloudCommand {
       import('../sdk/site'),
       import('../sdk/stack'),
     ]);
-    const maxVariableBytes = limitFlag(flagOf('maxVariableBytes'), this.maxVariableBytes);
-    const maxVariablesBytes = limitFlag(flagOf('maxVariablesBytes'), this.maxVariablesBytes);
-    const limits = inputLimits({ maxVariableBytes, maxVariablesBytes });
+    const { values, inputLimits: limits, timeouts, format: given } = resolveRenderSettings('cli', this as RawOptions);
     const overrides = parseOverrides(
       { json: this.variables, file: this.variablesFile },
       (p) => readVariablesFile(p, limits, flagOf('variablesFile')),
       OVERRIDE_FLAGS,
       (text, what) => checkVariablesText(text, what, limits),
     );
-    const timeouts = {
-      ...(this.loadTimeout === undefined ? {} : { loadMs: seconds(flagOf('loadTimeout'), this.loadTimeout, DEFAULT_TIMEOUTS.loadMs) }),
-      ...(this.frameTimeout === undefined ? {} : { frameMs: seconds(flagOf('frameTimeout'), this.frameTimeout, DEFAULT_TIMEOUTS.frameMs) }),
-    };
-    const format = resolveFormat(this.format);
+    const format = resolveFormat(given);
     const prepared = prepareSite(this.projectDir);
     const siteId = this.siteId ?? prepared.siteId;
     const siteHandle = { ...prepared, siteId, prefix: `sites/${siteId}/` };
@@ -135,15 +129,15 @@ export class CloudfnRenderCommand extends CloudCommand {
       outputKey: this.outputKey ?? `renders/${prepared.composition.id}-${new Date().toISOString().replace(/[:.]/g, '-')}${formatExtension(format)}`,
       config: {
         format,
-        width: wholeNumber(this.width, flagOf('width')),
-        height: wholeNumber(this.height, flagOf('height')),
+        width: values.width,
+        height: values.height,
         variables: overrides,
-        maxVariableBytes,
-        maxVariablesBytes,
+        maxVariableBytes: values.maxVariableBytes,
+        maxVariablesBytes: values.maxVariablesBytes,
         ...(Object.keys(timeouts).length > 0 ? { timeouts } : {}),
-        maxParallelChunks: wholeNumber(this.maxParallelChunks, flagOf('maxParallelChunks')),
-        targetChunkFrames: wholeNumber(this.targetChunkFrames, flagOf('targetChunkFrames')),
-        chunkSize: wholeNumber(this.chunkSize, flagOf('chunkSize')),
+        maxParallelChunks: values.maxParallelChunks,
+        targetChunkFrames: values.targetChunkFrames,
+        chunkSize: values.chunkSize,
       },
       webhook: await webhookOptions(this),
       hostLargeVariables: this.hostLargeVariables,

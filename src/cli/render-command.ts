@@ -2,13 +2,9 @@ import * as path from 'node:path';
 import { Command } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
 import { cliOption, dockerArgv } from '../options/cli-options';
-import { limitFlag } from '../options/input-limits';
 import { flagOf } from '../options/registry';
-import { formatExtension, parseOutputFormat } from '../values/formats';
+import { OutputFormat, formatExtension } from '../values/formats';
 import { renderLocal } from '../render/local-render';
-import { parseDeliveryOptions } from '../render/output/output-writer';
-import { qualitySettings } from '../values/quality';
-import { parseWorkers } from '../render/plan/workers';
 import type { ExitCodes } from './base-command';
 import { CompositionCommand } from './composition-command';
 import { renderInDocker } from './docker';
@@ -95,11 +91,10 @@ export class RenderCommand extends CompositionCommand {
   maxBatchBytes = cliOption('maxBatchBytes');
 
   protected async run(): Promise<number> {
-    const quality = qualitySettings(this.quality, this.crf, { quality: flagOf('quality'), crf: flagOf('crf') });
-    const format = parseOutputFormat(this.format, flagOf('format'));
-    const workers = parseWorkers(this.workers);
-    const delivery = parseDeliveryOptions(format, { gifLoop: this.gifLoop, hlsSegmentSeconds: this.hlsSegmentSeconds });
-    const page = this.pageSettings();
+    const settings = this.settings();
+    const { format, encode: quality, workers } = settings;
+    const delivery = { gifLoop: settings.gifLoop, hlsSegmentSeconds: settings.hlsSegmentSeconds };
+    const page = this.pageSettings(settings);
 
     if (this.strict) failOnLintErrors(this.projectDir, this.context.stderr);
     if (this.batch !== undefined) {
@@ -112,17 +107,17 @@ export class RenderCommand extends CompositionCommand {
         format,
         gifLoop: delivery.gifLoop,
         batchFile: this.batch,
-        maxBatchBytes: limitFlag(flagOf('maxBatchBytes'), this.maxBatchBytes),
+        maxBatchBytes: settings.values.maxBatchBytes,
         outputKeyPattern: this.outputKey,
         outputDir: this.outputDir,
-        concurrency: parseWorkers(this.batchConcurrency, flagOf('batchConcurrency')),
+        concurrency: settings.values.batchConcurrency ?? 'auto',
         failFast: this.failFast,
         force: this.force,
       });
     }
     if (this.maxBatchBytes !== undefined) throw badInput(`${flagOf('maxBatchBytes')} goes with ${flagOf('batch')}: it bounds the batch file`);
     if (this.outputKey !== undefined) throw badInput(`${flagOf('outputKey')} goes with a CSV or TSV ${flagOf('batch')}: it names each row's output from its cells`);
-    if (this.docker) return this.runInDocker(page.overrides);
+    if (this.docker) return this.runInDocker(page.overrides, format);
 
     const progress = frameProgress(this.context.stderr);
     const stopHandling = exitOnTermination(this.context.stderr, () => progress.stop());
@@ -154,8 +149,7 @@ export class RenderCommand extends CompositionCommand {
   }
 
   /** Hands the same options to `vidkit render` inside the image (the table marks which pass). */
-  private runInDocker(overrides: Record<string, unknown>): number {
-    const format = parseOutputFormat(this.format, flagOf('format'));
+  private runInDocker(overrides: Record<string, unknown>, format: OutputFormat): number {
     const pass = [...dockerArgv(this), `${flagOf('variables')}=${JSON.stringify(overrides)}`, `${flagOf('format')}=${format}`];
     if (this.json) pass.push('--json');
     const output = this.output ?? path.join('out', `${path.basename(path.resolve(this.projectDir))}${formatExtension(format)}`);

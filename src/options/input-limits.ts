@@ -5,6 +5,7 @@
 import * as fs from 'node:fs';
 import { badInput } from '../errors';
 import { DEFAULT_MAX_VARIABLES_BYTES, DEFAULT_MAX_VARIABLE_BYTES, MAX_JSON_DEPTH } from '../values/constants';
+import { LIMIT_RULE, isValidLimit } from './checks';
 import { flagOf } from './registry';
 
 const MiB = 1024 * 1024;
@@ -26,11 +27,6 @@ const RAISE = {
   variablesBytes: `${flagOf('maxVariablesBytes')} (render() and the SDK: maxVariablesBytes; servers: ${LIMIT_ENV.variablesBytes})`,
 } as const;
 
-const LIMIT_RULE = 'a whole number of bytes above 0';
-
-function isValidLimit(value: unknown): value is number {
-  return typeof value === 'number' && Number.isSafeInteger(value) && value > 0;
-}
 
 /** `n` bytes as a reader sees them: `8388608 bytes (8 MiB)`. */
 export function bytesText(n: number): string {

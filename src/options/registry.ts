@@ -4,6 +4,7 @@
 // shared by the CLI, render() and the SDK, and docs/reference/render-options.md are all made
 // from this table.
 import type { CaptureMode } from '../values/capture-mode';
+import { CHECKS, OptionCheck } from './checks';
 import type { OutputFormat } from '../values/formats';
 import type { Quality } from '../values/quality';
 import {
@@ -50,6 +51,8 @@ export interface RenderOptionSpec {
   short?: `-${string}`;
   /** Text (a value follows the flag) or a switch; a switch defaulting to true is turned off by `--no-<flag>`. */
   kind: 'string' | 'boolean';
+  /** Reads the value, a flag's text or an API value, and checks it: the only place its rule is applied (resolve.ts runs it). */
+  check?: OptionCheck<unknown>;
   /** The value clipanion fills in when the flag is absent. */
   cliDefault?: string | boolean;
   /** The type render() and the SDK take, or absent where the option is the command line's only. */
@@ -104,6 +107,7 @@ export const RENDER_OPTIONS = {
   format: {
     flag: '--format',
     kind: 'string',
+    check: CHECKS.format,
     api: 'format',
     value: '<name>',
     default: 'mp4',
@@ -142,6 +146,7 @@ export const RENDER_OPTIONS = {
   workers: {
     flag: '--workers',
     kind: 'string',
+    check: CHECKS.workers,
     cliDefault: 'auto',
     api: 'workers',
     value: '<n|auto>',
@@ -154,6 +159,7 @@ export const RENDER_OPTIONS = {
   fps: {
     flag: '--fps',
     kind: 'string',
+    check: CHECKS.fps,
     api: 'number',
     value: '<n>',
     default: "the composition's data-fps, else 30",
@@ -165,6 +171,7 @@ export const RENDER_OPTIONS = {
   width: {
     flag: '--width',
     kind: 'string',
+    check: CHECKS.side,
     api: 'number',
     value: '<px>',
     default: 'data-width',
@@ -176,6 +183,7 @@ export const RENDER_OPTIONS = {
   height: {
     flag: '--height',
     kind: 'string',
+    check: CHECKS.side,
     api: 'number',
     value: '<px>',
     default: 'data-height',
@@ -197,6 +205,7 @@ export const RENDER_OPTIONS = {
   gifLoop: {
     flag: '--gif-loop',
     kind: 'string',
+    check: CHECKS.gifLoop,
     api: 'number',
     value: '<n>',
     default: '0 (for ever)',
@@ -208,6 +217,7 @@ export const RENDER_OPTIONS = {
   hlsSegmentSeconds: {
     flag: '--hls-segment-seconds',
     kind: 'string',
+    check: CHECKS.hlsSegmentSeconds,
     api: 'number',
     value: '<s>',
     default: String(HLS_SEGMENT_SECONDS),
@@ -219,6 +229,7 @@ export const RENDER_OPTIONS = {
   quality: {
     flag: '--quality',
     kind: 'string',
+    check: CHECKS.quality,
     api: 'quality',
     value: `<${QUALITIES.join('|')}>`,
     default: 'standard',
@@ -230,6 +241,7 @@ export const RENDER_OPTIONS = {
   crf: {
     flag: '--crf',
     kind: 'string',
+    check: CHECKS.crf,
     api: 'number',
     value: '<0-51>',
     default: "the quality's",
@@ -252,6 +264,7 @@ export const RENDER_OPTIONS = {
   capture: {
     flag: '--capture',
     kind: 'string',
+    check: CHECKS.capture,
     cliDefault: 'auto',
     api: 'capture',
     value: '<auto|beginframe|screenshot>',
@@ -297,6 +310,7 @@ export const RENDER_OPTIONS = {
   maxAssetBytes: {
     flag: '--max-asset-bytes',
     kind: 'string',
+    check: CHECKS.maxAssetBytes,
     api: 'number',
     value: '<n>',
     default: `${DEFAULT_MAX_ASSET_BYTES} (512 MiB)`,
@@ -308,6 +322,7 @@ export const RENDER_OPTIONS = {
   maxVariableBytes: {
     flag: '--max-variable-bytes',
     kind: 'string',
+    check: CHECKS.limit,
     api: 'number',
     value: '<n>',
     default: `${DEFAULT_MAX_VARIABLE_BYTES} (8 MiB)`,
@@ -319,6 +334,7 @@ export const RENDER_OPTIONS = {
   maxVariablesBytes: {
     flag: '--max-variables-bytes',
     kind: 'string',
+    check: CHECKS.limit,
     api: 'number',
     value: '<n>',
     default: `${DEFAULT_MAX_VARIABLES_BYTES} (16 MiB)`,
@@ -330,6 +346,7 @@ export const RENDER_OPTIONS = {
   seed: {
     flag: '--seed',
     kind: 'string',
+    check: CHECKS.string,
     api: 'string',
     value: '<string>',
     default: `"${DEFAULT_SEED}"`,
@@ -341,6 +358,7 @@ export const RENDER_OPTIONS = {
   epoch: {
     flag: '--epoch',
     kind: 'string',
+    check: CHECKS.epoch,
     api: 'epoch',
     value: '<date|ms>',
     default: '2024-01-01T00:00:00Z',
@@ -352,6 +370,7 @@ export const RENDER_OPTIONS = {
   loadTimeout: {
     flag: '--load-timeout',
     kind: 'string',
+    check: CHECKS.seconds,
     value: '<s>',
     default: String(DEFAULT_TIMEOUTS.loadMs / 1000),
     description: `Seconds the page (in the cloud, each chunk's) may take to load and become ready, at most ${MAX_TIMEOUT_SECONDS} (default ${DEFAULT_TIMEOUTS.loadMs / 1000}); render() and the SDK config take timeouts.loadMs`,
@@ -362,6 +381,7 @@ export const RENDER_OPTIONS = {
   frameTimeout: {
     flag: '--frame-timeout',
     kind: 'string',
+    check: CHECKS.seconds,
     value: '<s>',
     default: String(DEFAULT_TIMEOUTS.frameMs / 1000),
     description: `Seconds one frame may take to seek and draw before the render fails, at most ${MAX_TIMEOUT_SECONDS} (default ${DEFAULT_TIMEOUTS.frameMs / 1000}); render() and the SDK config take timeouts.frameMs`,
@@ -400,6 +420,7 @@ export const RENDER_OPTIONS = {
   maxBatchBytes: {
     flag: '--max-batch-bytes',
     kind: 'string',
+    check: CHECKS.limit,
     value: '<n>',
     default: `${DEFAULT_MAX_BATCH_BYTES} (1 GiB)`,
     description: `With --batch: bytes the batch file may have (default ${DEFAULT_MAX_BATCH_BYTES}, 1 GiB); a larger one is refused before any line is read`,
@@ -427,6 +448,7 @@ export const RENDER_OPTIONS = {
   batchConcurrency: {
     flag: '--batch-concurrency',
     kind: 'string',
+    check: CHECKS.workers,
     cliDefault: 'auto',
     value: '<n|auto>',
     default: 'auto',
@@ -455,6 +477,7 @@ export const RENDER_OPTIONS = {
   chunkSize: {
     flag: '--chunk-size',
     kind: 'string',
+    check: CHECKS.positive,
     api: 'number',
     value: '<n>',
     default: String(DEFAULT_CHUNK_SIZE),
@@ -465,6 +488,7 @@ export const RENDER_OPTIONS = {
   maxParallelChunks: {
     flag: '--max-parallel-chunks',
     kind: 'string',
+    check: CHECKS.positive,
     api: 'number',
     value: '<n>',
     default: String(DEFAULT_MAX_PARALLEL_CHUNKS),
@@ -475,6 +499,7 @@ export const RENDER_OPTIONS = {
   targetChunkFrames: {
     flag: '--target-chunk-frames',
     kind: 'string',
+    check: CHECKS.positive,
     api: 'number',
     value: '<n>',
     description: 'Ceiling on frames per chunk (ignored with --chunk-size)',

@@ -1,5 +1,6 @@
 import type { Overrides } from '../composition/variables';
-import { Determinism, EPOCH_FORMS, parseEpoch } from '../runtime/boot';
+import type { Determinism } from '../runtime/boot';
+import { EPOCH_FORMS, parseEpoch } from '../values/epoch';
 import type { PageClip, VidkitRuntime } from '../runtime/protocol';
 import { CompositionDocument, fetchComposition, playableHtml, withDuration } from './composition-document';
 import { PLAYER_ICONS } from './player-icons';

@@ -4,9 +4,10 @@ import { loadComposition } from '../composition/composition';
 import type { Overrides } from '../composition/variables';
 import { badInput } from '../errors';
 import { render } from '../index';
-import { OUTPUT_FORMATS, QUALITIES } from '../values/constants';
+import { OUTPUT_FORMATS } from '../values/constants';
 import { checkVariables, inputLimitsFromEnv } from '../options/input-limits';
-import { OutputFormat, formatExtension, isDirectoryFormat, parseOutputFormat } from '../values/formats';
+import { resolveRenderSettings } from '../options/resolve';
+import { OutputFormat, formatExtension, isDirectoryFormat } from '../values/formats';
 import type { Quality } from '../values/quality';
 import type { JobRun } from './studio-jobs';
 
@@ -28,13 +29,11 @@ export interface VideoRequest extends OutputRequest {
 /** Reads the composition, format and quality the page sent; bad input naming the field that is wrong. */
 export function parseOutputRequest(body: Record<string, unknown>): OutputRequest {
   if (typeof body.composition !== 'string' || body.composition === '') throw badInput('"composition" must name the page to render, e.g. index.html');
-  const format = parseOutputFormat(typeof body.format === 'string' ? body.format : undefined, '"format"');
+  const { format, values } = resolveRenderSettings('studio', { format: typeof body.format === 'string' ? body.format : undefined, quality: body.quality ?? undefined });
   if (isDirectoryFormat(format)) {
     throw badInput(`"format" ${format} writes a folder: the preview renders one file a video (${OUTPUT_FORMATS.filter((f) => !isDirectoryFormat(f)).join(', ')})`);
   }
-  const quality = body.quality ?? 'standard';
-  if (!(QUALITIES as readonly unknown[]).includes(quality)) throw badInput(`"quality" must be one of ${QUALITIES.join(', ')}`);
-  return { composition: body.composition, format, quality: quality as Quality };
+  return { composition: body.composition, format, quality: values.quality ?? 'standard' };
 }
 
 export function parseVideoRequest(body: Record<string, unknown>): VideoRequest {

@@ -2,13 +2,13 @@ import * as path from 'node:path';
 import { inputLimitsFromEnv } from '../options/input-limits';
 import { renderBatch } from '../batch/local-batch';
 import type { OutputFormat } from '../values/formats';
-import { Quality, qualitySettings } from '../values/quality';
+import type { Quality } from '../values/quality';
 import { STUDIO_LINKS, projectFile } from '../values/project-files';
 import { badInput } from '../errors';
 import { readRowsFile } from './rows-file';
 import { FrameMeter, JobRun, RowProgress, emptyProgress } from './studio-jobs';
 import { OUTPUT_FOLDER } from './studio-render';
-import { flagOf } from '../options/registry';
+import { resolveRenderSettings } from '../options/resolve';
 
 /** A rows render the page asks for: a rows file of the project, rendered with a composition. */
 export interface RowsRequest {
@@ -37,13 +37,15 @@ export async function renderRows(projectDir: string, request: RowsRequest, run: 
   const meters = new Map(rows.map((r) => [r.line, new FrameMeter(r)]));
   const rowAt = (line: number) => rows.find((r) => r.line === line);
   const relative = (file: string) => path.relative(projectDir, file).split(path.sep).join('/');
+  // The page's choices read as render() reads its options; the rest are vidkit render's defaults.
+  const settings = resolveRenderSettings('api', { format: request.format, quality: request.quality });
   await renderBatch({
     projectDir,
     composition: request.composition,
-    format: request.format,
-    ...qualitySettings(request.quality, undefined, { quality: flagOf('quality'), crf: flagOf('crf') }),
-    capture: 'auto',
-    allowGpu: true,
+    format: settings.format,
+    ...settings.encode,
+    capture: settings.capture,
+    allowGpu: settings.allowGpu,
     batchFile,
     outputDir,
     concurrency: 'auto',

@@ -176,15 +176,13 @@ export function withProfile(planned: PlannedRender, profile: BrowserProfile): Re
   };
 }
 
-const SIZE_FLAGS = { width: flagOf('width'), height: flagOf('height') };
-
 function outputSizeOf(composition: Composition, opts: Pick<RenderSettings, 'width' | 'height' | 'resolution'>): OutputSize {
-  if (opts.resolution === undefined) return resolveOutputSize(composition, opts.width, opts.height, SIZE_FLAGS);
+  if (opts.resolution === undefined) return resolveOutputSize(composition, opts.width, opts.height);
   if (opts.width !== undefined || opts.height !== undefined) {
     throw badInput('--resolution names the output size: give it or --width/--height, not both');
   }
   const preset = resolutionSize(opts.resolution, composition, flagOf('resolution'));
-  return resolveOutputSize(composition, preset.width, preset.height, SIZE_FLAGS);
+  return resolveOutputSize(composition, preset.width, preset.height);
 }
 
 function assertEncodableSize({ width, height }: OutputSize): void {

@@ -17,7 +17,6 @@ import { resolveTarget } from './stack';
 import { RenderConfigInput, checkInputSize, fitsExecutionInput, resolveConfig } from './validate-config';
 import { WebhookOptions, checkWebhook } from './webhook';
 import type { RenderEvent } from './render-event';
-import { flagOf } from '../options/registry';
 
 export interface RenderToLambdaInput {
   siteHandle: Pick<SiteHandle, 'siteId' | 'prefix' | 'composition'>;
@@ -102,7 +101,7 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
     throw badInput(`outputKey ${input.outputKey} does not match format ${config.format}: name a ${extension} object`);
   }
   const { composition } = input.siteHandle;
-  const size = resolveOutputSize(composition, config.width, config.height, { width: flagOf('width'), height: flagOf('height') });
+  const size = resolveOutputSize(composition, config.width, config.height);
   const fps = config.fps ?? composition.fps;
   const totalFrames = composition.durationSeconds === undefined ? undefined : framesOf(composition.durationSeconds, fps);
   const chunkFrames =

@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { TEST_CREDENTIALS } from '../test-support/aws-emulator';
 import { FIXTURES, built, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
-import { EPOCH_FORMS } from '../runtime/boot';
+import { EPOCH_FORMS } from '../values/epoch';
 import { validateConfig } from './render';
 import { prepareSite } from './site';
 import type { RenderConfigInput } from './validate-config';
@@ -96,7 +96,7 @@ checks('config.format: HDR is refused with the error naming distributed mode, un
     );
   }
   const unknown = await renderToLambda({ format: 'mp4-hdr' });
-  assert.is(unknown.error, '[validateConfig] config.format: format must be one of mp4, webm, mov, hdr-pq, hdr-hlg, gif, png-sequence, hls, got "mp4-hdr"');
+  assert.is(unknown.error, '[validateConfig] config.format: must be one of mp4, webm, mov, hdr-pq, hdr-hlg, gif, png-sequence, hls, got "mp4-hdr"');
   const mismatch = await renderToLambda({ format: 'webm' });
   assert.is(mismatch.error, 'outputKey renders/out.mp4 does not match format webm: name a .webm object');
   assert.is(requests, 0);

@@ -4,12 +4,12 @@ import { renderSize } from '../composition/render-request';
 import type { Overrides } from '../composition/variables';
 import { VidkitError, errorMessage } from '../errors';
 import { inputLimitsFromEnv } from '../options/input-limits';
+import { resolveRenderSettings } from '../options/resolve';
 import { WarmPool } from '../batch/warm-pool';
 import { removeLeftovers } from '../render/browser/leftovers';
 import { describeMissingGlyphs } from '../render/capture/missing-glyphs';
 import { withDeadline } from '../render/browser/deadline';
 import { makeRunDir } from '../render/browser/run-dir';
-import { QUALITY_SETTINGS } from '../values/quality';
 import { RenderTimeoutError } from './render-errors';
 
 export interface TemplateRenderOptions {
@@ -92,8 +92,11 @@ export class WarmTemplateRenderer {
   private pool(key: string, projectDir: string, size: ReturnType<typeof renderSize>, env: NodeJS.ProcessEnv): Promise<WarmPool> {
     let pool = this.pools.get(key);
     if (!pool) {
+      // The size read as `vidkit render --width --height --fps` reads it (the other way templates render); the rest its defaults.
+      const settings = resolveRenderSettings('cli', size);
+      const { width, height, fps } = settings.values;
       const inputLimits = inputLimitsFromEnv(env);
-      pool = WarmPool.open({ projectDir, format: 'mp4', size: 1, ...QUALITY_SETTINGS.standard, ...size, capture: 'auto', allowGpu: true, inputLimits });
+      pool = WarmPool.open({ projectDir, format: settings.format, size: 1, ...settings.encode, width, height, fps, capture: settings.capture, allowGpu: settings.allowGpu, inputLimits });
       this.pools.set(key, pool);
       pool.catch(() => this.pools.delete(key));
     }

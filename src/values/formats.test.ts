@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { ExitCode, VidkitError } from '../errors';
-import { assertDistributedFormat, assertOutputExtension, parseOutputFormat } from './formats';
+import { assertDistributedFormat, assertOutputExtension } from './formats';
 
 function thrown(fn: () => void): VidkitError {
   try {
@@ -15,11 +15,11 @@ function thrown(fn: () => void): VidkitError {
 }
 
 test('the distributed path accepts the formats it joins by stream copy', () => {
-  for (const format of ['mp4', 'webm', 'mov']) assertDistributedFormat(format);
+  for (const format of ['mp4', 'webm', 'mov'] as const) assertDistributedFormat(format);
 });
 
 test('the distributed path refuses HDR with the error naming distributed mode, as bad input', () => {
-  for (const format of ['hdr-pq', 'hdr-hlg']) {
+  for (const format of ['hdr-pq', 'hdr-hlg'] as const) {
     const err = thrown(() => assertDistributedFormat(format));
     assert.is(err.exitCode, ExitCode.BadInput);
     assert.match(err.message, /HDR mp4 output format is rejected in distributed mode; it is supported in-process only/);
@@ -27,15 +27,8 @@ test('the distributed path refuses HDR with the error naming distributed mode, a
   }
 });
 
-test('an unknown format names the allowed ones', () => {
-  const all = 'mp4, webm, mov, hdr-pq, hdr-hlg, gif, png-sequence, hls';
-  assert.is(thrown(() => assertDistributedFormat('avi')).message, `format must be one of ${all}, got "avi"`);
-  assert.is(thrown(() => parseOutputFormat('hdr', '--format')).message, `--format must be one of ${all}, got "hdr"`);
-  assert.is(parseOutputFormat(undefined, '--format'), 'mp4');
-});
-
 test('the distributed path refuses the local-only formats, naming the local command', () => {
-  for (const format of ['gif', 'png-sequence', 'hls']) {
+  for (const format of ['gif', 'png-sequence', 'hls'] as const) {
     const err = thrown(() => assertDistributedFormat(format));
     assert.is(err.exitCode, ExitCode.BadInput);
     assert.is(err.message, `format ${format} is rendered on this machine only (vidkit render --format ${format}); the cloud renders mp4, webm, mov`);

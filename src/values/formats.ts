@@ -45,15 +45,6 @@ const CONTENT_TYPES: Record<OutputFormat, string> = {
   hls: 'application/vnd.apple.mpegurl',
 };
 
-/** `option` is what the message calls the setting: the CLI's flag, or the API's property. */
-export function parseOutputFormat(value: string | undefined, option: string): OutputFormat {
-  const name = value ?? 'mp4';
-  if (!(OUTPUT_FORMATS as readonly string[]).includes(name)) {
-    throw badInput(`${option} must be one of ${OUTPUT_FORMATS.join(', ')}, got "${name}"`);
-  }
-  return name as OutputFormat;
-}
-
 /** The output file's extension; empty for the directory formats. */
 export function formatExtension(format: OutputFormat): string {
   return EXTENSIONS[format];
@@ -101,9 +92,8 @@ export function assertOutputExtension(output: string, format: OutputFormat): voi
   }
 }
 
-/** Called by the distributed path before any cloud request. */
-export function assertDistributedFormat(format: string): asserts format is OutputFormat {
-  const parsed = parseOutputFormat(format, 'format');
+/** Called by the distributed path before any cloud request, on a format the options check has read. */
+export function assertDistributedFormat(parsed: OutputFormat): void {
   if (parsed === 'hdr-pq' || parsed === 'hdr-hlg') {
     throw badInput(
       `format ${parsed}: the HDR mp4 output format is rejected in distributed mode; it is supported in-process only (vidkit render --format ${parsed})`,

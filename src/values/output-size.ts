@@ -7,22 +7,19 @@ export interface OutputSize {
   scale: number;
 }
 
+/** What an output width or height may be: even, as H.264 yuv420p needs, and within every encoder's level. */
+export const SIDE_RULE = 'an even whole number of pixels from 2 to 16384';
+
+export function isValidSide(value: unknown): value is number {
+  return typeof value === 'number' && Number.isInteger(value) && value >= 2 && value <= 16384 && value % 2 === 0;
+}
+
 /**
- * The output size for `--width`/`--height`: the composition is drawn at a device scale factor,
- * never stretched, so the two must keep its aspect ratio. Either alone implies the other.
- * Sizes are even, as H.264 yuv420p needs. `names` are what messages call the two: flags or properties.
+ * The output size for `--width`/`--height` (each checked by {@link isValidSide} where the options
+ * are read): the composition is drawn at a device scale factor, never stretched, so the two must
+ * keep its aspect ratio. Either alone implies the other.
  */
-export function resolveOutputSize(
-  comp: { width: number; height: number },
-  width: number | undefined,
-  height: number | undefined,
-  names: { width: string; height: string },
-): OutputSize {
-  for (const [name, v] of [[names.width, width], [names.height, height]] as const) {
-    if (v !== undefined && !(Number.isInteger(v) && v >= 2 && v <= 16384 && v % 2 === 0)) {
-      throw badInput(`${name} must be an even whole number of pixels from 2 to 16384, got ${v}`);
-    }
-  }
+export function resolveOutputSize(comp: { width: number; height: number }, width?: number, height?: number): OutputSize {
   if (width === undefined && height === undefined) return { width: comp.width, height: comp.height, scale: 1 };
   const scale = width !== undefined ? width / comp.width : height! / comp.height;
   const w = width ?? even(comp.width * scale);

@@ -1,4 +1,3 @@
-import { badInput } from '../errors';
 import { Static, Type } from '@sinclair/typebox';
 import { QUALITIES } from './constants';
 
@@ -48,19 +47,8 @@ export const QUALITY_SETTINGS: Record<Quality, QualitySettings> = {
   high: { crf: 12, preset: 'medium', frameFormat: { type: 'png' } },
 };
 
-/** `names` are what error messages call the two settings: the CLI's flags, or the render API's options. */
-export function qualitySettings(
-  quality: string | undefined,
-  crf: string | undefined,
-  names: { quality: string; crf: string },
-): QualitySettings {
-  const name = quality ?? 'standard';
-  if (!(QUALITIES as readonly string[]).includes(name)) {
-    throw badInput(`${names.quality} must be one of ${QUALITIES.join(', ')}, got "${name}"`);
-  }
-  const base = QUALITY_SETTINGS[name as Quality];
-  if (crf === undefined) return base;
-  const n = Number(crf);
-  if (!Number.isInteger(n) || n < 0 || n > 51) throw badInput(`${names.crf} must be a whole number from 0 to 51, got "${crf}"`);
-  return { ...base, crf: n };
+/** What `quality` (default standard) means, its CRF replaced by `crf` when given; both checked where the options are read. */
+export function encodeSettings(quality: Quality = 'standard', crf?: number): QualitySettings {
+  const base = QUALITY_SETTINGS[quality];
+  return crf === undefined ? base : { ...base, crf };
 }

@@ -1,6 +1,5 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { badInput } from '../../errors';
 import { type NativeOutputFormat, loadNative } from '../../native';
 import { ChunkRange, EncodeSettings, FrameSink, segmentEncoder } from '../capture/chunk-renderer';
 import { frameFileName, frameFileSink } from './frame-files';
@@ -8,29 +7,7 @@ import { OutputFormat, encoderFormat, formatExtension } from '../../values/forma
 import { publishDirectory } from './output-directory';
 import type { Soundtrack } from './soundtrack';
 import { HLS_SEGMENT_SECONDS } from '../../values/constants';
-import { flagOf } from '../../options/registry';
 
-
-/**
- * `--gif-loop` and `--hls-segment-seconds`, checked: whole numbers in range, and given only with
- * the format they shape.
- */
-export function parseDeliveryOptions(
-  format: OutputFormat,
-  raw: { gifLoop?: string; hlsSegmentSeconds?: string },
-  names = { format: flagOf('format'), gifLoop: flagOf('gifLoop'), hlsSegmentSeconds: flagOf('hlsSegmentSeconds') },
-): { gifLoop?: number; hlsSegmentSeconds?: number } {
-  const whole = (option: string, value: string, forFormat: OutputFormat, max: number, min: number) => {
-    if (format !== forFormat) throw badInput(`${option} applies to ${names.format} ${forFormat} only, not ${format}`);
-    const n = Number(value);
-    if (!(Number.isInteger(n) && n >= min && n <= max)) throw badInput(`${option} must be a whole number from ${min} to ${max}, got "${value}"`);
-    return n;
-  };
-  return {
-    gifLoop: raw.gifLoop === undefined ? undefined : whole(names.gifLoop, raw.gifLoop, 'gif', 65535, 0),
-    hlsSegmentSeconds: raw.hlsSegmentSeconds === undefined ? undefined : whole(names.hlsSegmentSeconds, raw.hlsSegmentSeconds, 'hls', 60, 1),
-  };
-}
 
 export interface OutputWriterOptions {
   settings: EncodeSettings;

@@ -2,7 +2,7 @@
 import * as os from 'node:os';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { parseWorkers, resolveWorkers, shouldAddWorker } from './workers';
+import { resolveWorkers, shouldAddWorker } from './workers';
 
 test('auto starts one worker per core and may grow by one; a fixed count stays fixed', () => {
   const cores = os.availableParallelism();
@@ -20,13 +20,6 @@ test('a worker is added only while 15% or more of the CPU time sits idle', () =>
   assert.is(shouldAddWorker(0.28), true);
   assert.is(shouldAddWorker(0.15), true);
   assert.is(shouldAddWorker(0.05), false);
-});
-
-test('--workers accepts auto or 1..64 and names what it got otherwise', () => {
-  assert.is(parseWorkers(undefined), 'auto');
-  assert.is(parseWorkers('4'), 4);
-  assert.throws(() => parseWorkers('0'), /--workers must be "auto" or a whole number from 1 to 64, got "0"/);
-  assert.throws(() => parseWorkers('two'), /got "two"/);
 });
 
 test.run();

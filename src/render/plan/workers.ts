@@ -1,6 +1,4 @@
 import * as os from 'node:os';
-import { badInput } from '../../errors';
-import { flagOf } from '../../options/registry';
 
 /** Each worker is one browser: about this much memory at 1080p, measured with headless shell. */
 const BYTES_PER_WORKER = 600 * 1024 * 1024;
@@ -8,13 +6,6 @@ const BYTES_PER_WORKER = 600 * 1024 * 1024;
 const MIN_FRAMES_PER_WORKER = 30;
 
 export type WorkersOption = number | 'auto';
-
-export function parseWorkers(raw: string | undefined, option = flagOf('workers')): WorkersOption {
-  if (raw === undefined || raw === 'auto') return 'auto';
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < 1 || n > 64) throw badInput(`${option} must be "auto" or a whole number from 1 to 64, got "${raw}"`);
-  return n;
-}
 
 /** How many workers a render starts with, and how many it may grow to while it runs. */
 export interface WorkerPlan {
