@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import { RowShape, readManifest } from '../sdk/batch-manifest';
 import type { MissingGlyphs } from '../render/capture/missing-glyphs';
 import type { PlannedRender } from '../render/render-context';
+import type { RowReuse } from './reuse-plan';
 
 /** What became of one line of a local batch (docs/guide/batch.md). */
 export type LocalBatchStatus = 'rendered' | 'skipped' | 'failed';
@@ -28,6 +29,8 @@ export interface LocalBatchRow {
   missingGlyphs?: MissingGlyphs[];
   /** SHA-256 of the output's bytes once complete (hex): a re-run skips the row only while the file still has them. */
   sha256?: string;
+  /** What the rendered row took from the segments the batch shares (docs/explanation/batch-reuse.md). */
+  reuse?: RowReuse;
 }
 
 const STATUSES: readonly LocalBatchStatus[] = ['rendered', 'skipped', 'failed'];

@@ -13,6 +13,9 @@ import { describeMissingGlyphs } from '../render/capture/missing-glyphs';
 import { prepareOutput, prepareOutputDir } from '../render/output/output-path';
 import { WorkersOption, resolveBatchConcurrency } from '../render/plan/workers';
 import { LocalBatchRow, completedOutputs, fileDigest, isComplete, localManifestPath, settingsDigest } from './batch-record';
+import type { PlannedRender } from '../render-context';
+import { BatchReuse } from './batch-reuse';
+import type { RowReuse } from './reuse-plan';
 import { WarmPool, WarmPoolOptions } from './warm-pool';
 
 export interface LocalBatchOptions extends Omit<WarmPoolOptions, 'size'> {
@@ -75,6 +78,7 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
     else refused.push({ line: entry.line, outputKey: entry.outputKey, output: path.join(opts.outputDir, entry.outputKey), status: 'failed', error: problem, seconds: 0 });
   }
   const pool = await WarmPool.open({ ...opts, size: concurrency });
+  const reuse = BatchReuse.create({ ...opts, pool, planned: plannedRows(pool, writable.map((i) => batch.entries.at(i)!), opts.strictVariables) });
   const rows: LocalBatchRow[] = [];
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -99,12 +103,14 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
       { length: writable.length, at: (i) => batch.entries.at(writable[i]) },
       concurrency,
       async (entry) => {
-        const row = await renderRow(pool, entry, opts, completed, stop.signal);
+        const row = await renderRow(pool, reuse, entry, opts, completed, stop.signal);
         if (row) record(row);
       },
       stop.signal,
     );
     if (opts.signal?.aborted) throw new VidkitError('batch interrupted', { exitCode: ExitCode.Interrupted });
+    // Shared segments stay for a re-run while a row is left to render.
+    if (rows.every((r) => r.status !== 'failed') && !stop.signal.aborted) reuse?.discard();
     const rendered = rows.filter((r) => r.status === 'rendered').length;
     opts.onInfo?.(`${rendered} video${rendered === 1 ? '' : 's'} rendered on ${pool.launchedBrowsers} browser${pool.launchedBrowsers === 1 ? '' : 's'}`);
     return { rows: rows.sort((a, b) => a.line - b.line), manifest: manifestFile };
@@ -140,9 +146,23 @@ function variablesProblem(entry: BatchItem, opts: LocalBatchOptions): string | u
   }
 }
 
+/** The plan of each entry whose variables plan, in line order: the rows {@link BatchReuse} shares segments between. */
+function plannedRows(pool: WarmPool, entries: BatchItem[], strictVariables: boolean): PlannedRender[] {
+  const planned: PlannedRender[] = [];
+  for (const entry of entries) {
+    try {
+      planned.push(pool.plan(JSON.parse(entry.variablesJson) as Overrides, strictVariables));
+    } catch {
+      // The row fails with this error when its turn comes.
+    }
+  }
+  return planned;
+}
+
 /** One line's row; undefined when the batch stopped while it rendered (it is left for a re-run). */
 async function renderRow(
   pool: WarmPool,
+  reuse: BatchReuse | undefined,
   entry: BatchItem,
   opts: LocalBatchOptions,
   completed: Map<string, LocalBatchRow>,
@@ -162,15 +182,17 @@ async function renderRow(
     const settings = settingsDigest(planned);
     const previous = completed.get(entry.outputKey);
     if (await isComplete(previous, output, settings)) return { ...row, status: 'skipped', seconds: seconds(), settings, bytes: previous!.bytes, sha256: previous!.sha256 };
-    const done = await pool.render(planned, path.resolve(output), {
-      onFrames: (frames) => opts.onRowStart?.(entry.line, frames),
+    const hooks = {
+      onFrames: (frames: number) => opts.onRowStart?.(entry.line, frames),
       onFrame: () => opts.onFrame?.(entry.line),
       signal,
-      onWarning: (message) => opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${message}`),
-    });
+      onWarning: (message: string) => opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${message}`),
+    };
+    const done = reuse ? await reuse.render(planned, path.resolve(output), hooks) : await pool.render(planned, path.resolve(output), hooks);
     for (const m of done.missingGlyphs) opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${describeMissingGlyphs(m)}`);
     const flagged = done.missingGlyphs.length > 0 ? { missingGlyphs: done.missingGlyphs } : {};
-    return { ...row, status: 'rendered', seconds: seconds(), settings, bytes: done.bytes, sha256: await fileDigest(output), ...flagged };
+    const reused = 'reuse' in done ? { reuse: done.reuse as RowReuse } : {};
+    return { ...row, status: 'rendered', seconds: seconds(), settings, bytes: done.bytes, sha256: await fileDigest(output), ...flagged, ...reused };
   } catch (err) {
     if (signal.aborted) return undefined;
     return { ...row, status: 'failed', error: errorMessage(err), seconds: seconds() };

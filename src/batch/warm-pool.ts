@@ -4,6 +4,7 @@ import * as path from 'node:path';
 import type { Overrides } from '../composition/variables';
 import { ExitCode, VidkitError, badInput } from '../errors';
 import { loadNative } from '../native';
+import type { AssetRouter } from '../render/serve/asset-router';
 import type { BrowserProfile } from '../render/browser/browser';
 import { CaptureSession } from '../render/capture/capture-session';
 import { SessionSlot, renderChunk } from '../render/capture/chunk-renderer';
@@ -13,10 +14,10 @@ import { trackPath, untrackPath } from '../render/browser/leftovers';
 import { MissingGlyphs, missingGlyphsError } from '../render/capture/missing-glyphs';
 import { renderWriteError, partialPathFor } from '../render/output/output-path';
 import { outputWriter } from '../render/output/output-writer';
-import { PlannedRender, RenderSettings, framesOfPage, planRender, profileFor, withProfile } from '../render/render-context';
+import { PlannedRender, RenderContext, RenderSettings, framesOfPage, planRender, profileFor, withProfile } from '../render/render-context';
 import { checkTempSpace, makeRunDir } from '../render/browser/run-dir';
 import { AssetPolicy, ServedComposition, serveComposition } from '../render/serve/served-composition';
-import { earlySoundtrack, renderSoundtrack } from '../render/output/soundtrack';
+import { SoundtrackContext, earlySoundtrack, renderSoundtrack } from '../render/output/soundtrack';
 
 /** What every render of a pool shares: the project, its page and how to draw and encode it; not the variables. */
 export interface WarmPoolOptions extends Omit<RenderSettings, 'overrides' | 'strictVariables'>, AssetPolicy {
@@ -44,6 +45,20 @@ export interface PooledRenderHooks {
   signal?: AbortSignal;
   /** Told what this render's page did that the render went past (a dialog it dismissed). */
   onWarning?(message: string): void;
+}
+
+/** A pool browser with its page reset to one render's variables (see {@link WarmPool.withPage}). */
+export interface PoolPage {
+  /** Counts the pool's renders: names their temporary files apart. */
+  index: number;
+  slot: SessionSlot;
+  context: RenderContext;
+  totalFrames: number;
+  /** The render's own temporary folder. */
+  renderDir: string;
+  /** Threads of each encoder this browser feeds. */
+  encoderThreads: number;
+  sound: SoundtrackContext;
 }
 
 interface Worker {
@@ -104,40 +119,60 @@ export class WarmPool {
    * beside it and renamed once complete, so `output` is either whole or absent.
    */
   async render(planned: PlannedRender, output: string, hooks: PooledRenderHooks = {}): Promise<PooledRender> {
+    return this.withPage(planned, hooks.onWarning, (page) => this.renderPage(page, output, hooks));
+  }
+
+  /**
+   * Runs `work` on the next free browser, its page reset to `planned`: a render's own frame
+   * ranges (batch-reuse.ts) or its whole video. `renderDir` is the render's own temporary folder,
+   * removed after `work`.
+   */
+  async withPage<T>(planned: PlannedRender, onWarning: ((message: string) => void) | undefined, work: (page: PoolPage) => Promise<T>): Promise<T> {
     const worker = await this.acquire();
     try {
-      return await this.renderOn(worker, planned, output, hooks);
+      this.profile ??= profileFor(this.opts);
+      const context = withProfile(planned, await this.profile);
+      const { url, assets } = this.served;
+      const options = { ...context.sessionOptions(url, assets), onWarning: (message: string) => worker.onWarning?.(message) };
+      worker.onWarning = onWarning;
+      // Profiles live in the pool's temporary directory, so an interrupted batch leaves none.
+      const open = () => CaptureSession.open({ ...options, profileDir: path.join(this.tmpDir, `profile-${worker.id}-${worker.profiles++}`) });
+      await worker.slot.reset(open, options.boot);
+      const { slot } = worker;
+      const totalFrames = context.totalFrames ?? (await framesOfPage(context, await slot.current()));
+      const index = this.renders++;
+      const renderDir = path.join(this.tmpDir, `render-${index}`);
+      fs.mkdirSync(renderDir);
+      // Each browser's encoder gets its share of the cores, as a worker of `vidkit render` does.
+      const encoderThreads = Math.max(1, Math.floor(os.availableParallelism() / this.opts.size));
+      const sound = { assets, durationSeconds: (totalFrames * context.settings.fps.den) / context.settings.fps.num };
+      try {
+        return await work({ index, slot, context, totalFrames, renderDir, encoderThreads, sound });
+      } catch (err) {
+        // A page stuck in a script would hang the next render's reset too: its browser goes.
+        if (err instanceof DeadlineError) await slot.close();
+        throw err;
+      } finally {
+        fs.rmSync(renderDir, { recursive: true, force: true });
+        // The encoder's buffers are freed but kept by malloc: without this the pool's process grew
+        // by about 10 MB a render (73 MB after 10 at 720p).
+        loadNative().releaseMemory();
+      }
     } finally {
       this.release(worker);
     }
   }
 
-  private async renderOn(worker: Worker, planned: PlannedRender, output: string, hooks: PooledRenderHooks): Promise<PooledRender> {
+  private async renderPage(page: PoolPage, output: string, hooks: PooledRenderHooks): Promise<PooledRender> {
     const started = Date.now();
-    this.profile ??= profileFor(this.opts);
-    const context = withProfile(planned, await this.profile);
-    const { url, assets } = this.served;
-    const options = { ...context.sessionOptions(url, assets), onWarning: (message: string) => worker.onWarning?.(message) };
-    worker.onWarning = hooks.onWarning;
-    // Profiles live in the pool's temporary directory, so an interrupted batch leaves none.
-    const open = () => CaptureSession.open({ ...options, profileDir: path.join(this.tmpDir, `profile-${worker.id}-${worker.profiles++}`) });
-    await worker.slot.reset(open, options.boot);
-    const { slot } = worker;
-    const totalFrames = context.totalFrames ?? (await framesOfPage(context, await slot.current()));
+    const { slot, context, totalFrames, renderDir, sound } = page;
     hooks.onFrames?.(totalFrames);
     const extension = formatExtension(context.format);
-    const n = this.renders++;
-    const renderDir = path.join(this.tmpDir, `render-${n}`);
-    fs.mkdirSync(renderDir);
-    const partial = partialPathFor(output, extension, n);
+    const partial = partialPathFor(output, extension, page.index);
     trackPath(partial);
     try {
-      // The writer of `vidkit render`, with one part: the whole video. Each browser's encoder gets
-      // its share of the cores, as a worker of `vidkit render` does.
-      const threads = Math.max(1, Math.floor(os.availableParallelism() / this.opts.size));
-      const writer = outputWriter({ settings: context.settings, tmpDir: renderDir, partial, output, encoderThreads: threads, gifLoop: this.opts.gifLoop });
-      const { fps } = context.settings;
-      const sound = { assets, durationSeconds: (totalFrames * fps.den) / fps.num };
+      // The writer of `vidkit render`, with one part: the whole video.
+      const writer = outputWriter({ settings: context.settings, tmpDir: renderDir, partial, output, encoderThreads: page.encoderThreads, gifLoop: this.opts.gifLoop });
       const early = writer.soundtrackFormat && (await earlySoundtrack(slot, writer.soundtrackFormat, sound));
       const whole = { index: 0, startFrame: 0, endFrame: totalFrames };
       const rendered = await renderChunk(slot, whole, writer.sink(whole), {
@@ -153,17 +188,11 @@ export class WarmPool {
       const done = await writer.finish([whole], () => renderSoundtrack(timeline, sound, early));
       return { output, frames: done.frames, bytes: done.bytes, seconds: (Date.now() - started) / 1000, missingGlyphs };
     } catch (err) {
-      // A page stuck in a script would hang the next render's reset too: its browser goes.
-      if (err instanceof DeadlineError) await slot.close();
       // A part or the output that could not be written: its disk's fault, not the render's.
       throw renderWriteError(err, output);
     } finally {
-      fs.rmSync(renderDir, { recursive: true, force: true });
       fs.rmSync(partial, { force: true });
       untrackPath(partial);
-      // The encoder's buffers are freed but kept by malloc: without this the pool's process grew
-      // by about 10 MB a render (73 MB after 10 at 720p).
-      loadNative().releaseMemory();
     }
   }
 
@@ -178,6 +207,11 @@ export class WarmPool {
     const next = this.waiting.shift();
     if (next) next.resolve(worker);
     else this.idle.push(worker);
+  }
+
+  /** Where the pool's renders read the project's files and fetched assets from. */
+  get assets(): AssetRouter {
+    return this.served.assets;
   }
 
   /** Browsers launched so far: one per worker that rendered, plus any relaunched after one died. */

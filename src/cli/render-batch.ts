@@ -69,8 +69,17 @@ export async function runRenderBatch(io: BatchCommandIo, opts: Omit<LocalBatchOp
 }
 
 /** What stdout shows of a row: the manifest file's row without its resume bookkeeping. */
-function publicRow({ line, outputKey, output, status, error, seconds, missingGlyphs }: LocalBatchRow) {
-  return { line, outputKey, output, status, ...(error === undefined ? {} : { error }), seconds, ...(missingGlyphs === undefined ? {} : { missingGlyphs }) };
+function publicRow({ line, outputKey, output, status, error, seconds, missingGlyphs, reuse }: LocalBatchRow) {
+  return {
+    line,
+    outputKey,
+    output,
+    status,
+    ...(error === undefined ? {} : { error }),
+    seconds,
+    ...(missingGlyphs === undefined ? {} : { missingGlyphs }),
+    ...(reuse === undefined ? {} : { reuse }),
+  };
 }
 
 /** The reason column: why a row failed, or which characters of a rendered one no font could draw. */

@@ -145,6 +145,33 @@ export interface VidkitRuntime {
   __duration(): number;
   /** The clips and nested compositions with their windows. */
   __clips(): PageClip[];
+  /** What the variables reach in a render of `totalFrames` frames, as recorded so far. */
+  __reach(totalFrames: number): PageReach;
+}
+
+/** One element a binding (data-var-text, data-var-src) writes a variable into. */
+export interface ReachBinding {
+  /** The variable. */
+  id: string;
+  /** The element, as `<tag#id.class>`. */
+  element: string;
+  /** The frames at which it may be seen, as [start, end) runs; null when they cannot be bounded. */
+  frames: Array<[number, number]> | null;
+  /** Why the frames cannot be bounded. */
+  why?: string;
+}
+
+/** What the variables reach in a page (src/runtime/page/reach.ts, docs/explanation/batch-reuse.md). */
+export interface PageReach {
+  /** Variables page scripts read; `*` every one (the boot object), `*overrides` which ones were overridden. */
+  reads: string[];
+  bindings: ReachBinding[];
+  /** Variables whose custom property (--id, --slug) a style sheet or inline style uses; `*` when a sheet cannot be read. */
+  css: string[];
+  /** Why no binding's frames can be trusted (page scripts, an iframe, a selector that sees bound content); null when they can. */
+  unbounded: string | null;
+  /** Why no variable's frames can be bounded at all (an iframe); null when they can. */
+  whole: string | null;
 }
 
 /** Text no available face can draw, as the glyph check reports it. */

@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import type { Browser, CDPSession, Page } from 'puppeteer-core';
 import { VidkitError, badInput, errorMessage } from '../../errors';
 import { MissingGlyphs, glyphCheckScript } from '../../runtime/glyph-check';
-import type { MediaElementTiming, SeekOutcome } from '../../runtime/protocol';
+import type { MediaElementTiming, PageReach, SeekOutcome } from '../../runtime/protocol';
 import { RuntimeBoot, bootScript } from '../../runtime/runtime';
 import { BrowserProfile, closeBrowser, launchBrowser, openControlledPage } from '../browser/browser';
 import type { AssetRouter } from '../serve/asset-router';
@@ -539,6 +539,12 @@ export class CaptureSession {
   /** Every `<audio>`/`<video>` the page has shown so far, as placed on the timeline. */
   async mediaTimeline(): Promise<MediaElementTiming[]> {
     const call = runtimeCall('__mediaTimeline');
+    return callResult(call, await this.client!.send('Runtime.evaluate', { expression: call.expression, returnByValue: true }));
+  }
+
+  /** What the variables reach in the page, for a render of `totalFrames` frames (src/runtime/page/reach.ts). */
+  async reach(totalFrames: number): Promise<PageReach> {
+    const call = runtimeCall('__reach', totalFrames);
     return callResult(call, await this.client!.send('Runtime.evaluate', { expression: call.expression, returnByValue: true }));
   }
 

@@ -17,6 +17,7 @@ import { framesReady, seekFrames } from './frames';
 import { mountLateHosts } from './late-hosts';
 import { cssImageUrls, decodeCssImages, decodeImages, pendingLoads, stepMayLoad, takeFailedLoads, undecodedImages } from './loads';
 import { mediaReady, mediaTimeline, registerMedia, syncVideos, unpresented } from './media';
+import { pageReach } from './reach';
 import { fps, state } from './state';
 import { timelinesReady, syncTimelines } from './timelines';
 import { clipList, compositionDuration, forgetTiming, showClips } from './timing';
@@ -222,6 +223,7 @@ export function installSeek(): void {
     __failedLoads: takeFailedLoads,
     __duration: function () { forgetTiming(); return compositionDuration(); },
     __clips: clipList,
+    __reach: pageReach,
   };
   window.__vidkit = Object.freeze(runtime);
 }

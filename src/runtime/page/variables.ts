@@ -4,10 +4,12 @@
 // element, later declarations winning) merged with the render's overrides, as the renderer or the
 // player computed them before the page loaded. `window.__hfVariables` holds only the overrides the
 // render or the player was given, as in HyperFrames.
+import { recordingCopy, recordingGlobal } from './reach';
 import { boot, variables } from './state';
 import { compositionRoot, positiveNumber } from './timing';
 
-export function currentVariables(): Record<string, unknown> { return JSON.parse(JSON.stringify(variables)); }
+// Each copy records which variables a page script reads (reach.ts).
+export function currentVariables(): Record<string, unknown> { return recordingCopy(JSON.parse(JSON.stringify(variables))); }
 
 // Bindings without a script, applied once the document is parsed (docs/guide/hyperframes.md):
 //   - `--<id>` on the root and every [data-composition-id] element, for every variable whose
@@ -139,6 +141,9 @@ export function onParsed(fn: () => void): void {
 export function installVariables(): void {
   window.__hyperframes = { getVariables: currentVariables };
   window.__hfVariables = JSON.parse(JSON.stringify(boot.overrides || {}));
+  // Which variables were overridden, and every value: a page script reading either is recorded.
+  recordingGlobal('__hfVariables', '*overrides');
+  recordingGlobal('__vidkitBoot', '*');
   onParsed(function () {
     preparePage();
     bindDeclarations();

@@ -1,0 +1,222 @@
+import { createHash } from 'node:crypto';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { ExitCode, VidkitError, errorMessage } from '../errors';
+import { loadNative } from '../native';
+import type { MediaElementTiming, PageReach } from '../runtime/protocol';
+import { ChunkRange, SessionSlot, renderChunk, segmentEncoder } from '../render/capture/chunk-renderer';
+import { OutputFormat, encoderFormat, formatExtension } from '../values/formats';
+import { trackPath, untrackPath } from '../render/browser/leftovers';
+import { MissingGlyphs, mergeMissingGlyphs, missingGlyphsError } from '../render/capture/missing-glyphs';
+import { partialPathFor, renderWriteError } from '../render/output/output-path';
+import type { PlannedRender } from '../render/render-context';
+import { soundtrackOf } from '../render/output/soundtrack';
+import { settingsDigest } from './batch-record';
+import { RowReuse, differingVariables, rowSegments, sharedCuts } from './reuse-plan';
+import type { PoolPage, PooledRender, PooledRenderHooks, WarmPool } from './warm-pool';
+
+/** The folder under a batch's --output-dir that keeps its shared segments until every row is complete. */
+export const REUSE_DIR = '.vidkit-reuse';
+
+/** What the reference row's render left in the work folder: enough for a re-run to render none of it again. */
+interface SharedRecord {
+  totalFrames: number;
+  /** What the variables reached over the reference's every frame. */
+  reach: PageReach;
+  segments: ChunkRange[];
+  /** Text no font could draw, per segment. */
+  missingGlyphs: MissingGlyphs[][];
+  /** The media the reference's page showed: the soundtrack of every row that reuses. */
+  timeline: MediaElementTiming[];
+}
+
+export interface BatchReuseOptions {
+  pool: WarmPool;
+  /** Every row that planned, in line order; the first is the reference. */
+  planned: PlannedRender[];
+  format: OutputFormat;
+  outputDir: string;
+  projectDir: string;
+  strictGlyphs?: boolean;
+  onWarning?: (message: string) => void;
+}
+
+/**
+ * Segment reuse in a local batch (docs/explanation/batch-reuse.md). The first row that planned is
+ * the reference: its video is rendered once as segments cut where the frames the batch's varying
+ * variables reach begin and end, into the batch's work folder, while its page records what the
+ * variables reach. Every row, the reference included, is then joined by stream copy from those
+ * segments and the segments it renders itself: those holding frames one of its own differing
+ * variables reaches. A row whose differing variables cannot be bounded is rendered whole.
+ */
+export class BatchReuse {
+  private shared?: Promise<SharedRecord>;
+
+  private constructor(
+    private readonly opts: BatchReuseOptions,
+    private readonly reference: PlannedRender,
+    /** Variables whose value differs between some row and the reference. */
+    private readonly varying: string[],
+    /** This reference's folder in the work folder. */
+    readonly workDir: string,
+  ) {}
+
+  /** Undefined where nothing can be shared: a gif (one palette for the whole video) or fewer than two rows. */
+  static create(opts: BatchReuseOptions): BatchReuse | undefined {
+    if (opts.format === 'gif' || opts.planned.length < 2) return undefined;
+    const reference = opts.planned[0];
+    const varying = [...new Set(opts.planned.flatMap((p) => differingVariables(reference.boot, p.boot)))].sort();
+    const key = createHash('sha256').update(settingsDigest(reference)).update(projectFingerprint(opts.projectDir, opts.outputDir)).digest('hex').slice(0, 24);
+    return new BatchReuse(opts, reference, varying, path.join(opts.outputDir, REUSE_DIR, key));
+  }
+
+  /** Renders `planned` to `output`, reusing the shared segments its variables leave unchanged. */
+  async render(planned: PlannedRender, output: string, hooks: PooledRenderHooks & { signal?: AbortSignal }): Promise<PooledRender & { reuse: RowReuse }> {
+    const started = Date.now();
+    const whole = async (why: string) => {
+      const done = await this.opts.pool.render(planned, output, hooks);
+      return { ...done, reuse: { segments: 1, reusedSegments: 0, framesRendered: done.frames, framesReused: 0, whole: why } };
+    };
+    let shared: SharedRecord;
+    try {
+      shared = await (this.shared ??= this.renderShared(hooks.signal));
+    } catch (err) {
+      if (hooks.signal?.aborted) throw err;
+      return whole(`the shared segments could not be rendered: ${errorMessage(err)}`);
+    }
+    if (planned.totalFrames !== undefined && planned.totalFrames !== shared.totalFrames) return whole('its length differs from the first row\'s');
+    const decision = rowSegments(shared.reach, differingVariables(this.reference.boot, planned.boot), shared.segments);
+    if ('whole' in decision) return whole(decision.whole);
+    const { own } = decision;
+    const ownFrames = shared.segments.filter((s) => own.has(s.index)).reduce((n, s) => n + s.endFrame - s.startFrame, 0);
+    hooks.onFrames?.(ownFrames);
+    const extension = formatExtension(this.opts.format);
+    const partial = partialPathFor(output, extension);
+    trackPath(partial);
+    try {
+      const glyphs: MissingGlyphs[][] = shared.segments.filter((s) => !own.has(s.index)).map((s) => shared.missingGlyphs[s.index]);
+      const join = async (renderDir: string | undefined) => {
+        const files = shared.segments.map((s) => (own.has(s.index) ? path.join(renderDir!, segmentName(s, extension)) : this.segmentFile(s)));
+        const sound = { assets: this.opts.pool.assets, durationSeconds: (shared.totalFrames * this.reference.settings.fps.den) / this.reference.settings.fps.num };
+        const audio = await soundtrackOf(shared.timeline, sound);
+        return loadNative().concatSegments(files, partial, { faststart: true, format: encoderFormat(this.opts.format), audio });
+      };
+      let joined;
+      if (own.size === 0) joined = await join(undefined);
+      else {
+        joined = await this.opts.pool.withPage(planned, hooks.onWarning, async (page) => {
+          if (page.totalFrames !== shared.totalFrames) return undefined;
+          for (const s of shared.segments) {
+            if (own.has(s.index)) glyphs.push(await this.renderSegment(page.slot, page, s, path.join(page.renderDir, segmentName(s, extension)), hooks));
+          }
+          return join(page.renderDir);
+        });
+        if (joined === undefined) return await whole('its length differs from the first row\'s');
+      }
+      const missingGlyphs = mergeMissingGlyphs(glyphs);
+      if (this.opts.strictGlyphs && missingGlyphs.length > 0) throw missingGlyphsError(missingGlyphs);
+      fs.renameSync(partial, output);
+      const reuse: RowReuse = {
+        segments: shared.segments.length,
+        reusedSegments: shared.segments.length - own.size,
+        framesRendered: ownFrames,
+        framesReused: shared.totalFrames - ownFrames,
+      };
+      return { output, frames: joined.frames, bytes: joined.bytes, seconds: (Date.now() - started) / 1000, missingGlyphs, reuse };
+    } catch (err) {
+      throw renderWriteError(err, output);
+    } finally {
+      fs.rmSync(partial, { force: true });
+      untrackPath(partial);
+    }
+  }
+
+  /** Removes this reference's shared segments: every row of the batch is complete. */
+  discard(): void {
+    fs.rmSync(this.workDir, { recursive: true, force: true });
+    const parent = path.dirname(this.workDir);
+    if (fs.existsSync(parent) && fs.readdirSync(parent).length === 0) fs.rmdirSync(parent);
+  }
+
+  private segmentFile(s: ChunkRange): string {
+    return path.join(this.workDir, segmentName(s, formatExtension(this.opts.format)));
+  }
+
+  private recordFile(): string {
+    return path.join(this.workDir, 'shared.json');
+  }
+
+  /**
+   * The reference's segments and what its variables reach: read back from the work folder when an
+   * earlier run left all of them, else rendered from its first frame to its last (every frame is
+   * stepped, so every read a page script makes is recorded).
+   */
+  private async renderShared(signal: AbortSignal | undefined): Promise<SharedRecord> {
+    const kept = this.readRecord();
+    if (kept) return kept;
+    fs.mkdirSync(this.workDir, { recursive: true });
+    return this.opts.pool.withPage(this.reference, this.opts.onWarning, async (page) => {
+      const session = await page.slot.current();
+      const segments = sharedCuts(await session.reach(page.totalFrames), this.varying, page.totalFrames);
+      const missingGlyphs: MissingGlyphs[][] = [];
+      for (const s of segments) {
+        const file = this.segmentFile(s);
+        const partial = `${file}.partial${formatExtension(this.opts.format)}`;
+        missingGlyphs.push(await this.renderSegment(page.slot, page, s, partial, { signal }));
+        fs.renameSync(partial, file);
+      }
+      const last = await page.slot.current();
+      const record: SharedRecord = { totalFrames: page.totalFrames, reach: await last.reach(page.totalFrames), segments, missingGlyphs, timeline: await last.mediaTimeline() };
+      fs.writeFileSync(this.recordFile(), JSON.stringify(record));
+      return record;
+    });
+  }
+
+  private readRecord(): SharedRecord | undefined {
+    try {
+      const record = JSON.parse(fs.readFileSync(this.recordFile(), 'utf8')) as SharedRecord;
+      if (record.segments.every((s) => fs.existsSync(this.segmentFile(s)))) return record;
+    } catch {
+      // No record, or one cut short: render anew.
+    }
+    return undefined;
+  }
+
+  private async renderSegment(slot: SessionSlot, page: PoolPage, s: ChunkRange, file: string, hooks: { signal?: AbortSignal; onFrame?: () => void }): Promise<MissingGlyphs[]> {
+    const done = await renderChunk(slot, s, segmentEncoder(page.context.settings, file, page.encoderThreads), {
+      onFrame: () => {
+        if (hooks.signal?.aborted) throw new VidkitError('render interrupted', { exitCode: ExitCode.Interrupted });
+        hooks.onFrame?.();
+      },
+      onRelaunch: (message) => this.opts.onWarning?.(message),
+    });
+    return done.missingGlyphs;
+  }
+}
+
+function segmentName(s: ChunkRange, extension: string): string {
+  return `frames-${String(s.startFrame).padStart(7, '0')}-${String(s.endFrame).padStart(7, '0')}${extension}`;
+}
+
+/**
+ * Every file of the project by path, size and modification time, so that shared segments an
+ * earlier run left are used again only while the project is unchanged. The batch's own output
+ * folder and version-control and package folders are left out.
+ */
+function projectFingerprint(projectDir: string, outputDir: string): string {
+  const hash = createHash('sha256');
+  const skip = new Set([path.resolve(outputDir)]);
+  const walk = (dir: string) => {
+    for (const entry of fs.readdirSync(dir, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+      const full = path.join(dir, entry.name);
+      if (skip.has(path.resolve(full)) || entry.name === '.git' || entry.name === 'node_modules') continue;
+      if (entry.isDirectory()) walk(full);
+      else if (entry.isFile()) {
+        const stat = fs.statSync(full);
+        hash.update(`${path.relative(projectDir, full)}\0${stat.size}\0${stat.mtimeMs}\n`);
+      }
+    }
+  };
+  walk(projectDir);
+  return hash.digest('hex');
+}

@@ -1,0 +1,87 @@
+import type { PageReach } from '../runtime/protocol';
+import type { RuntimeBoot } from '../runtime/runtime';
+import type { ChunkRange } from '../render/capture/chunk-renderer';
+
+/** What a row of a batch reuses of the batch's shared segments (docs/reference/batch-manifest.md). */
+export interface RowReuse {
+  /** Segments the row's video is joined from. */
+  segments: number;
+  /** Of those, rendered once for the batch and shared. */
+  reusedSegments: number;
+  /** Frames drawn for this row alone. */
+  framesRendered: number;
+  /** Frames taken from shared segments. */
+  framesReused: number;
+  /** Why the row was rendered whole; absent when it reused what it could. */
+  whole?: string;
+}
+
+/** The part of a boot that a row's variables decide. */
+type Values = Pick<RuntimeBoot, 'variables' | 'overrides'>;
+
+const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
+
+/**
+ * The variables whose value, or whether it was overridden, differs between `row` and
+ * `reference`: what can make the row's frames differ from the reference's.
+ */
+export function differingVariables(reference: Values, row: Values): string[] {
+  const ids = new Set([...Object.keys(reference.variables), ...Object.keys(row.variables), ...Object.keys(reference.overrides), ...Object.keys(row.overrides)]);
+  return [...ids].filter(
+    (id) =>
+      !same(reference.variables[id], row.variables[id]) ||
+      id in reference.overrides !== id in row.overrides ||
+      !same(reference.overrides[id], row.overrides[id]),
+  );
+}
+
+/** The frames variable `id` may change, as [start, end) runs; a string says why they cannot be bounded. */
+export function framesOf(reach: PageReach, id: string): Array<[number, number]> | string {
+  if (reach.whole !== null) return reach.whole;
+  if (reach.reads.includes('*')) return 'a page script read the render configuration, which holds every variable';
+  if (reach.reads.includes('*overrides')) return 'a page script read window.__hfVariables, which tells which variables a row overrides';
+  if (reach.reads.includes(id)) return `a page script read the variable "${id}"`;
+  if (reach.css.includes('*')) return 'a style sheet could not be read';
+  if (reach.css.includes(id)) return `a style uses the variable "${id}" through its custom property`;
+  const bindings = reach.bindings.filter((b) => b.id === id);
+  if (bindings.length > 0 && reach.unbounded !== null) return reach.unbounded;
+  const runs: Array<[number, number]> = [];
+  for (const b of bindings) {
+    if (b.frames === null) return b.why ?? `${b.element} cannot be bounded`;
+    runs.push(...b.frames);
+  }
+  return runs;
+}
+
+/**
+ * The segments every row of a batch is joined from: [0, totalFrames) cut wherever the frames
+ * that one of `varying` may change begin or end, so a segment is either wholly changed for a row
+ * or wholly shared. Variables that cannot be bounded cut nothing: a row that differs in one is
+ * rendered whole.
+ */
+export function sharedCuts(reach: PageReach, varying: readonly string[], totalFrames: number): ChunkRange[] {
+  const cuts = new Set([0, totalFrames]);
+  for (const id of varying) {
+    const frames = framesOf(reach, id);
+    if (typeof frames === 'string') continue;
+    for (const [start, end] of frames) {
+      if (start > 0 && start < totalFrames) cuts.add(start);
+      if (end > 0 && end < totalFrames) cuts.add(end);
+    }
+  }
+  const sorted = [...cuts].sort((a, b) => a - b);
+  return sorted.slice(1).map((end, index) => ({ index, startFrame: sorted[index], endFrame: end }));
+}
+
+/** Which of `segments` a row renders itself (`own`), or why it renders the whole video. */
+export function rowSegments(reach: PageReach, differing: readonly string[], segments: readonly ChunkRange[]): { own: Set<number> } | { whole: string } {
+  const own = new Set<number>();
+  for (const id of differing) {
+    const frames = framesOf(reach, id);
+    if (typeof frames === 'string') return { whole: frames };
+    for (const s of segments) {
+      if (frames.some(([start, end]) => start < s.endFrame && end > s.startFrame)) own.add(s.index);
+    }
+  }
+  return { own };
+}
