@@ -106,8 +106,16 @@ function unboundedReason(bound: Element[], css: string): string | null {
       if (/^on/i.test(attrs[j].name) || /^\s*javascript:/i.test(attrs[j].value)) return 'the page runs scripts from ' + describe(all[i]) + ' ' + attrs[j].name;
     }
   }
-  const selector = /:empty|:has\(|:blank|\[\s*src|anchor/i.exec(css);
+  const selector = /:empty|:has\(|:blank|\[\s*src/i.exec(css);
   if (selector) return 'a style sheet uses ' + selector[0] + ', which can let other elements see a bound element';
+  for (let b = 0; b < bound.length; b++) {
+    const inside = [bound[b]].concat(Array.prototype.slice.call(bound[b].querySelectorAll('*')) as Element[]);
+    for (let i = 0; i < inside.length; i++) {
+      // An anchor other elements may be positioned against; the runtime's own video anchors move nothing of the page.
+      const anchor = getComputedStyle(inside[i]).getPropertyValue('anchor-name').trim();
+      if (anchor !== '' && anchor !== 'none' && anchor.indexOf('--vidkit-video-') !== 0) return describe(inside[i]) + ', inside a bound element, is an anchor other elements may be placed against';
+    }
+  }
   // An id inside a bound element referred to (url(#id), href="#id") may be drawn elsewhere.
   for (let b = 0; b < bound.length; b++) {
     const named = [bound[b]].concat(Array.prototype.slice.call(bound[b].querySelectorAll('[id]')) as Element[]).filter(function (el) { return el.id !== ''; });

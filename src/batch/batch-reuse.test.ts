@@ -1,0 +1,228 @@
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as path from 'node:path';
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import { tempDir, vidkit } from '../test-support/cli';
+import { ffprobe, frameHashes } from '../test-support/media';
+import type { LocalBatchRow } from './batch-record';
+import { REUSE_DIR } from './batch-reuse';
+
+// The equality proof of segment reuse (docs/explanation/batch-reuse.md): over a matrix of small
+// compositions (320x180, 10 fps, 2 s = 20 frames), every row of a batch decodes to the same frames
+// and the same sound as the same row rendered alone with `vidkit render`, and segments are shared
+// exactly where the variables cannot reach. ProRes (.mov) is intra-only, so equal pictures encode
+// to equal frames however a video is cut into segments.
+
+const work = tempDir('vidkit-batch-reuse-test-');
+const FRAMES = 20;
+
+const STYLE = `html,body{margin:0}
+#root{width:320px;height:180px;position:relative;overflow:hidden;background:#123;font:bold 20px sans-serif;color:#fff}
+#box{position:absolute;left:0;top:120px;width:30px;height:30px;background:#f80;animation:move 2s linear infinite}
+@keyframes move{from{left:0}to{left:290px}}`;
+
+/** A page 2 s long with a box moving across it (a CSS animation) and `body` in the root. */
+function page(body: string, opts: { style?: string; variables?: string } = {}): string {
+  const declared = opts.variables ?? '[{"id":"name","type":"string","label":"Name","default":"Ada"}]';
+  return `<!doctype html>
+<html data-composition-variables='${declared}'>
+<head><style>${STYLE}\n${opts.style ?? ''}</style></head>
+<body>
+<div id="root" data-composition-id="reuse" data-width="320" data-height="180" data-duration="2" data-fps="10">
+  <div id="box"></div>
+${body}
+</div>
+</body></html>
+`;
+}
+
+function project(files: Record<string, string | Buffer>): string {
+  const dir = fs.mkdtempSync(path.join(work, 'project-'));
+  for (const [name, content] of Object.entries(files)) {
+    fs.mkdirSync(path.dirname(path.join(dir, name)), { recursive: true });
+    fs.writeFileSync(path.join(dir, name), content);
+  }
+  return dir;
+}
+
+function ffmpeg(args: string[]): void {
+  execFileSync('ffmpeg', ['-v', 'error', '-y', ...args]);
+}
+
+/** The MD5 of the decoded sound (empty when there is none). */
+function audioHash(file: string): string {
+  return execFileSync('ffmpeg', ['-v', 'error', '-i', file, '-map', '0:a?', '-f', 'md5', '-'], { encoding: 'utf8' }).trim();
+}
+
+interface Outcome {
+  rows: LocalBatchRow[];
+  outDir: string;
+}
+
+/**
+ * Renders `rows` (variables each) as one batch and each alone, asserts every row's frames and
+ * sound are the lone render's, and returns the batch's rows.
+ */
+function batchEqualsLone(dir: string, rows: Record<string, unknown>[]): Outcome {
+  const batch = path.join(dir, '..', `${path.basename(dir)}.jsonl`);
+  fs.writeFileSync(batch, rows.map((variables, i) => JSON.stringify({ outputKey: `row-${i + 1}.mov`, variables })).join('\n') + '\n');
+  const outDir = path.join(dir, '..', `${path.basename(dir)}-out`);
+  const run = vidkit(['render', dir, '--batch', batch, '--output-dir', outDir, '--format', 'mov', '--batch-concurrency', '2', '--json']);
+  assert.is(run.status, 0, run.stderr);
+  const printed = JSON.parse(run.stdout) as LocalBatchRow[];
+  rows.forEach((variables, i) => {
+    const lone = path.join(dir, '..', `${path.basename(dir)}-lone-${i + 1}.mov`);
+    const alone = vidkit(['render', dir, '--variables', JSON.stringify(variables), '--format', 'mov', '--output', lone]);
+    assert.is(alone.status, 0, alone.stderr);
+    const out = path.join(outDir, `row-${i + 1}.mov`);
+    const [batchFrames, loneFrames] = [frameHashes(out), frameHashes(lone)];
+    assert.is(batchFrames.length, FRAMES, `row ${i + 1}: frames`);
+    assert.equal(batchFrames, loneFrames, `row ${i + 1}: its frames are those of its lone render`);
+    assert.is(audioHash(out), audioHash(lone), `row ${i + 1}: its sound is that of its lone render`);
+  });
+  // Every row is complete: the shared segments are gone.
+  assert.not.ok(fs.existsSync(path.join(outDir, REUSE_DIR)), 'the work folder is removed once every row is complete');
+  return { rows: printed, outDir };
+}
+
+/** Frames each row drew itself, in line order. */
+const drawn = (rows: LocalBatchRow[]) => rows.map((r) => r.reuse!.framesRendered);
+
+test('the name in a 0.5 s intro: rows whose name differs draw the intro alone, a row like the first draws nothing', () => {
+  const dir = project({ 'index.html': page('<div id="intro" style="position:absolute;left:10px;top:10px" data-start="0" data-duration="0.5">Hi <span data-var-text="name">Ada</span></div>') });
+  const { rows } = batchEqualsLone(dir, [{ name: 'Ann' }, { name: 'Bob' }, { name: 'Ann' }]);
+  assert.equal(drawn(rows), [0, 5, 0]);
+  assert.equal(rows.map((r) => r.reuse!.segments), [2, 2, 2]);
+  assert.equal(rows.map((r) => r.reuse!.reusedSegments), [2, 1, 2]);
+});
+
+test('the name in a lower third from 1 to 1.5 s: each row draws those 5 frames, the frames around them are shared', () => {
+  const dir = project({
+    'index.html': page('<div class="third" data-start="1" data-duration="0.5"><b data-var-text="name">Ada</b>, engineer</div>', {
+      style: '.third{position:absolute;left:10px;bottom:10px;padding:4px;background:#fff;color:#000}',
+    }),
+  });
+  const { rows } = batchEqualsLone(dir, [{ name: 'Ann' }, { name: 'Bob' }, { name: 'Cy' }]);
+  assert.equal(drawn(rows), [0, 5, 5]);
+  assert.equal(rows[1].reuse!.segments, 3);
+  assert.equal(rows[1].reuse!.framesReused, 15);
+});
+
+test('a per-row image shown from 0.5 to 1 s: each row draws its image\'s frames only', () => {
+  const dir = project({
+    'index.html': page('<img id="photo" data-var-src="photo" src="red.png" data-start="0.5" data-duration="0.5" style="position:absolute;left:200px;top:20px;width:80px;height:60px">', {
+      variables: '[{"id":"photo","type":"image","label":"Photo","default":"red.png"}]',
+    }),
+  });
+  ffmpeg(['-f', 'lavfi', '-i', 'color=red:size=80x60', '-frames:v', '1', path.join(dir, 'red.png')]);
+  ffmpeg(['-f', 'lavfi', '-i', 'color=green:size=80x60', '-frames:v', '1', path.join(dir, 'green.png')]);
+  ffmpeg(['-f', 'lavfi', '-i', 'color=blue:size=80x60', '-frames:v', '1', path.join(dir, 'blue.png')]);
+  const { rows } = batchEqualsLone(dir, [{ photo: 'green.png' }, { photo: 'blue.png' }]);
+  assert.equal(drawn(rows), [0, 5]);
+});
+
+test('a per-row colour that tints everything: nothing can be shared, every other row renders whole and says why', () => {
+  const dir = project({
+    'index.html': page('<div id="tint" style="position:absolute;inset:0;background:var(--tint);opacity:0.5"></div>', {
+      variables: '[{"id":"tint","type":"color","label":"Tint","default":"#ff0000"}]',
+    }),
+  });
+  const { rows } = batchEqualsLone(dir, [{ tint: '#00ff00' }, { tint: '#0000ff' }]);
+  assert.equal(drawn(rows), [0, FRAMES]);
+  assert.match(rows[1].reuse!.whole!, /a style uses the variable "tint"/);
+});
+
+test('a script that reads the name at load and draws it on a canvas at 1 s: the read is recorded and the rows render whole', () => {
+  const dir = project({
+    'index.html': page(
+      `<canvas id="c" width="320" height="40" style="position:absolute;left:0;top:40px"></canvas>
+<script>
+  var name = window.__vidkit.getVariables().name;
+  var ctx = document.getElementById('c').getContext('2d');
+  function draw() {
+    if (window.__vidkit.time >= 1) { ctx.fillStyle = '#fff'; ctx.font = '20px sans-serif'; ctx.fillText(name, 10, 30); }
+    requestAnimationFrame(draw);
+  }
+  requestAnimationFrame(draw);
+</script>`,
+    ),
+  });
+  const { rows } = batchEqualsLone(dir, [{ name: 'Ann' }, { name: 'Bob' }]);
+  assert.equal(drawn(rows), [0, FRAMES]);
+  assert.match(rows[1].reuse!.whole!, /a page script read the variable "name"/);
+});
+
+test('a sub-composition drawing its own variables by script, the name bound beside it: page scripts could read the name, so the rows render whole', () => {
+  const dir = project({
+    'index.html': page(
+      `<div id="intro" style="position:absolute;left:10px;top:10px" data-start="0" data-duration="0.5"><span data-var-text="name">Ada</span></div>
+<div id="card-host" data-composition-id="card" data-composition-src="card.html" data-variable-values='{"title":"Welcome"}' data-start="0.5" data-duration="1" style="position:absolute;left:10px;top:60px"></div>`,
+    ),
+    'card.html': `<template id="card-template">
+  <div data-composition-id="card" data-width="200" data-height="40" data-composition-variables='[{"id":"title","type":"string","label":"Title","default":"Card"}]'>
+    <div class="title" style="background:#fff;color:#000;padding:4px"></div>
+    <script>document.querySelector('.title').textContent = window.__hyperframes.getVariables().title;</script>
+  </div>
+</template>`,
+  });
+  const { rows } = batchEqualsLone(dir, [{ name: 'Ann' }, { name: 'Bob' }]);
+  assert.equal(drawn(rows), [0, FRAMES]);
+  assert.match(rows[1].reuse!.whole!, /the page runs scripts/);
+});
+
+test('an a-roll video with its sound and captions, the name in a lower third: the video, captions and sound are shared, the sound mixed from the first row\'s timeline', () => {
+  const dir = project({
+    'index.html': page(
+      `<video id="aroll" src="aroll.mp4" data-start="0" data-duration="2" style="position:absolute;left:0;top:0;width:320px;height:180px"></video>
+<div class="caption" data-start="0" data-duration="1">Captions one</div>
+<div class="caption" data-start="1" data-duration="1">Captions two</div>
+<div class="third" data-start="1.5" data-duration="0.5"><span data-var-text="name">Ada</span></div>`,
+      {
+        style:
+          '.caption{position:absolute;left:0;right:0;bottom:4px;text-align:center;color:#ff0}\n.third{position:absolute;left:10px;top:10px;background:#000;padding:2px}',
+      },
+    ),
+  });
+  ffmpeg([
+    '-f', 'lavfi', '-i', 'testsrc=size=320x180:rate=10:duration=2',
+    '-f', 'lavfi', '-i', 'sine=frequency=440:duration=2',
+    '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', path.join(dir, 'aroll.mp4'),
+  ]);
+  const { rows } = batchEqualsLone(dir, [{ name: 'Ann' }, { name: 'Bob' }, { name: 'Cy' }]);
+  assert.equal(drawn(rows), [0, 5, 5]);
+  const streams = ffprobe(path.join(dir, '..', `${path.basename(dir)}-out`, 'row-2.mov')).streams.map((s) => s.codec_type);
+  assert.ok(streams.includes('audio'), 'the rows have sound');
+});
+
+test('a batch with a failed row keeps its shared segments, and its re-run joins them without drawing them again', () => {
+  const dir = project({ 'index.html': page('<div id="intro" style="position:absolute;left:10px;top:10px" data-start="0" data-duration="0.5"><span data-var-text="name">Ada</span></div>') });
+  const batch = path.join(work, 'resume.jsonl');
+  const outDir = path.join(work, 'resume-out');
+  const run = (lines: Array<[string, string]>) => {
+    fs.writeFileSync(batch, lines.map(([outputKey, name]) => JSON.stringify({ outputKey, variables: { name } })).join('\n'));
+    return vidkit(['render', dir, '--batch', batch, '--output-dir', outDir, '--format', 'mov', '--json']);
+  };
+  // A row named .mp4 fails under --format mov: the batch is left incomplete.
+  assert.is(run([['a.mov', 'Ann'], ['b.mov', 'Bob'], ['c.mp4', 'Cy']]).status, 1);
+  const keys = fs.readdirSync(path.join(outDir, REUSE_DIR));
+  assert.is(keys.length, 1);
+  const shared = path.join(outDir, REUSE_DIR, keys[0]);
+  const segments = fs.readdirSync(shared).filter((f) => f.endsWith('.mov'));
+  assert.is(segments.length, 2);
+  const stamp = new Date('2001-01-01T00:00:00Z');
+  for (const f of segments) fs.utimesSync(path.join(shared, f), stamp, stamp);
+  const second = run([['a.mov', 'Ann'], ['b.mov', 'Bob'], ['c.mov', 'Cy'], ['d.mp4', 'Dee']]);
+  assert.is(second.status, 1);
+  const rows = JSON.parse(second.stdout) as LocalBatchRow[];
+  assert.equal(rows.map((r) => r.status), ['skipped', 'skipped', 'rendered', 'failed']);
+  assert.equal(rows[2].reuse, { segments: 2, reusedSegments: 1, framesRendered: 5, framesReused: 15 });
+  for (const f of segments) assert.is(fs.statSync(path.join(shared, f)).mtimeMs, stamp.getTime(), `${f} was joined, not drawn again`);
+  const lone = path.join(work, 'resume-lone.mov');
+  assert.is(vidkit(['render', dir, '--variables', '{"name":"Cy"}', '--format', 'mov', '--output', lone]).status, 0);
+  assert.equal(frameHashes(path.join(outDir, 'c.mov')), frameHashes(lone));
+  assert.is(run([['a.mov', 'Ann'], ['b.mov', 'Bob'], ['c.mov', 'Cy'], ['d.mov', 'Dee']]).status, 0);
+  assert.not.ok(fs.existsSync(path.join(outDir, REUSE_DIR)), 'complete now: the work folder is gone');
+});
+
+test.run();

@@ -1,0 +1,65 @@
+import { test } from 'uvu';
+import * as assert from 'uvu/assert';
+import type { PageReach } from '../runtime/protocol';
+import { differingVariables, framesOf, rowSegments, sharedCuts } from './reuse-plan';
+
+const reach = (over: Partial<PageReach> = {}): PageReach => ({
+  reads: [],
+  bindings: [
+    { id: 'name', element: '<span>', frames: [[0, 5], [50, 60]] },
+    { id: 'photo', element: '<img#photo>', frames: [[20, 30]] },
+  ],
+  css: [],
+  unbounded: null,
+  whole: null,
+  ...over,
+});
+
+test('differing variables: a value, or whether it is overridden at all, differs', () => {
+  const ref = { variables: { name: 'Ann', tint: '#f00', size: 2 }, overrides: { name: 'Ann' } };
+  assert.equal(differingVariables(ref, { variables: { name: 'Bob', tint: '#f00', size: 2 }, overrides: { name: 'Bob' } }), ['name']);
+  assert.equal(differingVariables(ref, { variables: { name: 'Ann', tint: '#f00', size: 2 }, overrides: { name: 'Ann', tint: '#f00' } }), ['tint']);
+  assert.equal(differingVariables(ref, ref), []);
+  assert.equal(differingVariables(ref, { variables: { name: 'Ann', tint: '#f00', size: 2, extra: { a: 1 } }, overrides: { name: 'Ann' } }), ['extra']);
+});
+
+test('cuts fall where a varying variable\'s frames begin and end; a variable the page never uses reaches no frame', () => {
+  assert.equal(
+    sharedCuts(reach(), ['name'], 100).map((s) => [s.startFrame, s.endFrame]),
+    [[0, 5], [5, 50], [50, 60], [60, 100]],
+  );
+  assert.equal(sharedCuts(reach(), ['name', 'photo'], 100).length, 6);
+  assert.equal(sharedCuts(reach(), ['unused'], 100).map((s) => [s.startFrame, s.endFrame]), [[0, 100]]);
+  assert.equal(framesOf(reach(), 'unused'), []);
+});
+
+test('a row draws the segments its own differing variables reach, and nothing when none differs', () => {
+  const segments = sharedCuts(reach(), ['name', 'photo'], 100);
+  const own = (differing: string[]) => {
+    const d = rowSegments(reach(), differing, segments);
+    return 'own' in d ? [...d.own].sort((a, b) => a - b).map((i) => [segments[i].startFrame, segments[i].endFrame]) : d.whole;
+  };
+  assert.equal(own(['name']), [[0, 5], [50, 60]]);
+  assert.equal(own(['photo']), [[20, 30]]);
+  assert.equal(own([]), []);
+});
+
+test('whatever cannot be bounded renders the row whole, with the reason', () => {
+  const whole = (r: PageReach, id = 'name') => {
+    const d = rowSegments(r, [id], sharedCuts(r, [id], 100));
+    return 'whole' in d ? d.whole : undefined;
+  };
+  assert.is(whole(reach({ reads: ['name'] })), 'a page script read the variable "name"');
+  assert.is(whole(reach({ reads: ['photo'] })), undefined, 'a read of another variable leaves this one bounded');
+  assert.match(whole(reach({ reads: ['*'] }))!, /render configuration/);
+  assert.match(whole(reach({ reads: ['*overrides'] }))!, /__hfVariables/);
+  assert.match(whole(reach({ css: ['name'] }))!, /custom property/);
+  assert.match(whole(reach({ css: ['*'] }))!, /could not be read/);
+  assert.is(whole(reach({ unbounded: 'the page runs scripts' })), 'the page runs scripts');
+  assert.is(whole(reach({ unbounded: 'the page runs scripts' }), 'unused'), undefined, 'an unbound variable is not reached through bindings');
+  assert.match(whole(reach({ whole: 'the page has an iframe' }), 'unused')!, /iframe/);
+  assert.is(whole(reach({ bindings: [{ id: 'name', element: '<span>', frames: null, why: '<span> is in no clip' }] })), '<span> is in no clip');
+  assert.equal(sharedCuts(reach({ reads: ['name'] }), ['name'], 100).length, 1, 'an unbounded variable cuts nothing');
+});
+
+test.run();
