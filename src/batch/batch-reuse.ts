@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { ExitCode, VidkitError, errorMessage } from '../errors';
+import { ExitCode, VidkitError, badInput, errorMessage } from '../errors';
 import { loadNative } from '../native';
 import type { MediaElementTiming, PageReach } from '../runtime/protocol';
 import { ChunkRange, SessionSlot, renderChunk, segmentEncoder } from '../render/capture/chunk-renderer';
@@ -71,7 +71,7 @@ export class BatchReuse {
   }
 
   /** Renders `planned` to `output`, reusing the shared segments its variables leave unchanged. */
-  async render(planned: PlannedRender, output: string, hooks: PooledRenderHooks & { signal?: AbortSignal }): Promise<PooledRender & { reuse: RowReuse }> {
+  async render(planned: PlannedRender, output: string, hooks: PooledRenderHooks): Promise<PooledRender & { reuse: RowReuse }> {
     const started = Date.now();
     const whole = async (why: string) => {
       const done = await this.opts.pool.render(planned, output, hooks);
@@ -79,7 +79,7 @@ export class BatchReuse {
     };
     let shared: SharedRecord;
     try {
-      shared = await (this.shared ??= this.renderShared(hooks.signal));
+      shared = await (this.shared ??= this.renderShared(hooks));
     } catch (err) {
       if (hooks.signal?.aborted) throw err;
       return whole(`the shared segments could not be rendered: ${errorMessage(err)}`);
@@ -149,9 +149,14 @@ export class BatchReuse {
   /**
    * The reference's segments and what its variables reach: read back from the work folder when an
    * earlier run left all of them, else rendered from its first frame to its last (every frame is
-   * stepped, so every read a page script makes is recorded).
+   * stepped, so every read a page script makes is recorded). `hooks` are the first row's to ask,
+   * whose progress the frames count in.
    */
-  private async renderShared(signal: AbortSignal | undefined): Promise<SharedRecord> {
+  private async renderShared(hooks: { signal?: AbortSignal; onFrame?: () => void }): Promise<SharedRecord> {
+    // Nothing is written through a link: a batch writes only inside its --output-dir.
+    for (const dir of [path.dirname(this.workDir), this.workDir]) {
+      if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) throw badInput(`${dir} is a symlink: a batch writes only inside its --output-dir`);
+    }
     const kept = this.readRecord();
     if (kept) return kept;
     fs.mkdirSync(this.workDir, { recursive: true });
@@ -162,12 +167,16 @@ export class BatchReuse {
       for (const s of segments) {
         const file = this.segmentFile(s);
         const partial = `${file}.partial${formatExtension(this.opts.format)}`;
-        missingGlyphs.push(await this.renderSegment(page.slot, page, s, partial, { signal }));
+        missingGlyphs.push(await this.renderSegment(page.slot, page, s, partial, hooks));
         fs.renameSync(partial, file);
       }
       const last = await page.slot.current();
       const record: SharedRecord = { totalFrames: page.totalFrames, reach: await last.reach(page.totalFrames), segments, missingGlyphs, timeline: await last.mediaTimeline() };
-      fs.writeFileSync(this.recordFile(), JSON.stringify(record));
+      // Written last, under another name first: a record names only segments that are whole.
+      const partial = `${this.recordFile()}.partial`;
+      fs.rmSync(partial, { force: true });
+      fs.writeFileSync(partial, JSON.stringify(record), { flag: 'wx' });
+      fs.renameSync(partial, this.recordFile());
       return record;
     });
   }

@@ -11,12 +11,12 @@ import { DEFAULT_INPUT_LIMITS, parseCheckedVariables } from '../options/input-li
 import { formatExtension } from '../values/formats';
 import { describeMissingGlyphs } from '../render/capture/missing-glyphs';
 import { prepareOutput, prepareOutputDir } from '../render/output/output-path';
+import type { PlannedRender } from '../render/render-context';
 import { WorkersOption, resolveBatchConcurrency } from '../render/plan/workers';
 import { LocalBatchRow, completedOutputs, fileDigest, isComplete, localManifestPath, settingsDigest } from './batch-record';
-import type { PlannedRender } from '../render-context';
 import { BatchReuse } from './batch-reuse';
 import type { RowReuse } from './reuse-plan';
-import { WarmPool, WarmPoolOptions } from './warm-pool';
+import { PooledRender, WarmPool, WarmPoolOptions } from './warm-pool';
 
 export interface LocalBatchOptions extends Omit<WarmPoolOptions, 'size'> {
   /** The batch file, as for `cloudfn render-batch`: JSONL, a JSON array, CSV or TSV. */
@@ -188,10 +188,10 @@ async function renderRow(
       signal,
       onWarning: (message: string) => opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${message}`),
     };
-    const done = reuse ? await reuse.render(planned, path.resolve(output), hooks) : await pool.render(planned, path.resolve(output), hooks);
+    const done: PooledRender & { reuse?: RowReuse } = reuse ? await reuse.render(planned, path.resolve(output), hooks) : await pool.render(planned, path.resolve(output), hooks);
     for (const m of done.missingGlyphs) opts.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${describeMissingGlyphs(m)}`);
     const flagged = done.missingGlyphs.length > 0 ? { missingGlyphs: done.missingGlyphs } : {};
-    const reused = 'reuse' in done ? { reuse: done.reuse as RowReuse } : {};
+    const reused = done.reuse === undefined ? {} : { reuse: done.reuse };
     return { ...row, status: 'rendered', seconds: seconds(), settings, bytes: done.bytes, sha256: await fileDigest(output), ...flagged, ...reused };
   } catch (err) {
     if (signal.aborted) return undefined;

@@ -1,3 +1,4 @@
+// tier: unit
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PageReach } from '../runtime/protocol';
