@@ -2,6 +2,7 @@
 // alternating, and against the capture-only limit. Prints a table; writes JSON.
 //   npm run bench -- [--runs 3] [--only gsap-text,slides] [--resolutions 1080,720]
 //                    [--workers-sweep ui-3d-reveal] [--no-peer] [--out benches/results/latest.json]
+//                    [--compare benches/results/<file>.json] [--note "why these results"]
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -9,6 +10,7 @@ import { parseArgs } from 'node:util';
 import { QUALITY_SETTINGS } from '../dist/values/quality';
 import { renderLocal } from '../dist/render/local-render';
 import { loadComposition } from '../dist/composition/composition';
+import { COMPARE_RUNS, classMismatch, compareRows, printComparison, thisMachine } from './lib/compare';
 import { Measured, measure, median } from './lib/measure';
 import { renderReference } from './lib/reference';
 import { projectHtml, stageComposition } from './lib/stage';
@@ -16,29 +18,40 @@ import { printTable } from './lib/table';
 import { frameCount, psnr } from './lib/video';
 
 const ROOT = path.resolve(__dirname, '..');
-/** Compositions on a video, rendered at their own size only (two of them portrait). */
-const VIDEO_COMPOSITIONS = ['video-talking-head', 'video-sub-composition', 'video-pip'];
-const COMPOSITIONS = ['gsap-text', 'ui-3d-reveal', 'css-keyframes', 'canvas-raf', 'slides', ...VIDEO_COMPOSITIONS];
+const RESULTS = path.join(ROOT, 'benches', 'results');
+/** The default output, not committed; any other file under benches/results is, and needs --note. */
+const LATEST = path.join('benches', 'results', 'latest.json');
+/** Compositions on a video, rendered at their own size only (three of them portrait). */
+const VIDEO_COMPOSITIONS = ['video-talking-head', 'video-sub-composition', 'video-aroll-sub', 'video-pip'];
+const COMPOSITIONS = ['gsap-text', 'gsap-cards', 'ui-3d-reveal', 'css-keyframes', 'canvas-raf', 'slides', ...VIDEO_COMPOSITIONS];
 
 const { values: opts } = parseArgs({
   options: {
     runs: { type: 'string', default: '3' },
     only: { type: 'string' },
-    resolutions: { type: 'string', default: '1080,720' },
+    resolutions: { type: 'string' },
     'workers-sweep': { type: 'string' },
     'no-peer': { type: 'boolean', default: false },
-    out: { type: 'string', default: path.join('benches', 'results', 'latest.json') },
+    out: { type: 'string', default: LATEST },
+    compare: { type: 'string' },
+    note: { type: 'string' },
   },
 });
 const runs = Number(opts.runs);
-const names = opts.only ? opts.only.split(',') : COMPOSITIONS;
-const resolutions = opts.resolutions!.split(',').map(Number);
+const baseline = opts.compare === undefined ? undefined : readBaseline(opts.compare);
+// Compared against a results file, the bench measures that file's rows unless told otherwise.
+const names = opts.only ? opts.only.split(',') : baseline ? [...new Set(baseline.rows.map((r) => r.composition))] : COMPOSITIONS;
+const resolutions = opts.resolutions ? opts.resolutions.split(',').map(Number) : baseline ? [...new Set(baseline.rows.map((r) => r.resolution))] : [1080, 720];
+refuseUnnotedResults();
 const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-bench-'));
 
 export interface ToolResult {
   tool: 'vidkit' | 'peer';
   wallSeconds: number[];
   medianWall: number;
+  /** CPU seconds (user + system) of the whole process tree, browsers included, each run. */
+  cpuSeconds: number[];
+  medianCpu: number;
   fps: number;
   peakRssMb: number;
   sizeMb: number;
@@ -93,6 +106,8 @@ function summarise(tool: ToolResult['tool'], measured: Measured[], output: strin
     tool,
     wallSeconds: walls,
     medianWall: median(walls),
+    cpuSeconds: measured.map((m) => m.cpuSeconds),
+    medianCpu: median(measured.map((m) => m.cpuSeconds)),
     fps: frames / median(walls),
     peakRssMb: median(measured.map((m) => m.peakRssBytes)) / 2 ** 20,
     sizeMb: fs.statSync(output).size / 2 ** 20,
@@ -176,7 +191,7 @@ async function workersSweep(name: string): Promise<Array<{ workers: string; medi
 
 function writeRecord(rows: Row[], sweep?: Array<{ workers: string; medianWall: number }>): void {
   fs.mkdirSync(path.dirname(path.resolve(opts.out!)), { recursive: true });
-  const record = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model, memGb: os.totalmem() / 2 ** 30 }, runs, rows, sweep };
+  const record = { date: new Date().toISOString(), machine: thisMachine(), note: opts.note, runs, rows, sweep };
   fs.writeFileSync(`${opts.out!}.partial`, `${JSON.stringify(record, null, 2)}\n`);
   fs.renameSync(`${opts.out!}.partial`, opts.out!);
 }
@@ -199,6 +214,38 @@ async function main(): Promise<void> {
   writeRecord(rows, sweep);
   process.stderr.write(`bench: results written to ${opts.out}\n`);
   fs.rmSync(work, { recursive: true, force: true });
+  if (baseline && !printComparison(opts.compare!, compareRows(baseline.rows, rows))) process.exitCode = 1;
+}
+
+/** Stops the bench before it runs: a usage error. */
+function refuse(message: string): never {
+  process.stderr.write(`bench: ${message}\n`);
+  process.exit(2);
+}
+
+/**
+ * The committed results `--compare` judges a run by: of this machine's class, and compared as
+ * they were measured, on medians of {@link COMPARE_RUNS} runs.
+ */
+function readBaseline(file: string): { rows: Row[] } {
+  let record: { machine?: Record<string, unknown>; rows?: Row[] };
+  try {
+    record = JSON.parse(fs.readFileSync(file, 'utf8'));
+  } catch (err) {
+    refuse(`--compare ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!Array.isArray(record.rows) || record.rows.some((r) => r.vidkit?.medianWall === undefined)) refuse(`--compare ${file}: not a results file of npm run bench (no rows with vidkit's times)`);
+  const mismatch = classMismatch(file, record.machine, thisMachine());
+  if (mismatch) refuse(mismatch);
+  if (runs < COMPARE_RUNS) refuse(`--compare takes medians of at least ${COMPARE_RUNS} runs, as the committed results do: --runs ${runs} is too few`);
+  return { rows: record.rows };
+}
+
+/** Results written where they are committed say why they were refreshed. */
+function refuseUnnotedResults(): void {
+  const out = path.resolve(opts.out!);
+  const committed = path.dirname(out) === RESULTS && out !== path.join(ROOT, LATEST);
+  if (committed && !opts.note?.trim()) refuse(`--out ${opts.out} writes committed results: say why with --note "<why these results replace or join the others>"`);
 }
 
 main().catch((err) => {

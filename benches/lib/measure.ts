@@ -6,6 +6,13 @@ export interface Measured {
   wallSeconds: number;
   /** Peak of the summed resident memory of the whole process tree (browser children included). */
   peakRssBytes: number;
+  /**
+   * CPU seconds (user + system) of the whole process tree: each process's own time as last sampled.
+   * Read from /proc rather than from the exit status, because a browser's processes are not always
+   * reaped through the command (its rusage missed 27 of 55 s on a 1080p render). At most one
+   * sampling period of each process's last moments is missed.
+   */
+  cpuSeconds: number;
   stdout: string;
   stderr: string;
   /** Stopped past its time limit. */
@@ -38,9 +45,13 @@ export function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}
     child.stdout.setEncoding('utf8').on('data', (d: string) => (stdout += d));
     child.stderr.setEncoding('utf8').on('data', (d: string) => (stderr += d));
     let peak = 0;
-    const timer = setInterval(() => {
-      peak = Math.max(peak, treeRss(child.pid!));
-    }, SAMPLE_MS);
+    const cpuTicks = new Map<string, number>();
+    const sample = () => {
+      const tree = sampleTree(child.pid!);
+      peak = Math.max(peak, tree.rssBytes);
+      for (const [process, ticks] of tree.cpuTicks) cpuTicks.set(process, ticks);
+    };
+    const timer = setInterval(sample, SAMPLE_MS);
     child.on('error', (err) => {
       clearInterval(timer);
       clearTimeout(deadline);
@@ -51,7 +62,8 @@ export function measure(cmd: string, args: string[], env: NodeJS.ProcessEnv = {}
       clearTimeout(deadline);
       const wallSeconds = Number(process.hrtime.bigint() - started) / 1e9;
       if (timedOut) stderr += `\nerror: killed after ${timeoutMs! / 1000} s\n`;
-      resolve({ status: code ?? -1, wallSeconds, peakRssBytes: peak, stdout, stderr, timedOut });
+      const cpuSeconds = [...cpuTicks.values()].reduce((a, b) => a + b, 0) / CLOCK_TICKS;
+      resolve({ status: code ?? -1, wallSeconds, peakRssBytes: peak, cpuSeconds, stdout, stderr, timedOut });
     });
   });
 }
@@ -64,33 +76,45 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
-/** Sum of RSS over `root` and all its descendants, read from /proc. */
-function treeRss(root: number): number {
+/** The kernel's clock ticks per second (USER_HZ), the unit of /proc's CPU times: 100 on Linux. */
+const CLOCK_TICKS = 100;
+
+/**
+ * Sum of RSS over `root` and all its descendants, and each one's CPU time so far in clock ticks,
+ * keyed by pid and start time (a pid can be reused), read from /proc.
+ */
+function sampleTree(root: number): { rssBytes: number; cpuTicks: Map<string, number> } {
   const children = new Map<number, number[]>();
   const rss = new Map<number, number>();
+  const cpu = new Map<number, [string, number]>();
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
       const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Fields after the parenthesised command name: state ppid ... rss is field 24 overall.
+      // Fields after the parenthesised command name: state ppid ... utime and stime are fields 14
+      // and 15 overall, starttime 22, rss 24.
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       const pid = Number(entry);
       const ppid = Number(fields[1]);
       rss.set(pid, Number(fields[21]) * PAGE_SIZE);
+      cpu.set(pid, [`${pid}@${fields[19]}`, Number(fields[11]) + Number(fields[12])]);
       if (!children.has(ppid)) children.set(ppid, []);
       children.get(ppid)!.push(pid);
     } catch {
       // The process ended between readdir and read.
     }
   }
-  let total = 0;
+  let rssBytes = 0;
+  const cpuTicks = new Map<string, number>();
   const stack = [root];
   while (stack.length > 0) {
     const pid = stack.pop()!;
-    total += rss.get(pid) ?? 0;
+    rssBytes += rss.get(pid) ?? 0;
+    const ticks = cpu.get(pid);
+    if (ticks) cpuTicks.set(...ticks);
     stack.push(...(children.get(pid) ?? []));
   }
-  return total;
+  return { rssBytes, cpuTicks };
 }
 
 export function median(values: number[]): number {

@@ -18,8 +18,23 @@ export function stageComposition(root: string, name: string, dir: string, compos
     fs.cpSync(path.join(compositions, name), staged, { recursive: true });
   }
   fs.cpSync(path.join(root, 'benches', 'compositions', 'fonts'), staged, { recursive: true });
+  stageLibraries(root, staged);
   stageMedia(staged, BENCH_MEDIA);
   return staged;
+}
+
+/** Files a page may name without keeping a copy in its folder, from the root's devDependencies. */
+const BENCH_LIBRARIES: Record<string, string> = {
+  'gsap.min.js': path.join('node_modules', 'gsap', 'dist', 'gsap.min.js'),
+  'oswald-latin-500-normal.woff2': path.join('node_modules', '@fontsource', 'oswald', 'files', 'oswald-latin-500-normal.woff2'),
+  'montserrat-latin-800-normal.woff2': path.join('node_modules', '@fontsource', 'montserrat', 'files', 'montserrat-latin-800-normal.woff2'),
+};
+
+function stageLibraries(root: string, staged: string): void {
+  const html = projectHtml(staged);
+  for (const [file, source] of Object.entries(BENCH_LIBRARIES)) {
+    if (html.includes(`"${file}"`) && !fs.existsSync(path.join(staged, file))) fs.copyFileSync(path.join(root, source), path.join(staged, file));
+  }
 }
 
 /** A test-pattern video (frame number and timecode burned in, colours turning), H.264 with a keyframe every 2 s. */
@@ -37,6 +52,7 @@ function patternVideo(size: string, seconds: number, hue: string, tone: boolean)
  */
 const BENCH_MEDIA: Record<string, string[]> = {
   'talk.mp4': patternVideo('1080x1920', 30, '2*PI*t/30', true),
+  'aroll.mp4': patternVideo('1080x1920', 13, '2*PI*t/13', true),
   'scene.mp4': patternVideo('1080x1920', 13, 'PI/2+2*PI*t/13', false),
   'main.mp4': patternVideo('1920x1080', 10, '2*PI*t/10', true),
   'inset.mp4': patternVideo('1280x720', 10, 'PI', false),

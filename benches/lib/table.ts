@@ -5,17 +5,17 @@ const f2 = (n: number) => n.toFixed(2);
 
 /** The bench table: one line per tool and composition, ratios against the peer on vidkit's line. */
 export function printTable(rows: Row[], sweep?: Array<{ workers: string; medianWall: number }>): void {
-  const header = ['composition', 'res', 'tool', 'wall s', 'fps', 'peak RSS MB', 'size MB', 'PSNR dB', 'frames', 'wall ratio', 'PSNR diff', 'size ratio', 'RSS ratio', 'render fps', 'capture-only fps', 'e2e/capture', '1st frame s'];
+  const header = ['composition', 'res', 'tool', 'wall s', 'CPU s', 'fps', 'peak RSS MB', 'size MB', 'PSNR dB', 'frames', 'wall ratio', 'PSNR diff', 'size ratio', 'RSS ratio', 'render fps', 'capture-only fps', 'e2e/capture', '1st frame s'];
   const lines: string[][] = [header];
   for (const r of rows) {
     const v = r.vidkit;
     const p = r.peer;
     lines.push([
-      r.composition, `${r.resolution}p`, `vidkit (${r.workers}w)`, f1(v.medianWall), f1(v.fps), f1(v.peakRssMb), f2(v.sizeMb), f2(v.psnrDb), String(v.frames),
+      r.composition, `${r.resolution}p`, `vidkit (${r.workers}w)`, f1(v.medianWall), f1(v.medianCpu), f1(v.fps), f1(v.peakRssMb), f2(v.sizeMb), f2(v.psnrDb), String(v.frames),
       p ? f2(v.medianWall / p.medianWall) : '-', p ? f2(v.psnrDb - p.psnrDb) : '-', p ? f2(v.sizeMb / p.sizeMb) : '-', p ? f2(v.peakRssMb / p.peakRssMb) : '-',
       f1(v.renderFps!), f1(r.captureOnlyFps), `${Math.round((v.renderFps! / r.captureOnlyFps) * 100)}%`, v.firstFrameSeconds !== undefined ? f2(v.firstFrameSeconds) : '-',
     ]);
-    if (p) lines.push(['', '', 'peer', f1(p.medianWall), f1(p.fps), f1(p.peakRssMb), f2(p.sizeMb), f2(p.psnrDb), String(p.frames), '', '', '', '', '', '', '', '']);
+    if (p) lines.push(['', '', 'peer', f1(p.medianWall), f1(p.medianCpu), f1(p.fps), f1(p.peakRssMb), f2(p.sizeMb), f2(p.psnrDb), String(p.frames), '', '', '', '', '', '', '', '']);
   }
   printColumns(lines);
   if (sweep) {
