@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from './test-support/cli';
-import { layerProblems } from './test-support/import-graph';
+import { importEdges, layerProblems } from './test-support/import-graph';
 
 /**
  * The layers of src/, bottom first: a folder (or root file) imports only from its own layer and
@@ -38,6 +38,12 @@ const SRC = path.join(__dirname);
 
 test('src/ has no cycle and no upward import between its folders', () => {
   assert.equal(layerProblems(SRC, LAYERS, SPLIT), []);
+});
+
+test('in the page runtime, seek.ts owns seeking: it calls the other modules, and only the entry calls it', () => {
+  const page = importEdges(path.join(SRC, 'runtime', 'page'));
+  assert.equal(page.filter((e) => e.to === 'seek.ts').map((e) => e.from), ['index.ts']);
+  assert.ok(page.filter((e) => e.from === 'seek.ts').length >= 10, 'seek.ts drives the page modules');
 });
 
 test('the check names the files of an upward import, a cycle and an unplaced folder', () => {

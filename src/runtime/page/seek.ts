@@ -21,7 +21,7 @@ import { pageReach } from './reach';
 import { fps, state } from './state';
 import { timelinesReady, syncTimelines } from './timelines';
 import { clipList, compositionDuration, forgetTiming, showClips } from './timing';
-import { currentVariables } from './variables';
+import { currentVariables, onParsed } from './variables';
 import { stateById, videoPictures, videoReply } from './video-frames';
 import { pictureSceneClones, syncVideoFrames } from './video-overlay';
 
@@ -204,6 +204,32 @@ function afterPaint(): Promise<void> {
   });
 }
 function videosPresented(): boolean { return unpresented.size === 0; }
+
+// --- HyperFrames' engine protocol, `window.__hf = { duration, seek }` ------------------------------
+// As in HyperFrames, every page has a `window.__hf` before its scripts run, and once the document
+// is parsed the renderer's protocol takes over whichever object `window.__hf` then is: `duration`
+// reads the composition's length and `seek(seconds)` moves the clock to that frame (forward only,
+// as the renderer does), replacing a `duration` or `seek` the page set itself; its other
+// properties stay.
+function bindProtocol(): void {
+  const hf = window.__hf && typeof window.__hf === 'object' ? window.__hf : {};
+  Object.defineProperty(hf, 'duration', {
+    configurable: true,
+    enumerable: true,
+    get: function () { forgetTiming(); return compositionDuration(); },
+  });
+  state.protocolSeek = function (seconds) {
+    if (state.wrappedSeeking) return undefined;
+    return seekFrame(Math.round((Number(seconds) || 0) * fps));
+  };
+  hf.seek = state.protocolSeek;
+  window.__hf = hf;
+}
+
+/** Binds `window.__hf`'s `duration` and `seek` once the document is parsed (installTimelines gives every page one first). */
+export function installHfSeek(): void {
+  onParsed(bindProtocol);
+}
 
 /** Installs `window.__vidkit`, the protocol (../protocol.ts) the renderer and the player drive. */
 export function installSeek(): void {

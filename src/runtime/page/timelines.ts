@@ -6,10 +6,8 @@
 // tl-1, ... Any other timeline follows the composition's time.
 import { real } from './clock';
 import type { PageLibrary } from './globals';
-import { seekFrame } from './seek';
-import { fps, state } from './state';
-import { Timing, compositionDuration, compositionRoot, forgetTiming, playbackRateOf, playbackStartOf, timing } from './timing';
-import { onParsed } from './variables';
+import { state } from './state';
+import { Timing, compositionRoot, playbackRateOf, playbackStartOf, timing } from './timing';
 
 /** A GSAP timeline, or anything with `totalTime(seconds, suppressEvents)` or `seek(seconds, suppressEvents)`. */
 export type Timeline = PageLibrary;
@@ -142,27 +140,6 @@ export function timelinesReady(): Promise<void> {
   });
 }
 
-// --- HyperFrames' engine protocol, `window.__hf = { duration, seek }` ------------------------------
-// As in HyperFrames, every page has a `window.__hf` before its scripts run, and once the document
-// is parsed the renderer's protocol takes over whichever object `window.__hf` then is: `duration`
-// reads the composition's length and `seek(seconds)` moves the clock to that frame (forward only,
-// as the renderer does), replacing a `duration` or `seek` the page set itself; its other
-// properties stay.
-function bindProtocol(): void {
-  const hf = window.__hf && typeof window.__hf === 'object' ? window.__hf : {};
-  Object.defineProperty(hf, 'duration', {
-    configurable: true,
-    enumerable: true,
-    get: function () { forgetTiming(); return compositionDuration(); },
-  });
-  state.protocolSeek = function (seconds) {
-    if (state.wrappedSeeking) return undefined;
-    return seekFrame(Math.round((Number(seconds) || 0) * fps));
-  };
-  hf.seek = state.protocolSeek;
-  window.__hf = hf;
-}
-
 export function installTimelines(): void {
   if (!window.__timelines) window.__timelines = {};
   window.__hf = {};
@@ -172,5 +149,4 @@ export function installTimelines(): void {
   // (seek.ts) instead of capturing scenes ahead of playback behind a loading overlay.
   window.__HF_VIRTUAL_TIME__ = { originalSetTimeout: real.setTimeout };
   window.__HF_PAGE_SIDE_COMPOSITING__ = true;
-  onParsed(bindProtocol);
 }
