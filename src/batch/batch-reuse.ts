@@ -81,7 +81,8 @@ export class BatchReuse {
     try {
       shared = await (this.shared ??= this.renderShared(hooks));
     } catch (err) {
-      if (hooks.signal?.aborted) throw err;
+      // A row with the reference's variables would fail the same way; another may not.
+      if (hooks.signal?.aborted || differingVariables(this.reference.boot, planned.boot).length === 0) throw err;
       return whole(`the shared segments could not be rendered: ${errorMessage(err)}`);
     }
     if (planned.totalFrames !== undefined && planned.totalFrames !== shared.totalFrames) return whole('its length differs from the first row\'s');
@@ -131,11 +132,12 @@ export class BatchReuse {
     }
   }
 
-  /** Removes this reference's shared segments: every row of the batch is complete. */
+  /**
+   * Removes the work folder: every row of the batch is complete. Segments of another reference
+   * (an earlier run whose first row had other variables) go with it.
+   */
   discard(): void {
-    fs.rmSync(this.workDir, { recursive: true, force: true });
-    const parent = path.dirname(this.workDir);
-    if (fs.existsSync(parent) && fs.readdirSync(parent).length === 0) fs.rmdirSync(parent);
+    fs.rmSync(path.dirname(this.workDir), { recursive: true, force: true });
   }
 
   private segmentFile(s: ChunkRange): string {
@@ -167,8 +169,14 @@ export class BatchReuse {
       for (const s of segments) {
         const file = this.segmentFile(s);
         const partial = `${file}.partial${formatExtension(this.opts.format)}`;
-        missingGlyphs.push(await this.renderSegment(page.slot, page, s, partial, hooks));
-        fs.renameSync(partial, file);
+        trackPath(partial);
+        try {
+          missingGlyphs.push(await this.renderSegment(page.slot, page, s, partial, hooks));
+          fs.renameSync(partial, file);
+        } finally {
+          fs.rmSync(partial, { force: true });
+          untrackPath(partial);
+        }
       }
       const last = await page.slot.current();
       const record: SharedRecord = { totalFrames: page.totalFrames, reach: await last.reach(page.totalFrames), segments, missingGlyphs, timeline: await last.mediaTimeline() };

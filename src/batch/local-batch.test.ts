@@ -292,7 +292,9 @@ test('a batch killed mid-way leaves no partial file, and a re-run renders only t
   assert.is(first.status, 143, first.stderr);
   const done = fs.readdirSync(outDir).filter((f) => f.endsWith('.mp4'));
   assert.ok(done.length >= 2 && done.length < 6, `completed before the kill: ${done}`);
-  assert.equal(fs.readdirSync(outDir).filter((f) => f.startsWith('.')), [], 'partial outputs left behind');
+  // The segments the rows share stay for the re-run (docs/explanation/batch-reuse.md).
+  assert.equal(fs.readdirSync(outDir).filter((f) => f.startsWith('.') && f !== '.vidkit-reuse'), [], 'partial outputs left behind');
+  assert.equal(fs.readdirSync(path.join(outDir, '.vidkit-reuse'), { recursive: true, encoding: 'utf8' }).filter((f) => f.includes('partial')), [], 'partial segments left behind');
   const mtimes = new Map(done.map((f) => [f, fs.statSync(path.join(outDir, f)).mtimeMs]));
 
   // Row 1 asks for another colour now: its output no longer matches, so it renders again.

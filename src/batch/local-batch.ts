@@ -78,7 +78,8 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
     else refused.push({ line: entry.line, outputKey: entry.outputKey, output: path.join(opts.outputDir, entry.outputKey), status: 'failed', error: problem, seconds: 0 });
   }
   const pool = await WarmPool.open({ ...opts, size: concurrency });
-  const reuse = BatchReuse.create({ ...opts, pool, planned: plannedRows(pool, writable.map((i) => batch.entries.at(i)!), opts.strictVariables) });
+  const planned = plannedRows(pool, writable.map((i) => batch.entries.at(i)!), opts.strictVariables);
+  const reuse = BatchReuse.create({ ...opts, pool, planned: planned.map((p) => p.planned) });
   const rows: LocalBatchRow[] = [];
   const stop = new AbortController();
   const onAbort = () => stop.abort();
@@ -109,8 +110,9 @@ export async function renderBatch(opts: LocalBatchOptions): Promise<LocalBatchRe
       stop.signal,
     );
     if (opts.signal?.aborted) throw new VidkitError('batch interrupted', { exitCode: ExitCode.Interrupted });
-    // Shared segments stay for a re-run while a row is left to render.
-    if (rows.every((r) => r.status !== 'failed') && !stop.signal.aborted) reuse?.discard();
+    // Shared segments stay for a re-run while a row that could use them is left to render.
+    const plannedLines = new Set(planned.map((p) => p.line));
+    if (!stop.signal.aborted && !rows.some((r) => r.status === 'failed' && plannedLines.has(r.line))) reuse?.discard();
     const rendered = rows.filter((r) => r.status === 'rendered').length;
     opts.onInfo?.(`${rendered} video${rendered === 1 ? '' : 's'} rendered on ${pool.launchedBrowsers} browser${pool.launchedBrowsers === 1 ? '' : 's'}`);
     return { rows: rows.sort((a, b) => a.line - b.line), manifest: manifestFile };
@@ -147,11 +149,11 @@ function variablesProblem(entry: BatchItem, opts: LocalBatchOptions): string | u
 }
 
 /** The plan of each entry whose variables plan, in line order: the rows {@link BatchReuse} shares segments between. */
-function plannedRows(pool: WarmPool, entries: BatchItem[], strictVariables: boolean): PlannedRender[] {
-  const planned: PlannedRender[] = [];
+function plannedRows(pool: WarmPool, entries: BatchItem[], strictVariables: boolean): Array<{ line: number; planned: PlannedRender }> {
+  const planned: Array<{ line: number; planned: PlannedRender }> = [];
   for (const entry of entries) {
     try {
-      planned.push(pool.plan(JSON.parse(entry.variablesJson) as Overrides, strictVariables));
+      planned.push({ line: entry.line, planned: pool.plan(JSON.parse(entry.variablesJson) as Overrides, strictVariables) });
     } catch {
       // The row fails with this error when its turn comes.
     }

@@ -188,8 +188,11 @@ export interface MissingGlyphs {
 
 /** `window.__vidkitGlyphs`: the glyph check (src/runtime/glyph-page/) a render injects into the top frame. */
 export interface VidkitGlyphs {
-  /** Checks the page as it is once ready, and from then on the text that changes. */
-  start(): void;
+  /**
+   * Checks the page as it is once ready, and from then on the text that changes; `variables` are
+   * the render's, to name the ones a text holds.
+   */
+  start(variables?: Record<string, unknown>): void;
   /** Findings not reported before, once the faces the checked text needs have loaded (bounded). */
   report(): Promise<MissingGlyphs[]>;
 }

@@ -184,7 +184,7 @@ export class CaptureSession {
     this.throwIfPageFailed();
     await this.reportFailedLoads();
     await this.guard(
-      withDeadline(this.page!.evaluate(() => window.__vidkitGlyphs?.start()), STEP_TIMEOUT_MS, () => `the glyph check did not start within ${STEP_TIMEOUT_MS / 1000} s`),
+      withDeadline(this.page!.evaluate((variables) => window.__vidkitGlyphs?.start(variables), this.opts.boot.variables), STEP_TIMEOUT_MS, () => `the glyph check did not start within ${STEP_TIMEOUT_MS / 1000} s`),
       'while it started the glyph check',
     );
     if (profile.capture === 'beginframe') {

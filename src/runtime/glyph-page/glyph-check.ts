@@ -74,13 +74,10 @@ export function installGlyphCheck(systemFaces: readonly string[]): void {
     return parts.join(' > ');
   }
 
+  // The render's variables as the renderer hands them to start(): not read through the page's
+  // getVariables(), whose reads count as the page's own (src/runtime/page/reach.ts).
+  let vars: Record<string, unknown> = {};
   function variablesWith(text: string): string[] {
-    let vars: Record<string, unknown>;
-    try {
-      vars = window.__vidkit ? window.__vidkit.getVariables() : {};
-    } catch (err) {
-      return [];
-    }
     return Object.keys(vars).filter(function (key) {
       const value = vars[key];
       return typeof value === 'string' && value.length > 0 && text.indexOf(value) >= 0;
@@ -210,9 +207,10 @@ export function installGlyphCheck(systemFaces: readonly string[]): void {
   const observer = new MutationObserver(onMutations);
   let started = false;
   // From the moment the page is ready (its styles and fonts as at load), then whatever changes.
-  function start(): void {
+  function start(variables?: Record<string, unknown>): void {
     if (started) return;
     started = true;
+    vars = variables || {};
     checkSubtree(document.body);
     observer.observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
     // A stylesheet that arrives later may give every text another font.
