@@ -85,6 +85,8 @@ export class CaptureSession {
   private frameTicks = 0;
   /** The last image drawn: what an unchanged page still shows. */
   private lastImage?: Buffer;
+  /** The last frame the page was moved to (-1: none since it loaded). */
+  private pageFrame = -1;
   private readonly pageErrors: string[] = [];
   private readonly assetErrors: Error[] = [];
   /** Where the page asked to go when it navigated away from the composition. */
@@ -220,6 +222,7 @@ export class CaptureSession {
     this.opts = { ...this.opts, boot };
     this.bootScript = (await step('add the runtime', page.evaluateOnNewDocument(bootScript(this.pageBoot(boot))))).identifier;
     this.lastImage = undefined;
+    this.pageFrame = -1;
     this.pageErrors.length = 0;
     this.assetErrors.length = 0;
     await this.load();
@@ -404,7 +407,7 @@ export class CaptureSession {
     this.phase = where;
     try {
       return await this.guard(
-        withDeadline(this.orTrouble(this.captureFrame(frame, whole)), frameMs, () => `frame ${frame} did not seek and draw within ${frameMs / 1000} s`),
+        withDeadline(this.orTrouble(this.captureAfterPrevious(frame, whole)), frameMs, () => `frame ${frame} did not seek and draw within ${frameMs / 1000} s`),
         where,
       );
     } catch (err) {
@@ -443,6 +446,7 @@ export class CaptureSession {
 
   /** The page runtime's seek to `frame`: whether the page may look different, or 'video' or 'composite' (seek.ts). */
   private async seek(frame: number): Promise<SeekOutcome> {
+    this.pageFrame = frame;
     // Resolves at once, or once every video on the page shows its frame for this time.
     const call = runtimeCall('__seekFrame', frame);
     const seek = await this.client!.send('Runtime.evaluate', {
@@ -460,6 +464,18 @@ export class CaptureSession {
     this.throwIfTroubled(`at frame ${frame}`);
     this.throwIfPageFailed();
     return callResult(call, seek);
+  }
+
+  /**
+   * What Chromium draws for a frame depends on the frame it drew before, not only on the page: a
+   * layer scaled by a transform keeps its tiles at the previous frame's raster scale for one more
+   * draw. So a page that did not show the frame before `frame` (the first frame of a worker's
+   * range, of a range taken over, of a relaunched browser) first draws that one and drops its
+   * image: frame i is then the same picture whichever worker draws it.
+   */
+  private async captureAfterPrevious(frame: number, whole: boolean): Promise<Buffer | null> {
+    if (frame > 0 && this.pageFrame < frame - 1) await this.captureFrame(frame - 1, true);
+    return this.captureFrame(frame, whole);
   }
 
   private async captureFrame(frame: number, whole: boolean): Promise<Buffer | null> {
