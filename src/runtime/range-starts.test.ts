@@ -199,4 +199,6 @@ for (const [name, make] of Object.entries(PAGES)) {
   });
 }
 
+test.after(() => fs.rmSync(work, { recursive: true, force: true }));
+
 test.run();
