@@ -152,9 +152,9 @@ export class BatchReuse {
    * The reference's segments and what its variables reach: read back from the work folder when an
    * earlier run left all of them, else rendered from its first frame to its last (every frame is
    * stepped, so every read a page script makes is recorded). `hooks` are the first row's to ask,
-   * whose progress the frames count in.
+   * whose progress the frames count in and under whose line the page's warnings are named.
    */
-  private async renderShared(hooks: { signal?: AbortSignal; onFrame?: () => void }): Promise<SharedRecord> {
+  private async renderShared(hooks: { signal?: AbortSignal; onFrame?: () => void; onWarning?: (message: string) => void }): Promise<SharedRecord> {
     // Nothing is written through a link: a batch writes only inside its --output-dir.
     for (const dir of [path.dirname(this.workDir), this.workDir]) {
       if (fs.lstatSync(dir, { throwIfNoEntry: false })?.isSymbolicLink()) throw badInput(`${dir} is a symlink: a batch writes only inside its --output-dir`);
@@ -162,7 +162,7 @@ export class BatchReuse {
     const kept = this.readRecord();
     if (kept) return kept;
     fs.mkdirSync(this.workDir, { recursive: true });
-    return this.opts.pool.withPage(this.reference, this.opts.onWarning, async (page) => {
+    return this.opts.pool.withPage(this.reference, hooks.onWarning ?? this.opts.onWarning, async (page) => {
       const session = await page.slot.current();
       const segments = sharedCuts(await session.reach(page.totalFrames), this.varying, page.totalFrames);
       const missingGlyphs: MissingGlyphs[][] = [];

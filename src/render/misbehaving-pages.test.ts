@@ -280,9 +280,10 @@ if (markup) document.write(markup);
     [`media media/text.mp4 cannot be played: ${NOT_MEDIA}`, `media media/truncated.mp4 cannot be played: ${NOT_MEDIA}`, `media media/noise.mp3 cannot be played: ${NOT_MP3}`],
   );
   for (const row of rows.slice(1, 5)) assert.ok(row.seconds < 20, `line ${row.line} failed after ${row.seconds} s, the load timeout being 60 s`);
+  // The last row has the first row's variables: it joins the frames the first drew and loads no page.
   assert.equal(
     run.stderr.split('\n').filter((l) => l.includes('opened a dialog')),
-    modes.map(
+    modes.slice(0, -1).map(
       (mode, i) => `vidkit: warning: line ${i + 1} (${i + 1}-${mode}.mp4): the composition opened a dialog at load: alert "row ${mode}"; dismissed, as a render has no one to answer it`,
     ),
   );
