@@ -2,10 +2,9 @@ import type * as http from 'node:http';
 import { errorMessage } from '../../errors';
 import { projectReader } from '../../composition/project-page';
 import { mountLateHost } from '../../composition/sub-compositions';
+import { LATE_MOUNT_PATH } from '../../runtime/late-mount-path';
 import { BodyTooLarge, readJsonBody, sendJson } from './http-json';
 
-/** Where the page runtime asks for a host its scripts added to be mounted (late-hosts.ts). */
-export const LATE_MOUNT_PATH = '/__vidkit-mount';
 
 /** The most a late host's request may hold: its element's markup, the page's composition ids. */
 export const LATE_MOUNT_MAX_BYTES = 1024 * 1024;

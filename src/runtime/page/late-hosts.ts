@@ -5,10 +5,10 @@
 // timelines are read, the runtime has the project server mount each such host
 // (src/render/serve/late-mount.ts), puts the filled host in its place and runs the instance's scripts,
 // one host after another, so that each instance's id differs from those already in the page.
+import { LATE_MOUNT_PATH } from '../late-mount-path';
 import { real } from './clock';
 import { noteFailedLoad } from './loads';
 
-const LATE_MOUNT_PATH = '/__vidkit-mount';
 // A mounted composition's scripts may add hosts of their own: a few rounds cover any real page.
 const MAX_ROUNDS = 8;
 
