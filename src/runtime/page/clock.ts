@@ -1,8 +1,7 @@
 // The page runtime's clocks and randomness: the virtual time every part of the runtime reads,
 // Date, performance.now, timers and requestAnimationFrame driven by it, and seeded replacements
-// for Math.random and crypto.
-import { registerAnimations } from './animations';
-import { registerMedia } from './media';
+// for Math.random and crypto. What the page's callbacks start is for the caller (seek.ts) to note,
+// through the `started` it passes, so the clock sits below the animations and media it affects.
 import { epochMs, seed, state } from './state';
 
 /** The browser's own timers, Date and fetch, which the runtime's own waits and requests use. */
@@ -120,9 +119,10 @@ function addTimer(cb: unknown, delay: unknown, args: unknown[], repeat: boolean)
   return id;
 }
 
-// Fires every timer due at or before `untilMs`, earliest first, each at its own due time.
+// Fires every timer due at or before `untilMs`, earliest first, each at its own due time, calling
+// `started` after each.
 const MAX_TIMER_CALLS = 1000000;
-export function runTimers(untilMs: number): void {
+export function runTimers(untilMs: number, started: () => void): void {
   for (let calls = 0; ; calls++) {
     if (calls > MAX_TIMER_CALLS) throw new Error('vidkit: timers keep scheduling each other without time passing');
     let nextId = -1, next: Timer | null = null;
@@ -137,22 +137,21 @@ export function runTimers(untilMs: number): void {
     due.fn.apply(window, due.args);
     state.changed = true;
     // A callback may start animations or add media: they began at this timer's time.
-    registerAnimations();
-    registerMedia();
+    started();
   }
 }
 
 // --- requestAnimationFrame ------------------------------------------------------------------------
 let rafCallbacks = new Map<number, FrameRequestCallback>();
 let nextRafId = 1;
-export function runAnimationFrame(timeMs: number): void {
+// Runs the animation frame's callbacks, then `started` if there were any.
+export function runAnimationFrame(timeMs: number, started: () => void): void {
   const due = rafCallbacks;
   rafCallbacks = new Map();
   due.forEach(function (cb) { cb(timeMs); });
   if (due.size > 0) {
     state.changed = true;
-    registerAnimations();
-    registerMedia();
+    started();
   }
 }
 

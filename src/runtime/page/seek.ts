@@ -32,6 +32,11 @@ export function seekFrame(target: number): Seeked {
   if (target < state.frame) throw new Error('vidkit: cannot seek backwards from frame ' + state.frame + ' to ' + target);
   return stepTo(target, state.frame < target, false);
 }
+// What a callback of the clock started (animations, media) began at the virtual time it ran at.
+function noteStarted(): void {
+  registerAnimations();
+  registerMedia();
+}
 // DOM changes of frames stepped through that waited for nothing: the frame drawn looks at their
 // CSS images (an inline style may have set one).
 let steppedRecords: MutationRecord[] = [];
@@ -57,7 +62,7 @@ function stepTo(target: number, stepped: boolean, timersRun: boolean): Seeked {
   while (state.frame < target || timersRun) {
     if (!timersRun) {
       const t = ((state.frame + 1) * 1000) / fps;
-      runTimers(t);
+      runTimers(t, noteStarted);
       state.nowMs = t;
       state.frame += 1;
       setAdapterTime(t / 1000);
@@ -84,7 +89,7 @@ function stepTo(target: number, stepped: boolean, timersRun: boolean): Seeked {
 // show depends on its time alone.
 function stepThrough(): void {
   syncAnimations();
-  runAnimationFrame(state.nowMs);
+  runAnimationFrame(state.nowMs, noteStarted);
   forgetTiming();
   syncTimelines();
   showClips(state.frame);
@@ -95,7 +100,7 @@ function showFrame(target: number, stepped: boolean): Seeked {
   // timelines change styles: a transition they retarget then starts from where the running one is
   // now, not from where it was a frame ago (a timeline moving an element with `transition` set).
   syncAnimations();
-  if (stepped) runAnimationFrame(state.nowMs);
+  if (stepped) runAnimationFrame(state.nowMs, noteStarted);
   forgetTiming();
   registerMedia();
   const waits: Promise<unknown>[] = [];
