@@ -8,8 +8,8 @@
 // reports.
 import type { MediaElementTiming } from '../protocol';
 import { fps, state, videoChannel } from './state';
-import { Timeline as PageTimeline, timelineTime } from './timelines';
-import { compositionDuration, finiteNumber, parseStart, playbackRateOf, playbackStartOf, positiveNumber, timing } from './timing';
+import { timelineTime } from './timelines';
+import { Timeline as PageTimeline, compositionDuration, finiteNumber, mediaSource, parseStart, playbackRateOf, playbackStartOf, positiveNumber, timing } from './timing';
 import { adoptVideos, allVideos, decodableSource, decodedVideos, openVideos, unopenedVideos } from './video-frames';
 
 /** What the runtime knows of a media element: when it appeared, at which own time and rate, and the time last shown. */
@@ -48,10 +48,6 @@ export function registerMedia(): void {
 function dataVolume(el: Element): number | null {
   const v = finiteNumber(el.getAttribute('data-volume'));
   return v === null ? null : Math.min(MAX_VOLUME, Math.max(0, v));
-}
-/** What a medium (or an image) plays, for messages and the soundtrack. */
-export function mediaSource(el: HTMLMediaElement | HTMLImageElement): string {
-  return el.currentSrc || el.src || (el.querySelector('source') || ({} as { src?: string })).src || '<' + el.tagName.toLowerCase() + '>';
 }
 // An element with nothing to play (no src, no <source>, no stream yet) shows no picture and makes
 // no sound: there is nothing to wait for, seek or mix until a script gives it a source.

@@ -4,10 +4,12 @@
 // the start, else what the element itself lasts (a medium's playable length, 3 s for an image, a
 // nested composition's timeline, though a host that named no composition stays shown to the end
 // of the composition around it). Times here are seconds on the root composition's timeline.
+// Which registered timeline is whose is read here too, as a nested composition lasts its
+// timeline. This reads the page and changes only clip visibility: the parts that move things
+// (animations, timelines, media, videos) read it, and it imports none of them.
 import type { PageClip } from '../protocol';
-import { mediaSource } from './media';
+import type { PageLibrary } from './globals';
 import { fps } from './state';
-import { TimelineRegistry, timelineLength, timelineRegistry } from './timelines';
 
 // The root: the composition marked data-root="true", else the first (topmost) one.
 export function compositionRoot(): HTMLElement | null {
@@ -37,6 +39,10 @@ export function finiteNumber(raw: string | null | undefined): number | null {
   return isFinite(n) ? n : null;
 }
 export function isMediaElement(el: Element): el is HTMLMediaElement { return el.tagName === 'VIDEO' || el.tagName === 'AUDIO'; }
+/** What a medium (or an image) plays, for messages and the soundtrack. */
+export function mediaSource(el: HTMLMediaElement | HTMLImageElement): string {
+  return el.currentSrc || el.src || (el.querySelector('source') || ({} as { src?: string })).src || '<' + el.tagName.toLowerCase() + '>';
+}
 // Seconds into the source where a medium (or a nested composition's timeline) begins playing.
 export function playbackStartOf(el: Element): number {
   const own = finiteNumber(el.getAttribute('data-playback-start'));
@@ -50,6 +56,90 @@ export function playbackRateOf(el: Element): number {
   if (rate === null) rate = isMediaElement(el) ? el.playbackRate || 1 : 1;
   return Math.min(10, Math.max(0.1, rate));
 }
+// --- timelines registered in window.__timelines --------------------------------------------------
+// HyperFrames' rules (docs/guide/hyperframes.md): the root composition's timeline is the
+// one under its data-composition-id, or the only one registered; a timeline under the id of a
+// nested composition plays in that clip's own time (from its start, after data-playback-start, at
+// data-playback-rate); an array counts as one timeline for the root, or several under tl-0,
+// tl-1, ... Any other timeline follows the composition's time.
+/** A GSAP timeline, or anything with `totalTime(seconds, suppressEvents)` or `seek(seconds, suppressEvents)`. */
+export type Timeline = PageLibrary;
+/** A timeline registered under a nested composition's id, with that composition's host. */
+export interface ChildTimeline {
+  tl: Timeline;
+  host: Element;
+}
+export interface TimelineRegistry {
+  named: Record<string, Timeline>;
+  root: Timeline | null;
+  children: ChildTimeline[];
+  others: Timeline[];
+  childTime(child: ChildTimeline, t: Timing, seconds: number): number;
+  end(t: Timing): number;
+}
+
+function isTimeline(tl: Timeline): boolean {
+  return !!tl && typeof tl === 'object' && (typeof tl.totalTime === 'function' || typeof tl.seek === 'function');
+}
+// A timeline's own length in seconds (one pass, repeats aside), or null.
+function timelineLength(tl: Timeline): number | null {
+  try {
+    const d = typeof tl.duration === 'function' ? Number(tl.duration()) : NaN;
+    return isFinite(d) && d > 0 ? d : null;
+  } catch (err) {
+    return null;
+  }
+}
+export function timelineRegistry(): TimelineRegistry {
+  const raw = window.__timelines || {};
+  const root = compositionRoot();
+  const rootId = root ? (root.getAttribute('data-composition-id') as string) : 'root';
+  const named: Record<string, Timeline> = {};
+  if (Array.isArray(raw)) {
+    if (raw.length === 1 && isTimeline(raw[0])) named[rootId] = raw[0];
+    else if (raw.length > 1) raw.forEach(function (tl, i) { if (isTimeline(tl)) named['tl-' + i] = tl; });
+  } else {
+    for (const key in raw) if (isTimeline(raw[key])) named[key] = raw[key];
+  }
+  const hosts: Record<string, Element> = {};
+  const compositions = document.querySelectorAll('[data-composition-id]');
+  for (let i = 0; i < compositions.length; i++) {
+    if (compositions[i] !== root) hosts[compositions[i].getAttribute('data-composition-id') as string] = compositions[i];
+  }
+  const keys = Object.keys(named);
+  // The only timeline registered, under a key that names no nested composition, is the root's.
+  const sole = keys.length === 1 && !hosts[keys[0]] ? named[keys[0]] : null;
+  const rootTimeline = named[rootId] || sole;
+  const children: ChildTimeline[] = [];
+  const others: Timeline[] = [];
+  keys.forEach(function (key) {
+    const tl = named[key];
+    if (tl === rootTimeline) return;
+    if (hosts[key]) children.push({ tl: tl, host: hosts[key] });
+    else others.push(tl);
+  });
+  // Seconds into a nested composition's timeline at composition time `seconds`.
+  function childTime(child: ChildTimeline, t: Timing, seconds: number): number {
+    const local = playbackStartOf(child.host) + Math.max(0, seconds - t.startOf(child.host)) * playbackRateOf(child.host);
+    const length = t.durationOf(child.host);
+    return length === null ? local : Math.min(local, playbackStartOf(child.host) + length * playbackRateOf(child.host));
+  }
+  // Where the last timeline ends on the composition's timeline, 0 when there is none. A nested
+  // timeline counts whole, however short its clip (HyperFrames places it in the root timeline).
+  function end(t: Timing): number {
+    let latest = rootTimeline ? timelineLength(rootTimeline) || 0 : 0;
+    children.forEach(function (child) {
+      const length = timelineLength(child.tl);
+      if (length === null) return;
+      const played = Math.max(0, length - playbackStartOf(child.host)) / playbackRateOf(child.host);
+      latest = Math.max(latest, t.startOf(child.host) + played);
+    });
+    others.forEach(function (tl) { latest = Math.max(latest, timelineLength(tl) || 0); });
+    return latest;
+  }
+  return { named: named, root: rootTimeline, children: children, others: others, childTime: childTime, end: end };
+}
+
 // The default length of an image clip without one, as in HyperFrames.
 const IMAGE_SECONDS = 3;
 
