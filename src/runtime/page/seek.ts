@@ -23,8 +23,9 @@ import { fps, state } from './state';
 import { timelinesReady, syncTimelines } from './timelines';
 import { clipList, compositionDuration, forgetTiming, showClips } from './timing';
 import { currentVariables } from './variables';
-import { stateById, videoPictures, videoReply } from './video-frames';
+import { stateById, videoReply } from './video-frames';
 import { pictureSceneClones, syncVideoFrames } from './video-overlay';
+import { videoPictures } from './video-pictures';
 
 type Seeked = SeekOutcome | Promise<SeekOutcome>;
 

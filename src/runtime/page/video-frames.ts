@@ -9,7 +9,7 @@
 // the arithmetic of the code that converts Chromium's own video (measured bit-exact against the
 // browser's picture of the same frame): in WebAssembly (yuv-pixels.ts) when the picture is opaque,
 // else by a WebCodecs VideoFrame of the source's matrix and range; the result is put on a canvas
-// (paintPicture), as RGBA pictures are. Both happen before the frame's
+// (video-pictures.ts), as RGBA pictures are. Both happen before the frame's
 // animation callbacks run, so the picture is in the page before the begin-frame that captures it.
 //   The canvas is the element's picture everywhere: it is drawn over the video's content box (a
 //   positioned sibling holding it in a closed shadow root, anchored to the video and given the
@@ -27,11 +27,11 @@
 //   transparent poster of the source's size, so a video sized by its source lays out as it would.
 // Videos of other URLs (blob:, data:, a MediaSource, srcObject) play in the browser as before
 // (media.ts), and so does every video in <vidkit-player>, which has no such binding.
+// This module keeps the decoded videos, opens their sources and carries the renderer's answers;
+// video-pictures.ts asks for each frame's pictures and paints them.
 import type { VideoAnswer, VideoInfo, VideoReply, VideoRequest } from '../protocol';
-import { media, mediaPlacement, registerMedia } from './media';
-import { fps, state, videoChannel } from './state';
-import { forgetTiming, timing } from './timing';
-import { type YuvPixels, yuvPixels } from './yuv-pixels';
+import { videoChannel } from './state';
+import type { YuvPixels } from './yuv-pixels';
 
 /** What the runtime keeps of a video whose pictures the renderer decodes. */
 export interface DecodedVideo {
@@ -67,9 +67,6 @@ export const decodedVideos = new Map<HTMLVideoElement, DecodedVideo>();
 let nextVideoId = 1;
 const videoCalls = new Map<number, { handle(items: VideoAnswer[]): unknown; resolve(value: unknown): void; reject(reason: unknown): void }>();
 let nextVideoCall = 1;
-const RealVideoFrame = window.VideoFrame;
-// The overload that scales, which is the one this calls.
-const realDrawImage = window.CanvasRenderingContext2D.prototype.drawImage as (this: CanvasRenderingContext2D, image: CanvasImageSource, dx: number, dy: number, dw: number, dh: number) => void;
 
 // The URL a video plays when the renderer can decode it, else null.
 export function decodableSource(el: HTMLElement): string | null {
@@ -134,7 +131,7 @@ export function allVideos(): HTMLVideoElement[] {
 // --- the renderer's answers -------------------------------------------------------------------
 // Asks the renderer about `videos` ([{ id, src } to open, { id, time } for a picture]); `handle`
 // gets its answer, [{ id, info | missing, written }], and the promise settles once it has.
-function askRenderer(videos: VideoRequest[], handle: (items: VideoAnswer[]) => unknown): Promise<unknown> {
+export function askRenderer(videos: VideoRequest[], handle: (items: VideoAnswer[]) => unknown): Promise<unknown> {
   const call = nextVideoCall++;
   return new Promise(function (resolve, reject) {
     videoCalls.set(call, { handle: handle, resolve: resolve, reject: reject });
@@ -190,7 +187,7 @@ export function openVideos(states: DecodedVideo[]): Promise<unknown> | null {
 // Gives the video a new canvas, opaque or not, in the old one's place and of its size. An opaque
 // canvas is one the compositor copies instead of blending, and what lies under it is not drawn:
 // measured 3-4 % off a 1080p page with two videos.
-function useCanvas(s: DecodedVideo, opaque: boolean): void {
+export function useCanvas(s: DecodedVideo, opaque: boolean): void {
   const old = s.canvas;
   const canvas = document.createElement('canvas');
   s.context = canvas.getContext('2d', { alpha: !opaque });
@@ -209,137 +206,4 @@ export function elementOf(s: DecodedVideo | null): HTMLVideoElement | null {
   let found: HTMLVideoElement | null = null;
   decodedVideos.forEach(function (candidate, el) { if (candidate === s) found = el; });
   return found;
-}
-
-// --- pictures ------------------------------------------------------------------------------------
-// The source time a video shows at the current frame, as HyperFrames samples it: its own time
-// from its start at its rate, taken on the render's frame grid; a looping clip repeats the span
-// from its playback start to the end of its video stream, a looping element of the page (no
-// data-start) its whole source, as a browser loops it.
-function videoSourceTime(el: HTMLVideoElement, s: DecodedVideo): number {
-  const info = s.info as VideoInfo;
-  const m = media.get(el);
-  const place = m ? mediaPlacement(el, m) : { start: 0, offset: s.offset, rate: el.playbackRate || 1, end: Infinity };
-  let local = Math.max(0, Math.min(state.nowMs / 1000, place.end) - place.start);
-  const clip = el.hasAttribute('data-start');
-  if (clip && el.loop) {
-    const period = (info.videoDurationSeconds - place.offset) / place.rate;
-    if (period > 0) local %= period;
-  }
-  let t = place.offset + Math.floor(local * place.rate * fps + 1e-9) / fps;
-  const d = info.durationSeconds;
-  if (!clip && el.loop && d > 0) t %= d;
-  return t;
-}
-// Asks for the picture of every video whose time moved; null when none did, else a promise that
-// settles once the new pictures are painted (and requestVideoFrameCallback callbacks have run).
-export function videoPictures(): Promise<unknown> | null {
-  if (!videoChannel) return null;
-  forgetTiming();
-  registerMedia();
-  adoptVideos(allVideos());
-  const opening = openVideos(unopenedVideos());
-  if (opening) return opening.then(videoPictures);
-  const asked: VideoRequest[] = [];
-  decodedVideos.forEach(function (s, el) {
-    if (!s.info) return;
-    // A clip outside its window shows nothing: its picture can wait until it is shown.
-    if (el.isConnected && el.hasAttribute('data-start') && !timing().shownAt(el, state.frame)) return;
-    const t = videoSourceTime(el, s);
-    if (s.painted && s.time === t) return;
-    s.time = t;
-    asked.push({ id: s.id, time: t });
-  });
-  if (asked.length === 0) return null;
-  return askRenderer(asked, function (items) {
-    // One picture file read at a time: with eight or more read at once, Chromium left one read
-    // unanswered now and then, and the frame waited until its timeout.
-    let reads: Promise<unknown> = Promise.resolve();
-    return Promise.all(items.map(function (item) {
-      const s = stateById(item.id);
-      if (!s || !item.written) return null;
-      const read = reads.then(function () { return readPicture(s); });
-      reads = read;
-      return read.then(function (bytes) {
-        return paintPicture(s, bytes);
-      }).then(function () {
-        s.painted = true;
-        s.presented += 1;
-        state.changed = true;
-        const info = s.info as VideoInfo;
-        const callbacks = s.callbacks;
-        s.callbacks = [];
-        const metadata = {
-          presentationTime: state.nowMs, expectedDisplayTime: state.nowMs, width: info.width, height: info.height,
-          mediaTime: s.time as number, presentedFrames: s.presented, processingDuration: 0,
-        };
-        callbacks.forEach(function (c) { c.callback.call(elementOf(s), state.nowMs, metadata); });
-      });
-    }));
-  });
-}
-
-// The file's bytes, read into the video's own buffer: a new ArrayBuffer for every picture left
-// hundreds of MB for the garbage collector to find (ten 1080p videos: 120-280 MB).
-function readPicture(s: DecodedVideo): Promise<Uint8Array> {
-  const file = (s.input.files as FileList)[0];
-  if (!s.buffer || s.buffer.byteLength !== file.size) s.buffer = new ArrayBuffer(file.size);
-  const reader = file.stream().getReader({ mode: 'byob' });
-  let filled = 0;
-  function next(): Promise<Uint8Array> | Uint8Array {
-    const buffer = s.buffer as ArrayBuffer;
-    if (filled === buffer.byteLength) {
-      reader.releaseLock();
-      return new Uint8Array(buffer);
-    }
-    return reader.read(new Uint8Array(buffer, filled)).then(function (chunk) {
-      if (chunk.done) throw new Error('a video picture file ended early');
-      s.buffer = chunk.value.buffer as ArrayBuffer;
-      filled += chunk.value.byteLength;
-      return next();
-    });
-  }
-  return Promise.resolve(next());
-}
-// An opaque planar picture is converted to RGBA in WebAssembly (yuv-pixels.ts), any other planar
-// one by WebCodecs' copyTo (the same conversion as drawing it, checked bit-exact for
-// I420/I422/I444/I420A in 709, 601 and full range) into the video's own RGBA buffer, and put on
-// its canvas. Drawing a VideoFrame instead keeps each converted picture in the renderer's image
-// cache: 520 MB of shared memory per 1080x1920 video within 100 frames.
-function paintPicture(s: DecodedVideo, bytes: Uint8Array): Promise<void> | void {
-  const info = s.info as VideoInfo;
-  // The first picture of a source without alpha (I420, I444P10, ...; not I420A or RGBA) makes the canvas opaque.
-  if (!s.opaque && !/A/.test(info.format)) useCanvas(s, true);
-  const context = s.context as CanvasRenderingContext2D;
-  const canvas = s.canvas as HTMLCanvasElement;
-  const put = function (rgba: Uint8ClampedArray<ArrayBuffer>) {
-    context.putImageData(new ImageData(rgba, info.codedWidth, info.codedHeight), 0, 0);
-  };
-  if (info.format === 'RGBA') return put(new Uint8ClampedArray(bytes.buffer as ArrayBuffer, bytes.byteOffset, bytes.byteLength));
-  const natural = info.codedWidth === canvas.width && info.codedHeight === canvas.height;
-  if (natural && s.opaque) {
-    // A page that cannot compile WebAssembly gets null, once per source.
-    if (s.yuv === undefined) s.yuv = yuvPixels(info);
-    if (s.yuv) return put(s.yuv.convert(bytes));
-  }
-  const picture = new RealVideoFrame(bytes as Uint8Array<ArrayBuffer>, {
-    format: info.format as VideoPixelFormat, codedWidth: info.codedWidth, codedHeight: info.codedHeight, timestamp: Math.round((s.time as number) * 1e6),
-    colorSpace: { matrix: info.matrix as VideoMatrixCoefficients, fullRange: info.fullRange },
-  });
-  if (!natural) {
-    // Drawn at the natural size: a sample aspect ratio stretches it as the browser would.
-    realDrawImage.call(context, picture, 0, 0, canvas.width, canvas.height);
-    picture.close();
-    return;
-  }
-  const size = info.codedWidth * info.codedHeight * 4;
-  if (s.rgba?.byteLength !== size) s.rgba = new Uint8ClampedArray(size);
-  const pixels = s.rgba;
-  return picture.copyTo(pixels, { format: 'RGBA', colorSpace: 'srgb' }).then(
-    function () {
-      picture.close();
-      put(pixels);
-    },
-    function (err) { picture.close(); throw err; },
-  );
 }
