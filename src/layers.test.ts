@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from './test-support/cli';
-import { importEdges, layerProblems } from './test-support/import-graph';
+import { importCycles, importEdges, layerProblems } from './test-support/import-graph';
 
 /**
  * The layers of src/, bottom first: a folder (or root file) imports only from its own layer and
@@ -46,6 +46,10 @@ test('in the page runtime, seek.ts owns seeking: it calls the other modules, and
   assert.ok(page.filter((e) => e.from === 'seek.ts').length >= 10, 'seek.ts drives the page modules');
 });
 
+test('the page runtime\'s modules import each other without a cycle', () => {
+  assert.equal(importCycles(path.join(SRC, 'runtime', 'page')), []);
+});
+
 test('the check names the files of an upward import, a cycle and an unplaced folder', () => {
   const root = tempDir();
   const write = (file: string, text: string) => {
@@ -63,6 +67,21 @@ test('the check names the files of an upward import, a cycle and an unplaced fol
     'upward import mid -> high: mid/c.ts imports high/b.ts',
     'cycle high -> mid -> high: high/b.ts imports mid/c.ts; mid/c.ts imports high/b.ts',
   ]);
+});
+
+test('the cycle check names the files of a cycle between files, however they import', () => {
+  const root = tempDir();
+  const write = (file: string, text: string) => fs.writeFileSync(path.join(root, file), text);
+  write('clock.ts', "import { seek } from './seek';\nexport const tick = () => seek;\n");
+  write('seek.ts', "export { media as seek } from './media';\n");
+  write('media.ts', "import type { Tick } from './types';\nexport const media = import('./clock');\nexport type M = Tick;\n");
+  write('types.ts', 'export type Tick = number;\n');
+  write('state.ts', "import './clock';\n");
+  assert.equal(importCycles(root), [
+    'cycle clock.ts -> seek.ts -> media.ts -> clock.ts: clock.ts imports seek.ts; seek.ts imports media.ts; media.ts imports clock.ts',
+  ]);
+  fs.unlinkSync(path.join(root, 'seek.ts'));
+  assert.equal(importCycles(root), []);
 });
 
 test.run();

@@ -55,6 +55,37 @@ export function importEdges(root: string): ImportEdge[] {
   return edges;
 }
 
+// The imports of `root` from one unit (`unit` of a file) to another, by `from -> to`.
+function importsBetween(root: string, unit: (file: string) => string): Map<string, ImportEdge[]> {
+  const between = new Map<string, ImportEdge[]>();
+  for (const edge of importEdges(root)) {
+    const a = unit(edge.from);
+    const b = unit(edge.to);
+    if (a === b) continue;
+    const key = `${a} -> ${b}`;
+    if (!between.has(key)) between.set(key, []);
+    between.get(key)!.push(edge);
+  }
+  return between;
+}
+
+function filesOf(between: Map<string, ImportEdge[]>, key: string): string {
+  return between.get(key)!.map((e) => `${e.from} imports ${e.to}`).join(', ');
+}
+
+// One cycle through each group of units that import each other, named with the files whose imports make it.
+function cycleProblems(units: Set<string>, between: Map<string, ImportEdge[]>): string[] {
+  return cycles(units, [...between.keys()].map((key) => key.split(' -> ') as [string, string])).map((cycle) => {
+    const steps = cycle.map((unit, i) => `${unit} -> ${cycle[(i + 1) % cycle.length]}`);
+    return `cycle ${[...cycle, cycle[0]].join(' -> ')}: ${steps.map((key) => filesOf(between, key)).join('; ')}`;
+  });
+}
+
+/** Every cycle of imports between the source files under `root`, each named with the files whose imports make it. */
+export function importCycles(root: string): string[] {
+  return cycleProblems(new Set(sourceFiles(root)), importsBetween(root, (file) => file));
+}
+
 /**
  * What breaks the layering of `root`: a unit that `layers` (bottom first) does not place, an
  * import of a unit from a higher layer, and every cycle between units, each named with the files
@@ -64,29 +95,16 @@ export function layerProblems(root: string, layers: readonly (readonly string[])
   const rank = new Map<string, number>();
   layers.forEach((units, i) => units.forEach((unit) => rank.set(unit, i)));
   const problems: string[] = [];
-  const between = new Map<string, ImportEdge[]>();
-  for (const edge of importEdges(root)) {
-    const a = unitOf(edge.from, split);
-    const b = unitOf(edge.to, split);
-    if (a === b) continue;
-    const key = `${a} -> ${b}`;
-    if (!between.has(key)) between.set(key, []);
-    between.get(key)!.push(edge);
-  }
+  const between = importsBetween(root, (file) => unitOf(file, split));
   const units = new Set(sourceFiles(root).map((file) => unitOf(file, split)));
   for (const unit of [...units].sort()) {
     if (!rank.has(unit)) problems.push(`${unit} has no layer: place it in the layers`);
   }
-  const files = (key: string) => between.get(key)!.map((e) => `${e.from} imports ${e.to}`).join(', ');
   for (const key of [...between.keys()].sort()) {
     const [a, b] = key.split(' -> ');
-    if (rank.has(a) && rank.has(b) && rank.get(b)! > rank.get(a)!) problems.push(`upward import ${key}: ${files(key)}`);
+    if (rank.has(a) && rank.has(b) && rank.get(b)! > rank.get(a)!) problems.push(`upward import ${key}: ${filesOf(between, key)}`);
   }
-  for (const cycle of cycles(units, [...between.keys()].map((key) => key.split(' -> ') as [string, string]))) {
-    const steps = cycle.map((unit, i) => `${unit} -> ${cycle[(i + 1) % cycle.length]}`);
-    problems.push(`cycle ${[...cycle, cycle[0]].join(' -> ')}: ${steps.map(files).join('; ')}`);
-  }
-  return problems;
+  return [...problems, ...cycleProblems(units, between)];
 }
 
 /** One cycle through each strongly connected group of two or more units (Tarjan). */
