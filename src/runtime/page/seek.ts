@@ -8,6 +8,7 @@
 // ran, an animation or timeline moved, the DOM changed, something arrived or a canvas was painted
 // (changes.ts). When not, the renderer repeats the previous image. While fonts or images load,
 // videos seek or the page asked to wait (hf-seek's waitUntil), the answer comes as a promise that
+// settles once all of that has.
 import type { SeekOutcome, VidkitRuntime } from '../protocol';
 import { syncAdapters, setAdapterTime } from './adapters';
 import { registerAnimations, syncAnimations } from './animations';

@@ -23,7 +23,7 @@ export const state = {
    * load arrived, or a canvas was painted.
    */
   changed: true,
-  /** The protocol's own `window.__hf.seek` (timelines.ts), to tell a library's wrapper of it apart. */
+  /** The protocol's own `window.__hf.seek` (seek.ts), to tell a library's wrapper of it apart. */
   protocolSeek: null as ((seconds: unknown) => unknown) | null,
   /** Set while the renderer calls a seek a library wrapped around the protocol's own (seek.ts). */
   wrappedSeeking: false,
