@@ -10,7 +10,7 @@ import { siteKeys } from '../sdk/render-input';
 import type { RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
 import { DEFAULT_STACK_NAME } from '../values/constants';
-import { cliOption, requiredCliOption } from '../options/cli-options';
+import { cliOption, withSurfaceOptions } from '../options/cli-options';
 import { RawOptions, resolveRenderSettings } from '../options/resolve';
 import { flagOf } from '../options/registry';
 import { CloudCommand } from './cloud-command';
@@ -25,7 +25,15 @@ import {
 /** How often `--wait` reads the batch's counter; VIDKIT_POLL_MS overrides (the tests poll faster). */
 const POLL_MS = Number(process.env.VIDKIT_POLL_MS) > 0 ? Number(process.env.VIDKIT_POLL_MS) : 2000;
 
-export class CloudfnRenderBatchCommand extends CloudCommand {
+export class CloudfnRenderBatchCommand extends withSurfaceOptions(CloudCommand, ['cloudfn-batch'], {
+  batch: { required: true, description: 'Batch file: JSONL, a JSON array of entries, or a CSV/TSV table whose header names the variables' },
+  outputKey: { description: "With a CSV/TSV batch without an outputKey column: each row's key from its cells, e.g. 'renders/{id}.mp4'" },
+  force: { description: 'Start every line, also those an earlier run started with the same settings' },
+  wait: { description: "Stream the batch's progress until every render it started has ended; exit 1 if any failed" },
+  webhook: { description: "URL the render function POSTs each render's outcome to, and the batch's once its last render ends, signed" },
+  format: { description: FORMAT_DESCRIPTION },
+  strictVariables: { description: 'Fail an entry whose variables do not match the declarations' },
+}) {
   static paths = [['cloudfn', 'render-batch']];
 
   static usage = Command.Usage({
@@ -89,32 +97,12 @@ export class CloudfnRenderBatchCommand extends CloudCommand {
   };
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
-  batch = requiredCliOption('batch', { description: 'Batch file: JSONL, a JSON array of entries, or a CSV/TSV table whose header names the variables' });
-  outputKey = cliOption('outputKey', { description: "With a CSV/TSV batch without an outputKey column: each row's key from its cells, e.g. 'renders/{id}.mp4'" });
   manifest = Option.String('--manifest', { description: 'The manifest file to resume from and append to (default <batch>.manifest.jsonl next to the batch)' });
-  force = cliOption('force', { description: 'Start every line, also those an earlier run started with the same settings' });
-  wait = cliOption('wait', { description: "Stream the batch's progress until every render it started has ended; exit 1 if any failed" });
-  webhook = cliOption('webhook', { description: "URL the render function POSTs each render's outcome to, and the batch's once its last render ends, signed" });
-  webhookSecret = cliOption('webhookSecret');
-  webhookAllowPrivate = cliOption('webhookAllowPrivate');
-  hostLargeVariables = cliOption('hostLargeVariables');
-  direct = cliOption('direct');
-  width = cliOption('width');
-  height = cliOption('height');
-  format = cliOption('format', { description: FORMAT_DESCRIPTION });
   maxConcurrent = Option.String('--max-concurrent', { description: `Executions being started at once (default ${DEFAULT_MAX_CONCURRENT})` });
-  siteId = cliOption('siteId');
-  strictVariables = cliOption('strictVariables', { description: 'Fail an entry whose variables do not match the declarations' });
   json = Option.Boolean('--json', false, { description: 'Print the manifest as a JSON array of rows' });
   dryRun = Option.Boolean('--dry-run', false, { description: 'Validate every entry; start nothing (rows are would-invoke)' });
-  bucket = cliOption('bucket');
-  stateMachineArn = cliOption('stateMachineArn');
-  stackName = cliOption('stackName');
   variablesFile = cliOption('variablesFile', { hidden: true });
   variables = cliOption('variables', { hidden: true });
-  maxVariableBytes = cliOption('maxVariableBytes');
-  maxVariablesBytes = cliOption('maxVariablesBytes');
-  maxBatchBytes = cliOption('maxBatchBytes');
 
   protected async runCloud(): Promise<number> {
     if (this.variablesFile !== undefined || this.variables !== undefined) {

@@ -5,7 +5,7 @@ import type { RenderCostEstimate } from '../sdk/estimate';
 import type { RenderProgress } from '../sdk/progress';
 import type { RenderHandle, RenderPlan } from '../sdk/render';
 import type { PreparedSite } from '../sdk/site';
-import { cliOption } from '../options/cli-options';
+import { withSurfaceOptions } from '../options/cli-options';
 import { OVERRIDE_FLAGS, flagOf } from '../options/registry';
 import { DEFAULT_CHUNK_SIZE, DEFAULT_MAX_PARALLEL_CHUNKS, DEFAULT_STACK_NAME, DEFAULT_TIMEOUTS } from '../values/constants';
 import { checkVariablesText, readVariablesFile } from '../options/input-limits';
@@ -24,7 +24,10 @@ import { progressLine } from './cloudfn-progress-command';
 /** How often `--wait` polls; VIDKIT_POLL_MS overrides (the tests poll faster). */
 const POLL_MS = Number(process.env.VIDKIT_POLL_MS) > 0 ? Number(process.env.VIDKIT_POLL_MS) : 2000;
 
-export class CloudfnRenderCommand extends CloudCommand {
+export class CloudfnRenderCommand extends withSurfaceOptions(CloudCommand, ['cloudfn'], {
+  format: { description: FORMAT_DESCRIPTION },
+  outputKey: { description: "Object key of the output (default renders/<composition id>-<time> with the format's extension)" },
+}) {
   static paths = [['cloudfn', 'render']];
 
   static usage = Command.Usage({
@@ -77,29 +80,6 @@ export class CloudfnRenderCommand extends CloudCommand {
   static exitCodes = CLOUD_EXIT_CODES;
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
-  siteId = cliOption('siteId');
-  width = cliOption('width');
-  height = cliOption('height');
-  variables = cliOption('variables');
-  variablesFile = cliOption('variablesFile');
-  maxVariableBytes = cliOption('maxVariableBytes');
-  maxVariablesBytes = cliOption('maxVariablesBytes');
-  loadTimeout = cliOption('loadTimeout');
-  frameTimeout = cliOption('frameTimeout');
-  format = cliOption('format', { description: FORMAT_DESCRIPTION });
-  outputKey = cliOption('outputKey', { description: "Object key of the output (default renders/<composition id>-<time> with the format's extension)" });
-  wait = cliOption('wait');
-  maxParallelChunks = cliOption('maxParallelChunks');
-  targetChunkFrames = cliOption('targetChunkFrames');
-  chunkSize = cliOption('chunkSize');
-  bucket = cliOption('bucket');
-  stateMachineArn = cliOption('stateMachineArn');
-  stackName = cliOption('stackName');
-  webhook = cliOption('webhook');
-  webhookSecret = cliOption('webhookSecret');
-  webhookAllowPrivate = cliOption('webhookAllowPrivate');
-  hostLargeVariables = cliOption('hostLargeVariables');
-  direct = cliOption('direct');
   estimate = Option.Boolean('--estimate', false, { description: 'Print the expected usage and cost of this render at list prices; start nothing' });
   json = Option.Boolean('--json', false, { description: 'Print the render handle (with --wait, the final progress; with --estimate, the estimate) as JSON' });
 

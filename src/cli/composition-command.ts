@@ -2,7 +2,7 @@ import { Option } from 'clipanion';
 import { parseOverrides } from '../composition/variables';
 import type { RenderSettings } from '../render/render-context';
 import type { AssetPolicy } from '../render/serve/served-composition';
-import { cliOption } from '../options/cli-options';
+import type { SharedCliValues } from '../options/cli-options';
 import { checkVariablesText, readVariablesFile } from '../options/input-limits';
 import { OVERRIDE_FLAGS, flagOf } from '../options/registry';
 import { RawOptions, RenderOptionSettings, resolveRenderSettings } from '../options/resolve';
@@ -12,33 +12,11 @@ import { VidkitCommand } from './base-command';
 export type PageSettings = Omit<RenderSettings, 'crf' | 'preset' | 'x264Params' | 'x264ParamsWithVideo' | 'frameFormat'> & AssetPolicy;
 
 /**
- * The options of every command that draws a composition on this machine (`render`, `still`):
- * the project, its variables, size, time and browser, taken from the render option table so both
- * read them alike.
+ * A command that draws a composition on this machine (`render`, `still`): the project, its
+ * variables, size, time and browser read alike from the render option table.
  */
 export abstract class CompositionCommand extends VidkitCommand {
   projectDir = Option.String({ required: true, name: 'projectDir' });
-  composition = cliOption('composition');
-  variables = cliOption('variables');
-  variablesFile = cliOption('variablesFile');
-  strictVariables = cliOption('strictVariables');
-  browserGpu = cliOption('browserGpu');
-  width = cliOption('width');
-  height = cliOption('height');
-  resolution = cliOption('resolution');
-  fps = cliOption('fps');
-  allowMissingMedia = cliOption('allowMissingMedia');
-  allowPrivateNetwork = cliOption('allowPrivateNetwork');
-  allowServiceWorkers = cliOption('allowServiceWorkers');
-  maxAssetBytes = cliOption('maxAssetBytes');
-  maxVariableBytes = cliOption('maxVariableBytes');
-  maxVariablesBytes = cliOption('maxVariablesBytes');
-  seed = cliOption('seed');
-  epoch = cliOption('epoch');
-  capture = cliOption('capture');
-  loadTimeout = cliOption('loadTimeout');
-  frameTimeout = cliOption('frameTimeout');
-  json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
   /**
    * The options of this command, read and checked by the option table: bad input fails here,
@@ -80,3 +58,9 @@ export abstract class CompositionCommand extends VidkitCommand {
     };
   }
 }
+
+/**
+ * The options it reads: those the table applies to `render` and to `still` alike, which each
+ * command defines with the rest of its surface's (`withSurfaceOptions`).
+ */
+export interface CompositionCommand extends SharedCliValues<'render' | 'still'> {}

@@ -64,7 +64,7 @@ test('the vidkit program: help, groups, placeholders and usage errors as a user 
   const help = vidkit(['help']);
   assert.is(help.status, 0, help.stderr);
   assert.equal(help.stdout, vidkit(['--help']).stdout);
-  assert.ok(help.stdout.includes('vidkit cloudfn render [--site-id <site-id>]'), help.stdout);
+  assert.ok(help.stdout.includes('vidkit cloudfn render [--format <format>]'), help.stdout);
 
   const group = vidkit(['cloudfn', 'sites', '--help']);
   assert.is(group.status, 0, group.stderr);

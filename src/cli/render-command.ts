@@ -1,7 +1,7 @@
 import * as path from 'node:path';
-import { Command } from 'clipanion';
+import { Command, Option } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
-import { cliOption, dockerArgv } from '../options/cli-options';
+import { dockerArgv, withSurfaceOptions } from '../options/cli-options';
 import { flagOf } from '../options/registry';
 import { OutputFormat, formatExtension } from '../values/formats';
 import { renderLocal } from '../render/local-render';
@@ -25,7 +25,7 @@ export const RENDER_EXIT_CODES: ExitCodes = {
   [ExitCode.Terminated]: 'terminated (SIGTERM)',
 };
 
-export class RenderCommand extends CompositionCommand {
+export class RenderCommand extends withSurfaceOptions(CompositionCommand, ['render', 'batch']) {
   static paths = [['render']];
 
   static usage = Command.Usage({
@@ -73,22 +73,7 @@ export class RenderCommand extends CompositionCommand {
 
   static exitCodes = RENDER_EXIT_CODES;
 
-  output = cliOption('output');
-  format = cliOption('format');
-  gifLoop = cliOption('gifLoop');
-  hlsSegmentSeconds = cliOption('hlsSegmentSeconds');
-  workers = cliOption('workers');
-  docker = cliOption('docker');
-  quality = cliOption('quality');
-  crf = cliOption('crf');
-  strict = cliOption('strict');
-  batch = cliOption('batch');
-  outputKey = cliOption('outputKey');
-  outputDir = cliOption('outputDir');
-  batchConcurrency = cliOption('batchConcurrency');
-  failFast = cliOption('failFast');
-  force = cliOption('force');
-  maxBatchBytes = cliOption('maxBatchBytes');
+  json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
   protected async run(): Promise<number> {
     const settings = this.settings();

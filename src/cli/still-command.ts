@@ -1,13 +1,15 @@
 import { Command, Option } from 'clipanion';
 import { ExitCode, badInput } from '../errors';
-import { requiredCliOption } from '../options/cli-options';
+import { withSurfaceOptions } from '../options/cli-options';
 import { renderStill } from '../render/still';
 import type { ExitCodes } from './base-command';
 import { CompositionCommand } from './composition-command';
 import { RENDER_EXIT_CODES } from './render-command';
 import { exitOnTermination } from './termination';
 
-export class StillCommand extends CompositionCommand {
+export class StillCommand extends withSurfaceOptions(CompositionCommand, ['still'], {
+  output: { required: true, description: 'The image to write: a .png or .jpg (.jpeg) file' },
+}) {
   static paths = [['still']];
 
   static usage = Command.Usage({
@@ -32,9 +34,9 @@ export class StillCommand extends CompositionCommand {
     [ExitCode.MissingDependency]: 'missing dependency: browser, native addon',
   };
 
-  output = requiredCliOption('output', { description: 'The image to write: a .png or .jpg (.jpeg) file' });
   frame = Option.String('--frame', { description: 'The frame to draw, from 0 (default 0)' });
   time = Option.String('--time', { description: 'The time to draw, in seconds: the frame showing it, instead of --frame' });
+  json = Option.Boolean('--json', false, { description: 'Print the result as JSON on stdout' });
 
   protected async run(): Promise<number> {
     const frame = this.frame === undefined ? undefined : Number(this.frame);

@@ -10,7 +10,8 @@ const SURFACES: [Surface, string][] = [
   ['render', '`vidkit render`, `render()`'],
   ['still', '`vidkit still`'],
   ['batch', '`vidkit render --batch`'],
-  ['cloudfn', '`vidkit cloudfn render`, `vidkit cloudfn render-batch`'],
+  ['cloudfn', '`vidkit cloudfn render`'],
+  ['cloudfn-batch', '`vidkit cloudfn render-batch`'],
   ['sdk', "the cloud SDK's `config`"],
 ];
 

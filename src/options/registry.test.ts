@@ -42,24 +42,31 @@ test('the committed reference page is what the table writes (npm run docs:option
   assert.equal(committed, renderOptionsPage());
 });
 
-/** The commands of each surface: an option of the surface must be taken by one of them at least. */
-const COMMANDS: [Surface, string[]][] = [
-  ['render', ['render']],
+/** The command of each surface: it must take every option the table applies to the surface, and no other but hidden ones. */
+const COMMANDS: [string, Surface[]][] = [
+  ['render', ['render', 'batch']],
   ['still', ['still']],
-  ['batch', ['render']],
-  ['cloudfn', ['cloudfn render', 'cloudfn render-batch']],
+  ['cloudfn render', ['cloudfn']],
+  ['cloudfn render-batch', ['cloudfn-batch']],
 ];
 
-test('the commands of each surface take every option the table says applies to it', () => {
+test('each command of a surface takes every option the table applies to it, and shows no other', () => {
   const commands = cli.commands();
-  for (const [surface, paths] of COMMANDS) {
-    const taking = commands.filter((c) => c.paths.some((p) => paths.includes(p.join(' '))));
-    assert.is(taking.length, paths.length, paths.join(', '));
-    const names = new Set(taking.flatMap((c) => c.options.flatMap((o) => o.names)));
+  for (const [command, surfaces] of COMMANDS) {
+    const info = commands.find((c) => c.paths.some((p) => p.join(' ') === command));
+    assert.ok(info, command);
+    const shown = new Set(info.options.filter((o) => !o.hidden).flatMap((o) => o.names));
     for (const [, spec] of renderOptionEntries()) {
-      if (spec.appliesTo.includes(surface)) assert.ok(names.has(spec.flag), `vidkit ${paths.join(' / ')} lacks ${spec.flag}`);
+      const applies = spec.appliesTo.some((s) => surfaces.includes(s));
+      assert.is(shown.has(spec.flag), applies, `vidkit ${command} ${applies ? 'lacks' : 'shows'} ${spec.flag} (the table applies it to ${spec.appliesTo.join(', ')})`);
     }
   }
+});
+
+test('every surface but the APIs has its command', () => {
+  const covered = new Set(COMMANDS.flatMap(([, surfaces]) => surfaces));
+  const all = new Set(renderOptionEntries().flatMap(([, spec]) => spec.appliesTo));
+  assert.equal([...all].filter((s) => !covered.has(s)), ['sdk']);
 });
 
 test('--help shows the description the table holds', () => {

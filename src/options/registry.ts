@@ -26,9 +26,10 @@ import {
 
 /**
  * Where an option applies: `vidkit render` and render(), `vidkit still`, `vidkit render --batch`,
- * the `vidkit cloudfn render` and `render-batch` commands, the cloud SDK's `config`.
+ * `vidkit cloudfn render`, `vidkit cloudfn render-batch`, the cloud SDK's `config` (which the
+ * render function's event carries). A command takes every option of its surfaces (cli-options.ts).
  */
-export type Surface = 'render' | 'still' | 'batch' | 'cloudfn' | 'sdk';
+export type Surface = 'render' | 'still' | 'batch' | 'cloudfn' | 'cloudfn-batch' | 'sdk';
 
 /** What a caller of render() or the SDK passes for an option; the CLI always reads text. */
 export interface ApiValueTypes {
@@ -74,12 +75,13 @@ const BATCH_DOC = 'docs/guide/batch.md';
 const SECURITY_DOC = 'docs/explanation/security-model.md';
 const CLOUD_DOC = 'docs/guide/cloud.md';
 const LIMITS_DOC = 'docs/reference/limits.md';
-const LOCAL: readonly Surface[] = ['render', 'still', 'batch'];
-const LOCAL_AND_SDK: readonly Surface[] = ['render', 'still', 'batch', 'sdk'];
-const EVERYWHERE: readonly Surface[] = ['render', 'still', 'batch', 'cloudfn', 'sdk'];
-const CLOUD: readonly Surface[] = ['cloudfn', 'sdk'];
+const LOCAL = ['render', 'still', 'batch'] as const satisfies readonly Surface[];
+const LOCAL_AND_SDK = ['render', 'still', 'batch', 'sdk'] as const satisfies readonly Surface[];
+const EVERYWHERE = ['render', 'still', 'batch', 'cloudfn', 'cloudfn-batch', 'sdk'] as const satisfies readonly Surface[];
+/** How a cloud render is cut into chunks: a batch's renders take the plan's defaults. */
+const CLOUD = ['cloudfn', 'sdk'] as const satisfies readonly Surface[];
 /** The cloud commands' own: where the render runs and how its end is told, not how it is drawn. */
-const CLOUDFN: readonly Surface[] = ['cloudfn'];
+const CLOUDFN = ['cloudfn', 'cloudfn-batch'] as const satisfies readonly Surface[];
 
 export const RENDER_OPTIONS = {
   composition: {
@@ -113,7 +115,7 @@ export const RENDER_OPTIONS = {
     default: 'mp4',
     description: `Output format: ${OUTPUT_FORMATS.join(', ')} (default mp4)`,
     doc: 'docs/reference/formats.md',
-    appliesTo: ['render', 'batch', 'cloudfn', 'sdk'],
+    appliesTo: ['render', 'batch', 'cloudfn', 'cloudfn-batch', 'sdk'],
   },
   variables: {
     flag: '--variables',
@@ -140,7 +142,7 @@ export const RENDER_OPTIONS = {
     default: 'false',
     description: 'Fail on undeclared or mistyped variables',
     doc: RENDER_DOC,
-    appliesTo: ['render', 'still', 'batch', 'cloudfn'],
+    appliesTo: ['render', 'still', 'batch', 'cloudfn-batch'],
     docker: true,
   },
   workers: {
@@ -415,7 +417,7 @@ export const RENDER_OPTIONS = {
     description:
       'Batch file: JSONL (one {"outputKey", "variables"} a line), a JSON array of those, or a CSV/TSV table whose header names the variables: one video per entry on browsers kept warm (docs/guide/batch.md)',
     doc: BATCH_DOC,
-    appliesTo: ['batch'],
+    appliesTo: ['batch', 'cloudfn-batch'],
   },
   maxBatchBytes: {
     flag: '--max-batch-bytes',
@@ -425,7 +427,7 @@ export const RENDER_OPTIONS = {
     default: `${DEFAULT_MAX_BATCH_BYTES} (1 GiB)`,
     description: `With --batch: bytes the batch file may have (default ${DEFAULT_MAX_BATCH_BYTES}, 1 GiB); a larger one is refused before any line is read`,
     doc: LIMITS_DOC,
-    appliesTo: ['batch', 'cloudfn'],
+    appliesTo: ['batch', 'cloudfn-batch'],
   },
   outputKey: {
     flag: '--output-key',
@@ -433,7 +435,7 @@ export const RENDER_OPTIONS = {
     value: '<pattern>',
     description: "With a CSV/TSV --batch without an outputKey column: each row's output named from its cells, e.g. '{id}.mp4'",
     doc: BATCH_DOC,
-    appliesTo: ['batch', 'cloudfn'],
+    appliesTo: ['batch', 'cloudfn', 'cloudfn-batch'],
   },
   outputDir: {
     flag: '--output-dir',
@@ -472,7 +474,7 @@ export const RENDER_OPTIONS = {
     default: 'false',
     description: 'With --batch: render lines again that an earlier run completed',
     doc: BATCH_DOC,
-    appliesTo: ['batch', 'cloudfn'],
+    appliesTo: ['batch', 'cloudfn-batch'],
   },
   chunkSize: {
     flag: '--chunk-size',
