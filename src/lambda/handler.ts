@@ -2,7 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadComposition } from '../composition/composition';
 import { loadNative } from '../native';
-import { inputLimits } from '../options/input-limits';
+import { RenderOptionSettings, resolveRenderSettings } from '../options/resolve';
 import { CaptureSession, MediaElementTiming } from '../render/capture/capture-session';
 import { SessionSlot, renderChunk, segmentEncoder } from '../render/capture/chunk-renderer';
 import { encoderFormat, formatContentType, formatExtension } from '../values/formats';
@@ -118,23 +118,33 @@ async function fetchSite(render: RenderJob): Promise<string> {
   return dir;
 }
 
+/**
+ * The settings of a cloud render: its config read again by the option table, as every surface's
+ * options are, so each option the SDK sends arrives checked.
+ */
+export function cloudRenderSettings(render: RenderJob): RenderOptionSettings {
+  return resolveRenderSettings('sdk', render.config);
+}
+
 /** The render context's options of a cloud render: the same for the plan and every chunk. */
 function renderOptions(render: RenderJob, siteDir: string): RenderContextOptions {
+  const settings = cloudRenderSettings(render);
+  const { values } = settings;
   return {
     projectDir: siteDir,
     overrides: render.config.variables,
     strictVariables: false,
-    inputLimits: inputLimits(render.config),
-    timeouts: render.config.timeouts,
-    format: render.config.format,
-    fps: render.config.fps,
-    width: render.config.width,
-    height: render.config.height,
+    inputLimits: settings.inputLimits,
+    timeouts: settings.timeouts,
+    format: settings.format,
+    fps: values.fps,
+    width: values.width,
+    height: values.height,
     ...render.encode,
     capture: 'auto',
     allowGpu: false,
-    seed: render.config.seed,
-    epochMs: render.config.epochMs,
+    seed: values.seed,
+    epochMs: values.epoch,
   };
 }
 

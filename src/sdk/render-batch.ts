@@ -206,7 +206,7 @@ export function settingsDigest(plan: RenderPlan): string {
     format: config.format,
     fps: config.fps,
     seed: config.seed,
-    epochMs: config.epochMs,
+    epochMs: config.epoch,
   };
   return createHash('sha256').update(JSON.stringify(decided)).digest('hex').slice(0, 32);
 }

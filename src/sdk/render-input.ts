@@ -5,33 +5,31 @@ import type { MissingGlyphs } from '../runtime/glyph-check';
  * plans, renders chunks and assembles). Both sides import it; nothing else defines these shapes.
  */
 import { Static, Type } from '@sinclair/typebox';
+import { configOptionFields } from '../options/config-fields';
 import { OUTPUT_FORMATS } from '../values/constants';
 import type { OutputFormat } from '../values/formats';
 import { QualitySettingsSchema } from '../values/quality';
 import { WebhookOptionsSchema } from './webhook';
 
-/** The SDK's render `config`, with its defaults applied. */
-export const RenderConfigSchema = Type.Object({
-  fps: Type.Optional(Type.Number()),
-  width: Type.Optional(Type.Number()),
-  height: Type.Optional(Type.Number()),
-  /** mp4, webm or mov: HDR is refused in distributed mode, before any request. */
-  format: Type.Union(OUTPUT_FORMATS.map((f: OutputFormat) => Type.Literal(f))),
-  variables: Type.Record(Type.String(), Type.Unknown()),
-  /** Frames per chunk; left unset, the plan uses DEFAULT_CHUNK_SIZE (src/values/constants.ts) and honours targetChunkFrames. */
-  chunkSize: Type.Optional(Type.Number()),
-  maxParallelChunks: Type.Number(),
-  targetChunkFrames: Type.Optional(Type.Number()),
-  /** Seeds the page's Math.random and crypto; unset, the runtime's default (src/runtime/boot.ts). */
-  seed: Type.Optional(Type.String()),
-  /** What the page's Date reads at time 0; unset, the runtime's default epoch. */
-  epochMs: Type.Optional(Type.Number()),
-  /** The input limits of the render when the caller raised them (src/options/input-limits.ts); unset, the defaults. */
-  maxVariableBytes: Type.Optional(Type.Integer({ minimum: 1 })),
-  maxVariablesBytes: Type.Optional(Type.Integer({ minimum: 1 })),
-  /** Page deadlines of each chunk in milliseconds; unset, the local defaults. */
-  timeouts: Type.Optional(Type.Object({ loadMs: Type.Optional(Type.Number()), frameMs: Type.Optional(Type.Number()) })),
-});
+/**
+ * The SDK's render `config`, with its defaults applied. A field this function does not know is
+ * refused, not ignored: an option added to the table after it was deployed fails the render,
+ * naming the field, instead of being dropped.
+ */
+export const RenderConfigSchema = Type.Object(
+  {
+    // Every render option the table applies to the SDK's config, as its check reads it: fps, size,
+    // seed, epoch, the input limits, the chunk plan (docs/reference/render-options.md).
+    ...configOptionFields(),
+    /** mp4, webm or mov: HDR is refused in distributed mode, before any request. */
+    format: Type.Union(OUTPUT_FORMATS.map((f: OutputFormat) => Type.Literal(f))),
+    variables: Type.Record(Type.String(), Type.Unknown()),
+    maxParallelChunks: Type.Number({ description: 'Chunks rendered at once' }),
+    /** Page deadlines of each chunk in milliseconds; unset, the local defaults. */
+    timeouts: Type.Optional(Type.Object({ loadMs: Type.Optional(Type.Number()), frameMs: Type.Optional(Type.Number()) })),
+  },
+  { additionalProperties: false },
+);
 export type RenderConfig = Static<typeof RenderConfigSchema>;
 
 export const SiteRefSchema = Type.Object({
@@ -67,7 +65,7 @@ export type RenderJob = Static<typeof RenderJobSchema>;
  * any change to their shape that a function deployed before would misread: the function refuses
  * any version but its own.
  */
-export const PAYLOAD_VERSION = 1;
+export const PAYLOAD_VERSION = 2;
 
 /** What a render's execution starts with; the state machine hands `version` and `render` to each step. */
 export const ExecutionInputSchema = Type.Object({

@@ -146,11 +146,11 @@ checks('config.seed and config.epoch are checked before any request and reach th
   const render = (config: RenderConfigInput) =>
     validateConfig({ siteHandle: prepareSite(path.join(FIXTURES, 'frame-clock')), bucketName: 'b', outputKey: 'renders/out.mp4', config }).input.render.config;
   const given = render({ seed: 'shapes', epoch: '2030-06-15T12:00:00+02:00' });
-  assert.equal([given.seed, given.epochMs], ['shapes', Date.UTC(2030, 5, 15, 10)]);
-  assert.is(render({ epoch: 1_893_456_000_000 }).epochMs, 1_893_456_000_000);
+  assert.equal([given.seed, given.epoch], ['shapes', Date.UTC(2030, 5, 15, 10)]);
+  assert.is(render({ epoch: 1_893_456_000_000 }).epoch, 1_893_456_000_000);
   // Unset, the render function applies the same defaults as `vidkit render` and the player.
   const unset = render({});
-  assert.equal([unset.seed, unset.epochMs], [undefined, undefined]);
+  assert.equal([unset.seed, unset.epoch], [undefined, undefined]);
 });
 
 checks('cloudfn render reads --variables-file before any request: a missing one is named', async () => {

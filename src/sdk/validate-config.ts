@@ -2,6 +2,7 @@ import { ExitCode, VidkitError } from '../errors';
 import { OutputFormat, assertDistributedFormat } from '../values/formats';
 import { checkVariables } from '../options/input-limits';
 import { DEFAULT_MAX_PARALLEL_CHUNKS } from '../values/constants';
+import { configOptionValues } from '../options/config-fields';
 import type { ApiOptions } from '../options/registry';
 import { resolveRenderSettings } from '../options/resolve';
 import type { PageTimeouts } from '../values/page-timeouts';
@@ -51,18 +52,10 @@ export function resolveConfig(input: RenderConfigInput | undefined): RenderConfi
   }
   checkVariables(variables, '[validateConfig] config.variables', limits);
   return {
-    fps: values.fps,
-    width: values.width,
-    height: values.height,
+    ...configOptionValues(values),
     format,
     variables,
-    chunkSize: values.chunkSize,
     maxParallelChunks: values.maxParallelChunks ?? DEFAULT_MAX_PARALLEL_CHUNKS,
-    targetChunkFrames: values.targetChunkFrames,
-    seed: values.seed,
-    epochMs: values.epoch,
-    ...(c.maxVariableBytes === undefined ? {} : { maxVariableBytes: limits.variableBytes }),
-    ...(c.maxVariablesBytes === undefined ? {} : { maxVariablesBytes: limits.variablesBytes }),
     ...(c.timeouts === undefined ? {} : { timeouts }),
   };
 }
