@@ -113,6 +113,13 @@ export interface HlsResult {
 }
 
 /**
+ * Mixes and encodes a soundtrack for a `format` output, as `encodeSoundtrack` does, into the file
+ * `path` (written whole or not at all), for `readSoundtrack` to hand to any number of concats;
+ * false, and no file, when it has no track.
+ */
+export declare function keepSoundtrack(audio: SoundtrackOptions, format: 'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg', path: string): Promise<boolean>
+
+/**
  * What the page plays for a media file the browser loads (audio; a video file played as audio):
  * writes a FLAC copy of audio the browser does not play to `<proxyStem>.flac` and resolves to its
  * path, or to null when the page plays the file itself, which then decodes.
@@ -228,6 +235,12 @@ export interface ProbeStream {
   colorPrimaries: string
   colorRange: string
 }
+
+/**
+ * The soundtrack `keepSoundtrack` wrote to `path`, for one concat of a `format` output: its
+ * packets are muxed as the concat would have muxed the soundtrack it was mixed from.
+ */
+export declare function readSoundtrack(path: string, format: 'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg'): Promise<EncodedSoundtrack>
 
 /**
  * Hands heap memory that is free back to the system (glibc's `malloc_trim`). A process that

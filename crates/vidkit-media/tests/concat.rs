@@ -134,6 +134,64 @@ fn a_soundtrack_encoded_ahead_is_muxed_byte_for_byte_as_the_concat_would_mix_it(
 }
 
 #[test]
+fn a_soundtrack_kept_in_a_file_is_muxed_byte_for_byte_as_the_concat_would_mix_it_by_every_concat() {
+    let dir = test_dir("concat-kept-soundtrack");
+    let (inputs, _) = segments(&dir, &[12, 18]);
+    let tone = dir.join("tone.wav");
+    write_tone(&tone, 2.0);
+    let joined = |name: &str, audio: Soundtrack| {
+        let out = dir.join(name);
+        let options = ConcatOptions {
+            faststart: true,
+            audio: Some(audio),
+            ..ConcatOptions::default()
+        };
+        concat_segments(&inputs, &out, &options).unwrap();
+        std::fs::read(out).unwrap()
+    };
+    let mixed = joined("mixed.mp4", Soundtrack::Mix(tone_mix(tone.clone())));
+    let kept = dir.join("tone.sound");
+    EncodedSoundtrack::encode(&tone_mix(tone.clone()), OutputFormat::Mp4)
+        .unwrap()
+        .unwrap()
+        .save(&kept)
+        .unwrap();
+    for name in ["first.mp4", "second.mp4"] {
+        let read = EncodedSoundtrack::load(&kept, OutputFormat::Mp4).unwrap();
+        assert!(
+            mixed == joined(name, Soundtrack::Encoded(read)),
+            "{name} differs from the mixed join"
+        );
+    }
+
+    // Opus marks its last packet's padding in side data: it is kept too.
+    let opus = dir.join("tone-opus.sound");
+    EncodedSoundtrack::encode(&tone_mix(tone), OutputFormat::Webm)
+        .unwrap()
+        .unwrap()
+        .save(&opus)
+        .unwrap();
+    let again = dir.join("tone-opus-again.sound");
+    EncodedSoundtrack::load(&opus, OutputFormat::Webm)
+        .unwrap()
+        .save(&again)
+        .unwrap();
+    assert!(std::fs::read(&opus).unwrap() == std::fs::read(&again).unwrap());
+
+    let error = EncodedSoundtrack::load(&opus, OutputFormat::Mp4).unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .contains("was encoded for webm, not for this mp4 output"),
+        "{error}"
+    );
+    let bytes = std::fs::read(&kept).unwrap();
+    std::fs::write(&kept, &bytes[..bytes.len() - 3]).unwrap();
+    let error = EncodedSoundtrack::load(&kept, OutputFormat::Mp4).unwrap_err();
+    assert!(error.to_string().contains("not a soundtrack vidkit kept"), "{error}");
+}
+
+#[test]
 fn joins_three_segments_into_continuous_timestamps_and_the_right_pictures() {
     let dir = test_dir("concat-three");
     let (inputs, greys) = segments(&dir, &[10, 7, 13]);

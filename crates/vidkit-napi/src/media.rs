@@ -168,6 +168,83 @@ pub fn encode_soundtrack(
     })
 }
 
+pub struct KeepSoundtrack {
+    mix: AudioMix,
+    format: Outcome<OutputFormat>,
+    path: PathBuf,
+}
+
+impl Task for KeepSoundtrack {
+    type Output = Outcome<bool>;
+    type JsValue = bool;
+
+    fn compute(&mut self) -> napi::Result<Outcome<bool>> {
+        let format = std::mem::replace(&mut self.format, Ok(OutputFormat::Mp4));
+        Ok(format.and_then(|format| {
+            let encoded = Encoded::encode(&self.mix, format).map_err(Failure::from)?;
+            match encoded {
+                Some(encoded) => encoded.save(&self.path).map(|()| true).map_err(Failure::from),
+                None => Ok(false),
+            }
+        }))
+    }
+
+    fn resolve(&mut self, env: Env, kept: Outcome<bool>) -> napi::Result<bool> {
+        kept.map_err(|f| f.into_js(env))
+    }
+}
+
+/// Mixes and encodes a soundtrack for a `format` output, as `encodeSoundtrack` does, into the file
+/// `path` (written whole or not at all), for `readSoundtrack` to hand to any number of concats;
+/// false, and no file, when it has no track.
+#[napi(ts_return_type = "Promise<boolean>")]
+pub fn keep_soundtrack(
+    audio: SoundtrackOptions,
+    #[napi(ts_arg_type = "'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg'")] format: String,
+    path: String,
+) -> AsyncTask<KeepSoundtrack> {
+    AsyncTask::new(KeepSoundtrack {
+        mix: mix_of(audio),
+        format: output_format(Some(&format)),
+        path: path.into(),
+    })
+}
+
+pub struct ReadSoundtrack {
+    path: PathBuf,
+    format: Outcome<OutputFormat>,
+}
+
+impl Task for ReadSoundtrack {
+    type Output = Outcome<Encoded>;
+    type JsValue = EncodedSoundtrack;
+
+    fn compute(&mut self) -> napi::Result<Outcome<Encoded>> {
+        let format = std::mem::replace(&mut self.format, Ok(OutputFormat::Mp4));
+        Ok(format.and_then(|format| Encoded::load(&self.path, format).map_err(Failure::from)))
+    }
+
+    fn resolve(&mut self, env: Env, encoded: Outcome<Encoded>) -> napi::Result<EncodedSoundtrack> {
+        let encoded = encoded.map_err(|f| f.into_js(env))?;
+        Ok(EncodedSoundtrack {
+            soundtrack: Some(encoded),
+        })
+    }
+}
+
+/// The soundtrack `keepSoundtrack` wrote to `path`, for one concat of a `format` output: its
+/// packets are muxed as the concat would have muxed the soundtrack it was mixed from.
+#[napi(ts_return_type = "Promise<EncodedSoundtrack>")]
+pub fn read_soundtrack(
+    path: String,
+    #[napi(ts_arg_type = "'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg'")] format: String,
+) -> AsyncTask<ReadSoundtrack> {
+    AsyncTask::new(ReadSoundtrack {
+        path: path.into(),
+        format: output_format(Some(&format)),
+    })
+}
+
 fn mix_of(a: SoundtrackOptions) -> AudioMix {
     AudioMix {
         duration_seconds: a.duration_seconds,

@@ -19,30 +19,8 @@ pub(crate) struct EncodedAudio {
 }
 
 pub(crate) fn encode(samples: &[f32], format: OutputFormat, global_header: bool) -> Result<EncodedAudio, MediaError> {
-    let (name, sample_format) = match format {
-        OutputFormat::Webm => ("libopus", Sample::F32(sample::Type::Packed)),
-        _ => ("aac", Sample::F32(sample::Type::Planar)),
-    };
-    let opening = format!("opening the {name} audio encoder");
-    let codec = encoder::find_by_name(name)
-        .ok_or_else(|| MediaError::libav(&opening, format!("this libavcodec was built without {name}")))?;
-    let mut context = codec::Context::new_with_codec(codec)
-        .encoder()
-        .audio()
-        .map_err(|e| MediaError::libav(&opening, e))?;
+    let (mut encoder, sample_format) = open(format, global_header)?;
     let time_base = Rational::new(1, SAMPLE_RATE as i32);
-    context.set_rate(SAMPLE_RATE as i32);
-    context.set_format(sample_format);
-    context.set_channel_layout(ChannelLayout::STEREO);
-    context.set_time_base(time_base);
-    context.set_bit_rate(BIT_RATE);
-    if global_header {
-        context.set_flags(codec::Flags::GLOBAL_HEADER);
-    }
-    let mut encoder = context
-        .open_with(Dictionary::new())
-        .map_err(|e| MediaError::libav(&opening, e))?;
-
     let frame_size = match encoder.frame_size() as usize {
         0 => 1024,
         n => n,
@@ -84,6 +62,35 @@ pub(crate) fn encode(samples: &[f32], format: OutputFormat, global_header: bool)
         packets,
         time_base,
     })
+}
+
+/// The encoder of a `format` output's soundtrack, opened, and the sample layout it takes. Its
+/// parameters (codec, rate, extradata, priming) are what the muxer is given, so a soundtrack read
+/// back from a file ([`load`]) gets them from an encoder opened the same way.
+pub(crate) fn open(format: OutputFormat, global_header: bool) -> Result<(encoder::Audio, Sample), MediaError> {
+    let (name, sample_format) = match format {
+        OutputFormat::Webm => ("libopus", Sample::F32(sample::Type::Packed)),
+        _ => ("aac", Sample::F32(sample::Type::Planar)),
+    };
+    let opening = format!("opening the {name} audio encoder");
+    let codec = encoder::find_by_name(name)
+        .ok_or_else(|| MediaError::libav(&opening, format!("this libavcodec was built without {name}")))?;
+    let mut context = codec::Context::new_with_codec(codec)
+        .encoder()
+        .audio()
+        .map_err(|e| MediaError::libav(&opening, e))?;
+    context.set_rate(SAMPLE_RATE as i32);
+    context.set_format(sample_format);
+    context.set_channel_layout(ChannelLayout::STEREO);
+    context.set_time_base(Rational::new(1, SAMPLE_RATE as i32));
+    context.set_bit_rate(BIT_RATE);
+    if global_header {
+        context.set_flags(codec::Flags::GLOBAL_HEADER);
+    }
+    let encoder = context
+        .open_with(Dictionary::new())
+        .map_err(|e| MediaError::libav(&opening, e))?;
+    Ok((encoder, sample_format))
 }
 
 fn receive(encoder: &mut encoder::Audio, packets: &mut Vec<Packet>) -> Result<(), MediaError> {

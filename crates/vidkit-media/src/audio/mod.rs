@@ -8,9 +8,10 @@ mod ceiling;
 mod decode;
 mod encode;
 mod proxy;
+mod stored;
 
 use std::fmt;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use crate::{MediaError, OutputFormat};
 pub(crate) use encode::{encode, EncodedAudio};
@@ -123,6 +124,21 @@ impl EncodedSoundtrack {
             audio: encode(&self::mix(mix)?, format, global_header)?,
             format,
         }))
+    }
+
+    /// Writes the soundtrack to `path`, to be muxed by later concats of its format ([`Self::load`]).
+    pub fn save(&self, path: &Path) -> Result<(), MediaError> {
+        stored::save(&self.audio, self.format, path)
+    }
+
+    /// Reads back what [`Self::save`] wrote for a `format` output: a concat muxes it as it would
+    /// have muxed the soundtrack that was saved.
+    pub fn load(path: &Path, format: OutputFormat) -> Result<Self, MediaError> {
+        let global_header = crate::libav::container_global_header(format.container());
+        Ok(EncodedSoundtrack {
+            audio: stored::load(path, format, global_header)?,
+            format,
+        })
     }
 }
 
