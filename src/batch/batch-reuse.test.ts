@@ -193,6 +193,23 @@ test('an a-roll video with its sound and captions, the name in a lower third: th
   assert.equal(drawn(rows), [0, 5, 5]);
   const streams = ffprobe(path.join(dir, '..', `${path.basename(dir)}-out`, 'row-2.mov')).streams.map((s) => s.codec_type);
   assert.ok(streams.includes('audio'), 'the rows have sound');
+  assert.equal(rows.map((r) => r.reuse!.audio), [{ mixed: 'once' }, { mixed: 'once' }, { mixed: 'once' }]);
+});
+
+test('music whose source is a variable: every other row renders whole and mixes its own sound, equal to its lone render\'s', () => {
+  const dir = project({
+    'index.html': page('<audio id="music" data-var-src="music" src="low.wav" data-start="0" data-duration="2"></audio>', {
+      variables: '[{"id":"music","type":"string","label":"Music","default":"low.wav"}]',
+    }),
+  });
+  ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=220:duration=2', path.join(dir, 'low.wav')]);
+  ffmpeg(['-f', 'lavfi', '-i', 'sine=frequency=880:duration=2', path.join(dir, 'high.wav')]);
+  const { rows, outDir } = batchEqualsLone(dir, [{ music: 'low.wav' }, { music: 'high.wav' }]);
+  assert.equal(drawn(rows), [0, FRAMES]);
+  assert.equal(rows[0].reuse!.audio, { mixed: 'once' });
+  assert.is(rows[1].reuse!.audio!.mixed, 'row');
+  assert.match(rows[1].reuse!.audio!.why!, /the row renders whole: <audio#music> plays a variable source/);
+  assert.is.not(audioHash(path.join(outDir, 'row-1.mov')), audioHash(path.join(outDir, 'row-2.mov')), 'the two rows sound different');
 });
 
 test('a batch with a failed row keeps its shared segments, and its re-run joins them without drawing them again', () => {
@@ -216,13 +233,55 @@ test('a batch with a failed row keeps its shared segments, and its re-run joins 
   assert.is(second.status, 1);
   const rows = JSON.parse(second.stdout) as LocalBatchRow[];
   assert.equal(rows.map((r) => r.status), ['skipped', 'skipped', 'rendered', 'failed']);
-  assert.equal(rows[2].reuse, { segments: 2, reusedSegments: 1, framesRendered: 5, framesReused: 15 });
+  assert.equal(rows[2].reuse, { segments: 2, reusedSegments: 1, framesRendered: 5, framesReused: 15, audio: { mixed: 'none' } });
   for (const f of segments) assert.is(fs.statSync(path.join(shared, f)).mtimeMs, stamp.getTime(), `${f} was joined, not drawn again`);
   const lone = path.join(work, 'resume-lone.mov');
   assert.is(vidkit(['render', dir, '--variables', '{"name":"Cy"}', '--format', 'mov', '--output', lone]).status, 0);
   assert.equal(frameHashes(path.join(outDir, 'c.mov')), frameHashes(lone));
   assert.is(run([['a.mov', 'Ann'], ['b.mov', 'Bob'], ['c.mov', 'Cy'], ['d.mov', 'Dee']]).status, 0);
   assert.not.ok(fs.existsSync(path.join(outDir, REUSE_DIR)), 'complete now: the work folder is gone');
+});
+
+test('the a-roll\'s sound is mixed once into the work folder: every row muxes it, and a re-run joins it without mixing it again', () => {
+  const dir = project({
+    'index.html': page(
+      `<video id="aroll" src="aroll.mp4" data-start="0" data-duration="2" style="position:absolute;left:0;top:0;width:320px;height:180px"></video>
+<div id="intro" style="position:absolute;left:10px;top:10px" data-start="0" data-duration="0.5"><span data-var-text="name">Ada</span></div>`,
+    ),
+  });
+  ffmpeg([
+    '-f', 'lavfi', '-i', 'testsrc=size=320x180:rate=10:duration=2',
+    '-f', 'lavfi', '-i', 'sine=frequency=330:duration=2',
+    '-c:v', 'libx264', '-pix_fmt', 'yuv420p', '-c:a', 'aac', '-shortest', path.join(dir, 'aroll.mp4'),
+  ]);
+  const batch = path.join(work, 'sound.jsonl');
+  const outDir = path.join(work, 'sound-out');
+  const run = (lines: Array<[string, string]>) => {
+    fs.writeFileSync(batch, lines.map(([outputKey, name]) => JSON.stringify({ outputKey, variables: { name } })).join('\n'));
+    const result = vidkit(['render', dir, '--batch', batch, '--output-dir', outDir, '--format', 'mov', '--batch-concurrency', '2', '--json']);
+    return { status: result.status, rows: JSON.parse(result.stdout) as LocalBatchRow[] };
+  };
+  const first = run([['a.mov', 'Ann'], ['b.mov', 'Bob'], ['c.mp4', 'Cy']]);
+  assert.is(first.status, 1);
+  assert.equal(first.rows.slice(0, 2).map((r) => r.reuse!.audio), [{ mixed: 'once' }, { mixed: 'once' }]);
+  const [key] = fs.readdirSync(path.join(outDir, REUSE_DIR));
+  const shared = path.join(outDir, REUSE_DIR, key);
+  const sounds = fs.readdirSync(shared).filter((f) => f.endsWith('.sound'));
+  assert.is(sounds.length, 1, 'one soundtrack for the batch');
+  const sound = path.join(shared, sounds[0]);
+  const stamp = new Date('2001-01-01T00:00:00Z');
+  fs.utimesSync(sound, stamp, stamp);
+  const second = run([['a.mov', 'Ann'], ['b.mov', 'Bob'], ['c.mov', 'Cy'], ['d.mp4', 'Dee']]);
+  assert.is(second.status, 1);
+  assert.equal(second.rows.map((r) => r.status), ['skipped', 'skipped', 'rendered', 'failed']);
+  assert.equal(second.rows[2].reuse!.audio, { mixed: 'once' });
+  assert.is(fs.statSync(sound).mtimeMs, stamp.getTime(), 'the soundtrack was muxed, not mixed again');
+  const lone = path.join(work, 'sound-lone.mov');
+  assert.is(vidkit(['render', dir, '--variables', '{"name":"Cy"}', '--format', 'mov', '--output', lone]).status, 0);
+  const out = path.join(outDir, 'c.mov');
+  assert.equal(frameHashes(out), frameHashes(lone));
+  assert.is(audioHash(out), audioHash(lone), 'its sound is that of its lone render');
+  assert.ok(ffprobe(out).streams.some((s) => s.codec_type === 'audio'), 'the row has sound');
 });
 
 test.run();

@@ -12,7 +12,7 @@ import { partialPathFor, renderWriteError } from '../render/output/output-path';
 import type { PlannedRender } from '../render/render-context';
 import { soundtrackOf } from '../render/output/soundtrack';
 import { settingsDigest } from './batch-record';
-import { RowReuse, differingVariables, rowSegments, sharedCuts } from './reuse-plan';
+import { RowReuse, differingVariables, rowSegments, sharedCuts, wholeRowAudio } from './reuse-plan';
 import type { PoolPage, PooledRender, PooledRenderHooks, WarmPool } from './warm-pool';
 
 /** The folder under a batch's --output-dir that keeps its shared segments until every row is complete. */
@@ -26,7 +26,10 @@ interface SharedRecord {
   segments: ChunkRange[];
   /** Text no font could draw, per segment. */
   missingGlyphs: MissingGlyphs[][];
-  /** The media the reference's page showed: the soundtrack of every row that reuses. */
+  /**
+   * The media the reference's page showed: the soundtrack of every row that reuses. A project
+   * file's URL is kept as its path: each run serves the project on a port of its own.
+   */
   timeline: MediaElementTiming[];
 }
 
@@ -51,6 +54,8 @@ export interface BatchReuseOptions {
  */
 export class BatchReuse {
   private shared?: Promise<SharedRecord>;
+  /** The soundtrack of every row that reuses, kept in the work folder; undefined when it is silent. */
+  private soundtrack?: Promise<string | undefined>;
 
   private constructor(
     private readonly opts: BatchReuseOptions,
@@ -75,7 +80,7 @@ export class BatchReuse {
     const started = Date.now();
     const whole = async (why: string) => {
       const done = await this.opts.pool.render(planned, output, hooks);
-      return { ...done, reuse: { segments: 1, reusedSegments: 0, framesRendered: done.frames, framesReused: 0, whole: why } };
+      return { ...done, reuse: { segments: 1, reusedSegments: 0, framesRendered: done.frames, framesReused: 0, whole: why, audio: wholeRowAudio(why) } };
     };
     let shared: SharedRecord;
     try {
@@ -96,11 +101,13 @@ export class BatchReuse {
     trackPath(partial);
     try {
       const glyphs: MissingGlyphs[][] = shared.segments.filter((s) => !own.has(s.index)).map((s) => shared.missingGlyphs[s.index]);
+      const kept = this.sharedSoundtrack(shared);
       const join = async (renderDir: string | undefined) => {
+        const soundtrack = await kept;
         const files = shared.segments.map((s) => (own.has(s.index) ? path.join(renderDir!, segmentName(s, extension)) : this.segmentFile(s)));
-        const sound = { assets: this.opts.pool.assets, durationSeconds: (shared.totalFrames * this.reference.settings.fps.den) / this.reference.settings.fps.num };
-        const audio = await soundtrackOf(shared.timeline, sound);
-        return loadNative().concatSegments(files, partial, { faststart: true, format: encoderFormat(this.opts.format), audio });
+        const format = encoderFormat(this.opts.format);
+        const encoded = soundtrack === undefined ? undefined : await loadNative().readSoundtrack(soundtrack, format);
+        return loadNative().concatSegments(files, partial, { faststart: true, format }, encoded);
       };
       let joined;
       if (own.size === 0) joined = await join(undefined);
@@ -122,6 +129,7 @@ export class BatchReuse {
         reusedSegments: shared.segments.length - own.size,
         framesRendered: ownFrames,
         framesReused: shared.totalFrames - ownFrames,
+        audio: { mixed: (await kept) === undefined ? 'none' : 'once' },
       };
       return { output, frames: joined.frames, bytes: joined.bytes, seconds: (Date.now() - started) / 1000, missingGlyphs, reuse };
     } catch (err) {
@@ -138,6 +146,35 @@ export class BatchReuse {
    */
   discard(): void {
     fs.rmSync(path.dirname(this.workDir), { recursive: true, force: true });
+  }
+
+  /** The soundtrack of the rows that reuse, mixed while the row that first asks draws its own segments. */
+  private sharedSoundtrack(shared: SharedRecord): Promise<string | undefined> {
+    if (!this.soundtrack) {
+      this.soundtrack = this.keepSoundtrack(shared);
+      // Its failure is every joining row's to report, when each awaits it.
+      this.soundtrack.catch(() => undefined);
+    }
+    return this.soundtrack;
+  }
+
+  /**
+   * The soundtrack of the media the reference's page played, mixed and encoded once into the work
+   * folder under a digest of what it is made of (the timeline, the length, the format), or found
+   * there from an earlier run. Every row that reuses plays that media at those times (its
+   * differing variables reach no media and no script read them), so each muxes these packets, as
+   * its lone render would have mixed them. Undefined when nothing audible plays.
+   */
+  private async keepSoundtrack(shared: SharedRecord): Promise<string | undefined> {
+    const durationSeconds = (shared.totalFrames * this.reference.settings.fps.den) / this.reference.settings.fps.num;
+    const served = shared.timeline.map((m) => ({ ...m, src: new URL(m.src, this.opts.pool.origin).href }));
+    const options = await soundtrackOf(served, { assets: this.opts.pool.assets, durationSeconds });
+    if (options.tracks.length === 0) return undefined;
+    const format = encoderFormat(this.opts.format);
+    const key = createHash('sha256').update(JSON.stringify({ timeline: shared.timeline, durationSeconds, format })).digest('hex').slice(0, 24);
+    const file = path.join(this.workDir, `soundtrack-${key}.sound`);
+    if (fs.existsSync(file)) return file;
+    return (await loadNative().keepSoundtrack(options, format, file)) ? file : undefined;
   }
 
   private segmentFile(s: ChunkRange): string {
@@ -179,7 +216,9 @@ export class BatchReuse {
         }
       }
       const last = await page.slot.current();
-      const record: SharedRecord = { totalFrames: page.totalFrames, reach: await last.reach(page.totalFrames), segments, missingGlyphs, timeline: await last.mediaTimeline() };
+      const origin = this.opts.pool.origin;
+      const timeline = (await last.mediaTimeline()).map((m) => (m.src.startsWith(`${origin}/`) ? { ...m, src: m.src.slice(origin.length) } : m));
+      const record: SharedRecord = { totalFrames: page.totalFrames, reach: await last.reach(page.totalFrames), segments, missingGlyphs, timeline };
       // Written last, under another name first: a record names only segments that are whole.
       const partial = `${this.recordFile()}.partial`;
       fs.rmSync(partial, { force: true });

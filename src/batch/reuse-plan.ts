@@ -14,6 +14,23 @@ export interface RowReuse {
   framesReused: number;
   /** Why the row was rendered whole; absent when it reused what it could. */
   whole?: string;
+  /** How the row's sound was made. */
+  audio?: RowAudio;
+}
+
+/**
+ * `once`: the batch's soundtrack, mixed once into its work folder and muxed into every row that
+ * reuses; `row`: mixed for this row alone, `why` says what made its sound its own; `none`: the
+ * page plays nothing audible.
+ */
+export interface RowAudio {
+  mixed: 'once' | 'row' | 'none';
+  why?: string;
+}
+
+/** The sound of a row that renders whole, for `why`: its page is its own, so is its mix. */
+export function wholeRowAudio(why: string): RowAudio {
+  return { mixed: 'row', why: `the row renders whole: ${why}` };
 }
 
 /** The part of a boot that a row's variables decide. */

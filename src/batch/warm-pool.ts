@@ -214,6 +214,11 @@ export class WarmPool {
     return this.served.assets;
   }
 
+  /** The origin the pool serves the project from: a page's URLs of project files start with it. */
+  get origin(): string {
+    return new URL(this.served.url).origin;
+  }
+
   /** Browsers launched so far: one per worker that rendered, plus any relaunched after one died. */
   get launchedBrowsers(): number {
     return this.workers.reduce((sum, w) => sum + w.profiles, 0);
