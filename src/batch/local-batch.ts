@@ -148,14 +148,22 @@ function variablesProblem(entry: BatchItem, opts: LocalBatchOptions): string | u
   }
 }
 
-/** The plan of each entry whose variables plan, in line order: the rows {@link BatchReuse} shares segments between. */
-function plannedRows(pool: WarmPool, entries: BatchItem[], strictVariables: boolean): Array<{ line: number; planned: PlannedRender }> {
+/**
+ * The plan of each entry whose variables plan, in line order: the rows {@link BatchReuse} shares
+ * segments between. `onError` is told why each other entry does not plan.
+ */
+export function plannedRows(
+  pool: WarmPool,
+  entries: BatchItem[],
+  strictVariables: boolean,
+  onError: (line: number, message: string) => void = () => {},
+): Array<{ line: number; planned: PlannedRender }> {
   const planned: Array<{ line: number; planned: PlannedRender }> = [];
   for (const entry of entries) {
     try {
       planned.push({ line: entry.line, planned: pool.plan(JSON.parse(entry.variablesJson) as Overrides, strictVariables) });
-    } catch {
-      // The row fails with this error when its turn comes.
+    } catch (err) {
+      onError(entry.line, errorMessage(err));
     }
   }
   return planned;

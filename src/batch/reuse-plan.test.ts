@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PageReach } from '../runtime/protocol';
-import { differingVariables, framesOf, rowSegments, sharedCuts } from './reuse-plan';
+import { differingVariables, estimateReuse, framesOf, rowSegments, sharedCuts } from './reuse-plan';
 
 const reach = (over: Partial<PageReach> = {}): PageReach => ({
   reads: [],
@@ -61,6 +61,30 @@ test('whatever cannot be bounded renders the row whole, with the reason', () => 
   assert.match(whole(reach({ whole: 'the page has an iframe' }), 'unused')!, /iframe/);
   assert.is(whole(reach({ bindings: [{ id: 'name', element: '<span>', frames: null, why: '<span> is in no clip' }] })), '<span> is in no clip');
   assert.equal(sharedCuts(reach({ reads: ['name'] }), ['name'], 100).length, 1, 'an unbounded variable cuts nothing');
+});
+
+test('the estimate: each row draws what its differing variables reach, a row that cannot be bounded draws everything and mixes its own sound', () => {
+  const boot = (variables: Record<string, string>) => ({ variables, overrides: variables });
+  const rows = [
+    { line: 1, boot: boot({ name: 'Ann', photo: 'a.png' }) },
+    { line: 2, boot: boot({ name: 'Bob', photo: 'a.png' }) },
+    { line: 4, boot: boot({ name: 'Ann', photo: 'b.png' }) },
+    { line: 5, boot: boot({ name: 'Ann', photo: 'a.png' }), totalFrames: 90 },
+  ];
+  const estimate = estimateReuse(reach(), reach({ reads: ['photo'] }), rows, 100);
+  assert.is(estimate.segments, 6, 'cut where the name and the photo begin and end');
+  assert.equal(estimate.rows.map((r) => [r.line, r.framesRendered, r.framesReused, r.audio.mixed]), [
+    [1, 0, 100, 'once'],
+    [2, 15, 85, 'once'],
+    [4, 100, 0, 'row'],
+    [5, 100, 0, 'row'],
+  ]);
+  assert.is(estimate.rows[2].whole, 'a page script read the variable "photo"');
+  assert.is(estimate.rows[2].audio.why, 'the row renders whole: a page script read the variable "photo"');
+  assert.match(estimate.rows[3].whole!, /length differs/);
+  assert.is(estimate.framesDrawn, 100 + 15 + 100 + 100);
+  assert.is(estimate.framesAlone, 400);
+  assert.equal(estimateReuse(reach(), reach(), rows.slice(0, 2), 100, true).rows.map((r) => r.audio.mixed), ['none', 'none']);
 });
 
 test.run();

@@ -102,3 +102,59 @@ export function rowSegments(reach: PageReach, differing: readonly string[], segm
   }
   return { own };
 }
+
+/** One row of a {@link ReuseEstimate}: what it would draw itself and take from the shared segments. */
+export interface RowReuseEstimate {
+  line: number;
+  framesRendered: number;
+  framesReused: number;
+  /** Why it would render whole. */
+  whole?: string;
+  /** As the manifest's (`RowReuse.audio`). */
+  audio: RowAudio;
+}
+
+/** What a batch would draw with segment reuse, decided as the batch decides it (docs/reference/batch-estimate.md). */
+export interface ReuseEstimate {
+  totalFrames: number;
+  /** Segments every row would be joined from. */
+  segments: number;
+  rows: RowReuseEstimate[];
+  /** Frames the batch would draw: the reference's video once (the shared segments), and each row's own. */
+  framesDrawn: number;
+  /** Frames drawing every row's whole video would take. */
+  framesAlone: number;
+}
+
+/**
+ * What each of `rows` (the first is the reference) would draw, from what the variables reach in
+ * the reference's page: `atLoad` once it loaded (where the batch cuts its segments) and `reach`
+ * after its last frame (what decides each row). A row of another length renders whole.
+ */
+export function estimateReuse(
+  atLoad: PageReach,
+  reach: PageReach,
+  rows: ReadonlyArray<{ line: number; boot: Values; totalFrames?: number }>,
+  totalFrames: number,
+  /** The reference's page plays nothing audible: the rows that reuse would have no sound to share. */
+  silent = false,
+): ReuseEstimate {
+  const reference = rows[0].boot;
+  const varying = [...new Set(rows.flatMap((r) => differingVariables(reference, r.boot)))].sort();
+  const segments = sharedCuts(atLoad, varying, totalFrames);
+  const estimated = rows.map((row): RowReuseEstimate => {
+    const whole = (why: string) => ({ line: row.line, framesRendered: totalFrames, framesReused: 0, whole: why, audio: wholeRowAudio(why) });
+    if (row.totalFrames !== undefined && row.totalFrames !== totalFrames) return whole('its length differs from the first row\'s');
+    const decision = rowSegments(reach, differingVariables(reference, row.boot), segments);
+    if ('whole' in decision) return whole(decision.whole);
+    const own = segments.filter((s) => decision.own.has(s.index)).reduce((n, s) => n + s.endFrame - s.startFrame, 0);
+    return { line: row.line, framesRendered: own, framesReused: totalFrames - own, audio: { mixed: silent ? 'none' : 'once' } };
+  });
+  return {
+    totalFrames,
+    segments: segments.length,
+    rows: estimated,
+    framesDrawn: totalFrames + estimated.reduce((n, r) => n + r.framesRendered, 0),
+    framesAlone: rows.length * totalFrames,
+  };
+}

@@ -27,6 +27,7 @@ const POLL_MS = Number(process.env.VIDKIT_POLL_MS) > 0 ? Number(process.env.VIDK
 export class CloudfnRenderCommand extends withSurfaceOptions(CloudCommand, ['cloudfn'], {
   format: { description: FORMAT_DESCRIPTION },
   outputKey: { description: "Object key of the output (default renders/<composition id>-<time> with the format's extension)" },
+  estimate: { description: 'Print the expected usage and cost of this render at list prices; start nothing' },
 }) {
   static paths = [['cloudfn', 'render']];
 
@@ -80,7 +81,6 @@ export class CloudfnRenderCommand extends withSurfaceOptions(CloudCommand, ['clo
   static exitCodes = CLOUD_EXIT_CODES;
 
   projectDir = Option.String({ required: true, name: 'projectDir' });
-  estimate = Option.Boolean('--estimate', false, { description: 'Print the expected usage and cost of this render at list prices; start nothing' });
   json = Option.Boolean('--json', false, { description: 'Print the render handle (with --wait, the final progress; with --estimate, the estimate) as JSON' });
 
   protected async runCloud(): Promise<number> {

@@ -2,6 +2,7 @@ import type { Writable } from 'node:stream';
 import { ExitCode, badInput } from '../errors';
 import { RenderOptionName, flagOf } from '../options/registry';
 import type { LocalBatchRow } from '../batch/batch-record';
+import type { LocalBatchEstimate, LocalBatchEstimateOptions } from '../batch/batch-estimate';
 import { LocalBatchOptions, renderBatch } from '../batch/local-batch';
 import { columns, manifestJson, writeLines } from '../sdk/batch-manifest';
 import { batchProgress } from './progress';
@@ -66,6 +67,34 @@ export async function runRenderBatch(io: BatchCommandIo, opts: Omit<LocalBatchOp
     progress.stop();
     stopHandling();
   }
+}
+
+/**
+ * `vidkit render --batch --estimate`: what segment reuse would draw for each line, printed as
+ * text or `--json` (docs/reference/batch-estimate.md); renders and writes nothing, exits 0.
+ */
+export async function runBatchEstimate(io: BatchCommandIo, opts: LocalBatchEstimateOptions): Promise<number> {
+  const { estimateLocalBatch } = await import('../batch/batch-estimate');
+  const estimate = await estimateLocalBatch({ ...opts, onWarning: (m) => io.warn(m), onInfo: (m) => io.log(m) });
+  if (io.json) io.stdout.write(`${JSON.stringify(estimate)}\n`);
+  else writeLines(io.stdout, estimateText(estimate));
+  return ExitCode.Ok;
+}
+
+function* estimateText({ lines, failing, reuse, noReuse }: LocalBatchEstimate): Generator<string> {
+  const fails = failing.length === 0 ? '' : `; ${failing.length} would fail`;
+  if (reuse === null) {
+    yield `Estimate: ${lines} line${lines === 1 ? '' : 's'}${fails}; no reuse: ${noReuse}`;
+  } else {
+    const { totalFrames, framesDrawn, framesAlone, segments } = reuse;
+    const ratio = (framesDrawn / framesAlone).toFixed(2);
+    yield `Estimate: ${lines} line${lines === 1 ? '' : 's'} of ${totalFrames} frames${fails}; with reuse the batch draws ${framesDrawn} frames, ${ratio}x the ${framesAlone} of rendering each line alone (${segments} segment${segments === 1 ? '' : 's'})`;
+  }
+  const rows = [
+    ...(reuse?.rows ?? []).map((r) => ({ line: r.line, cells: [String(r.framesRendered), String(r.framesReused), r.audio.mixed, r.whole ?? ''] })),
+    ...failing.map((f) => ({ line: f.line, cells: ['-', '-', '-', `fails: ${f.error}`] })),
+  ].sort((a, b) => a.line - b.line);
+  if (rows.length > 0) yield* columns(['line', 'draws', 'reuses', 'sound', 'why'], rows, (r) => [String(r.line), ...r.cells]);
 }
 
 /** What stdout shows of a row: the manifest file's row without its resume bookkeeping. */

@@ -10,7 +10,7 @@ import { CompositionCommand } from './composition-command';
 import { renderInDocker } from './docker';
 import { failOnLintErrors } from './lint-command';
 import { frameProgress } from './progress';
-import { refuseSingleRenderOptions, runRenderBatch } from './render-batch';
+import { refuseSingleRenderOptions, runBatchEstimate, runRenderBatch } from './render-batch';
 import { exitOnTermination } from './termination';
 
 /** What a local render exits with (docs/reference/command-line.md). */
@@ -68,6 +68,7 @@ export class RenderCommand extends withSurfaceOptions(CompositionCommand, ['rend
       ['Fail on a mistyped variable', '$0 render my-video --variables-file vars.json --strict-variables'],
       ['Fail on lint errors and on characters no font can draw', '$0 render my-video --variables-file vars.json --strict'],
       ['Render one video per line of a JSONL file, browsers kept warm', '$0 render my-video --batch viewers.jsonl --output-dir out/viewers'],
+      ['What each line of that batch would draw and share, rendering nothing', '$0 render my-video --batch viewers.jsonl --estimate'],
     ],
   });
 
@@ -85,7 +86,7 @@ export class RenderCommand extends withSurfaceOptions(CompositionCommand, ['rend
     if (this.batch !== undefined) {
       refuseSingleRenderOptions(this);
       const io = { stdout: this.context.stdout, stderr: this.context.stderr, log: (m: string) => this.log(m), warn: (m: string) => this.warn(m), json: this.json };
-      return runRenderBatch(io, {
+      const batch = {
         ...page,
         ...quality,
         strictGlyphs: this.strict,
@@ -94,12 +95,17 @@ export class RenderCommand extends withSurfaceOptions(CompositionCommand, ['rend
         batchFile: this.batch,
         maxBatchBytes: settings.values.maxBatchBytes,
         outputKeyPattern: this.outputKey,
+      };
+      if (this.estimate) return runBatchEstimate(io, batch);
+      return runRenderBatch(io, {
+        ...batch,
         outputDir: this.outputDir,
         concurrency: settings.values.batchConcurrency ?? 'auto',
         failFast: this.failFast,
         force: this.force,
       });
     }
+    if (this.estimate) throw badInput(`${flagOf('estimate')} goes with ${flagOf('batch')}: it tells what the lines of a batch would share`);
     if (this.maxBatchBytes !== undefined) throw badInput(`${flagOf('maxBatchBytes')} goes with ${flagOf('batch')}: it bounds the batch file`);
     if (this.outputKey !== undefined) throw badInput(`${flagOf('outputKey')} goes with a CSV or TSV ${flagOf('batch')}: it names each row's output from its cells`);
     if (this.docker) return this.runInDocker(page.overrides, format);

@@ -419,6 +419,17 @@ export const RENDER_OPTIONS = {
     doc: BATCH_DOC,
     appliesTo: ['batch', 'cloudfn-batch'],
   },
+  estimate: {
+    flag: '--estimate',
+    kind: 'boolean',
+    cliDefault: false,
+    default: 'false',
+    description:
+      "With --batch: print the frames each line would draw and take from the segments shared between lines, and how its sound would be mixed; renders nothing (the first line's page is stepped through its frames once, none drawn)",
+    doc: 'docs/reference/batch-estimate.md',
+    // `cloudfn render --estimate` words it as one cloud render's usage and cost (docs/guide/cloud.md).
+    appliesTo: ['batch', 'cloudfn'],
+  },
   maxBatchBytes: {
     flag: '--max-batch-bytes',
     kind: 'string',
