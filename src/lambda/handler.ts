@@ -7,17 +7,18 @@ import { CaptureSession, MediaElementTiming } from '../render/capture/capture-se
 import { SessionSlot, renderChunk, segmentEncoder } from '../render/capture/chunk-renderer';
 import { encoderFormat, formatContentType, formatExtension } from '../values/formats';
 import { fpsToRational } from '../values/fps';
-import { RenderContextOptions, createRenderContext, framesOfPage, planRender } from '../render/render-context';
+import { RenderContextOptions, createRenderContext, framesOfPage, planRender, profileFor } from '../render/render-context';
 import { MissingGlyphs, describeMissingGlyphs } from '../render/capture/missing-glyphs';
 import { serveComposition } from '../render/serve/served-composition';
 import { soundtrackOf } from '../render/output/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
-import { ChunkProgressRecord, ChunkSpec, DirectResult, PlanRecord, RenderJob, renderKeys, siteKeys } from '../sdk/render-input';
+import { ChunkProgressRecord, ChunkSpec, DirectResult, PlanRecord, PlannedReuse, RenderJob, renderKeys, reuseKeys, siteKeys } from '../sdk/render-input';
 import { TransientChunkError, classifyChunkError } from './chunk-errors';
 import { injectedFault } from './fault-injection';
 import { RenderEndResult, renderEnded, sendBatchEvent } from './render-end';
 import { AssembleResult, ChunkResult, RenderEvent, readRenderEvent } from '../sdk/render-event';
 import { portableTimeline, timelineAssets } from './site-media';
+import { planReuse, renderShared, reusedParts } from './segment-reuse';
 
 /**
  * The render function (cloud/handler.js is its entry). The first four modes are the steps of
@@ -126,6 +127,12 @@ export function cloudRenderSettings(render: RenderJob): RenderOptionSettings {
   return resolveRenderSettings('sdk', render.config);
 }
 
+/** The browser of every cloud render: the capture mode it supports, software GL. */
+const CLOUD_BROWSER = { capture: 'auto', allowGpu: false } as const;
+
+/** A render of a batch that shares segments between its rows (segment-reuse.ts). */
+const isReusing = (render: RenderJob): render is RenderJob & { reuse: NonNullable<RenderJob['reuse']> } => render.reuse !== undefined;
+
 /** The render context's options of a cloud render: the same for the plan and every chunk. */
 function renderOptions(render: RenderJob, siteDir: string): RenderContextOptions {
   const settings = cloudRenderSettings(render);
@@ -141,8 +148,7 @@ function renderOptions(render: RenderJob, siteDir: string): RenderContextOptions
     width: values.width,
     height: values.height,
     ...render.encode,
-    capture: 'auto',
-    allowGpu: false,
+    ...CLOUD_BROWSER,
     seed: values.seed,
     epochMs: values.epoch,
   };
@@ -152,8 +158,9 @@ async function plan(job: RenderJob): Promise<{ totalFrames: number; chunks: Chun
   if (await cancelled(job)) throw new RenderCancelled(job.renderId);
   const render = await withVariables(job);
   const siteDir = await fetchSite(render);
-  const totalFrames = planRender(renderOptions(render, siteDir)).totalFrames ?? (await pageFrames(render, siteDir));
-  const chunks = loadNative()
+  const planned = planRender(renderOptions(render, siteDir));
+  const totalFrames = planned.totalFrames ?? (await pageFrames(render, siteDir));
+  let chunks: ChunkSpec[] = loadNative()
     .planChunks({
       totalFrames,
       maxParallelChunks: render.config.maxParallelChunks,
@@ -161,7 +168,9 @@ async function plan(job: RenderJob): Promise<{ totalFrames: number; chunks: Chun
       targetChunkFrames: render.config.targetChunkFrames,
     })
     .map(({ index, startFrame, endFrame }) => ({ index, startFrame, endFrame, totalFrames }));
-  await putJson(render.bucket, renderKeys.plan(render.renderId), { totalFrames, chunks: chunks.length } satisfies PlanRecord);
+  let reuse: PlannedReuse | undefined;
+  if (isReusing(render)) ({ chunks, reuse } = await planReuse(render, planned, totalFrames, await profileFor(CLOUD_BROWSER), chunks));
+  await putJson(render.bucket, renderKeys.plan(render.renderId), { totalFrames, chunks: chunks.length, ...(reuse ? { reuse } : {}) } satisfies PlanRecord);
   // A cancel that came while planning has removed what it saw: the record goes here.
   if (await cancelled(render)) {
     await deleteKeys(render.bucket, [renderKeys.plan(render.renderId)]);
@@ -231,27 +240,34 @@ async function chunk(job: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
   let stopped = false;
   const written = [progressKey];
   try {
-    const encoder = segmentEncoder(context.settings, segmentFile);
     let frames = 0;
     let lastReport = Date.now();
     let reporting: Promise<void> = Promise.resolve();
-    const result = await renderChunk(slot, live, encoder, {
-      onFrame: () => {
-        frames += 1;
-        if (Date.now() - lastReport >= PROGRESS_INTERVAL_MS) {
-          lastReport = Date.now();
-          reporting = reporting
-            .then(async () => {
-              if (await cancelled(render)) {
-                stopped = true;
-                live.endFrame = 0;
-              } else await record(frames, false);
-            })
-            .catch(() => undefined);
-        }
-      },
-      onRelaunch: (message) => console.warn(`vidkit: warning: chunk ${range.index}: ${message}`),
-    });
+    const onFrame = () => {
+      // The shared segments are drawn one after another: a cancel stops the next frame.
+      if (stopped) throw new RenderCancelled(render.renderId);
+      frames += 1;
+      if (Date.now() - lastReport >= PROGRESS_INTERVAL_MS) {
+        lastReport = Date.now();
+        reporting = reporting
+          .then(async () => {
+            if (await cancelled(render)) {
+              stopped = true;
+              live.endFrame = 0;
+            } else await record(frames, false);
+          })
+          .catch(() => undefined);
+      }
+    };
+    const onWarning = (message: string) => console.warn(`vidkit: warning: chunk ${range.index}: ${message}`);
+    if (isReusing(render) && render.reuse.reference) {
+      const shared = await renderShared({ render, context, slot, serverUrl: server.url, workDir, onFrame, onWarning });
+      await reporting;
+      for (const m of shared.missingGlyphs) onWarning(describeMissingGlyphs(m));
+      await record(shared.frames, true, shared.missingGlyphs);
+      return { index: range.index, frames: shared.frames, segmentKey: reuseKeys.record(render.reuse.key) };
+    }
+    const result = await renderChunk(slot, live, segmentEncoder(context.settings, segmentFile), { onFrame, onRelaunch: onWarning });
     await reporting;
     if (stopped) throw new RenderCancelled(render.renderId);
     // The page stepped through every earlier frame, so the last chunk's page has seen every media element.
@@ -328,14 +344,16 @@ async function assemble(render: RenderJob, totalFrames: number, segments: ChunkR
   const partial = path.join(dir, `output.partial${extension}`);
   try {
     const ordered = [...segments].sort((a, b) => a.index - b.index);
+    const timelineKey = renderKeys.mediaTimeline(render.renderId);
+    const reused = isReusing(render) ? await reusedParts(render, new Map(ordered.map((s) => [s.index, s.segmentKey]))) : undefined;
+    const parts = reused?.keys ?? ordered.map((s) => s.segmentKey);
     const files: string[] = [];
-    for (const s of ordered) {
-      const file = path.join(dir, `chunk-${s.index}${extension}`);
-      await download(render.bucket, s.segmentKey, file);
+    for (const [i, key] of parts.entries()) {
+      const file = path.join(dir, `part-${i}${extension}`);
+      await download(render.bucket, key, file);
       files.push(file);
     }
-    const timelineKey = renderKeys.mediaTimeline(render.renderId);
-    const timeline = (await getJson(render.bucket, timelineKey)) as MediaElementTiming[];
+    const timeline = reused?.timeline ?? ((await getJson(render.bucket, timelineKey)) as MediaElementTiming[]);
     const siteDir = await fetchSite(render);
     const fps = fpsToRational(render.config.fps ?? loadComposition(siteDir).fps);
     const audio = await soundtrackOf(timeline, {
@@ -346,7 +364,8 @@ async function assemble(render: RenderJob, totalFrames: number, segments: ChunkR
     if (joined.frames !== totalFrames) throw new Error(`assembled ${joined.frames} frames, expected ${totalFrames}: not writing ${render.outputKey}`);
     if (await exists(render.bucket, render.outputKey)) console.warn(`vidkit: warning: replacing s3://${render.bucket}/${render.outputKey}`);
     await upload(render.bucket, render.outputKey, partial, formatContentType(format));
-    await deleteKeys(render.bucket, [...ordered.map((s) => s.segmentKey), timelineKey, ...(render.hostedVariables ? [render.hostedVariables.key] : [])]);
+    // The shared segments stay for the batch's other rows and its re-runs.
+    await deleteKeys(render.bucket, [...(reused?.own ?? ordered.map((s) => s.segmentKey)), timelineKey, ...(render.hostedVariables ? [render.hostedVariables.key] : [])]);
     return { bucket: render.bucket, outputKey: render.outputKey, frames: joined.frames, bytes: joined.bytes };
   } finally {
     fs.rmSync(dir, { recursive: true, force: true });

@@ -60,6 +60,8 @@ test('each event the SDK and the state machine build for a render is read as it 
     { version, mode: 'webhook', render, executionArn: 'arn:x', failure: { Error: 'Error', Cause: '{"errorMessage":"boom"}' } },
     { version, mode: 'direct', render },
     { version, mode: 'batch-webhook', bucket: 'b', batchId: 'batch-1' },
+    { version, mode: 'plan', render: { ...render, reuse: { key: 'a'.repeat(32), reference: { varying: ['name'] } } } },
+    { version, mode: 'chunk', render: { ...render, reuse: { key: 'b'.repeat(32) } }, chunk: { index: 2, startFrame: 10, endFrame: 20, totalFrames: 60 } },
   ];
   for (const event of events) assert.is(readRenderEvent(event), event, event.mode);
 });
@@ -71,6 +73,10 @@ test('an event of this version in the wrong shape fails before any request, nami
   assert.match(err.message, /^the chunk event does not match its schema \(docs\/reference\/schemas\/render-event\.schema\.json\): /);
   assert.match(err.message, /\/render\/site: /);
   assert.match(err.message, /\/chunk\/startFrame: Expected integer/);
+  const reuse = await refusal({ version: PAYLOAD_VERSION, mode: 'plan', render: { ...render, reuse: { key: '../sites/x', reference: { varying: [''] } } } });
+  assert.instance(reuse, PayloadShapeError);
+  assert.match(reuse.message, /\/render\/reuse\/key: Expected string to match/);
+  assert.match(reuse.message, /\/render\/reuse\/reference\/varying\/0: Expected string length greater or equal to 1/);
   const unknown = await refusal({ version: PAYLOAD_VERSION, mode: 'render-everything', render });
   assert.instance(unknown, PayloadShapeError);
   assert.is(unknown.message, 'unknown mode "render-everything": expected plan, chunk, assemble, webhook, direct, batch-webhook');

@@ -3,7 +3,7 @@ import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { badInput } from '../errors';
 import { MissingGlyphs, mergeMissingGlyphs } from '../render/capture/missing-glyphs';
 import { awsClients } from './aws-clients';
-import { ChunkProgressRecord, DirectRecord, DirectResult, ExecutionInput, PlanRecord, RenderJob, renderKeys } from './render-input';
+import { ChunkProgressRecord, DirectRecord, DirectResult, ExecutionInput, PlanRecord, PlannedReuse, RenderJob, renderKeys } from './render-input';
 import { resolveBucket, resolveStateMachine } from './stack';
 
 /**
@@ -27,6 +27,8 @@ export interface RenderProgress {
   error?: string;
   /** Text that no font could draw, as the chunks done so far found it (docs/explanation/fonts.md); absent when none. */
   missingGlyphs?: MissingGlyphs[];
+  /** A render of a batch that shares segments, once planned: what it takes from them (docs/guide/cloud-batch.md). */
+  reuse?: Omit<PlannedReuse, 'own' | 'missingGlyphs'>;
 }
 
 const FINAL: Record<string, RenderStatus> = { SUCCEEDED: 'done', FAILED: 'failed', TIMED_OUT: 'timed-out', ABORTED: 'aborted' };
@@ -129,11 +131,13 @@ async function bucketProgress(render: RenderJob, executionArn: string | null, fi
   const records = await Promise.all((listed.Contents ?? []).map((o) => readJsonIn<ChunkProgressRecord>(render.bucket, o.Key!)));
   const chunks = records.filter((r): r is ChunkProgressRecord => r !== undefined);
   const done = chunks.filter((c) => c.done).length;
-  const rendered = chunks.reduce((n, c) => n + c.frames, 0);
   const total = plan?.totalFrames ?? 0;
+  // The reference of a batch draws the frames its plan then counts as shared: never more than the whole.
+  const rendered = Math.min(total, chunks.reduce((n, c) => n + c.frames, 0) + (plan?.reuse?.framesReused ?? 0));
   const chunkTotal = plan?.chunks ?? 0;
   const status: RenderStatus = final ?? (!plan ? 'planning' : done === chunkTotal ? 'assembling' : 'rendering');
-  const missingGlyphs = mergeMissingGlyphs(chunks.map((c) => c.missingGlyphs ?? []));
+  const missingGlyphs = mergeMissingGlyphs([...chunks.map((c) => c.missingGlyphs ?? []), plan?.reuse?.missingGlyphs ?? []]);
+  const { own: _own, missingGlyphs: _shared, ...reuse } = plan?.reuse ?? {};
   return {
     renderId: render.renderId,
     executionArn,
@@ -143,6 +147,7 @@ async function bucketProgress(render: RenderJob, executionArn: string | null, fi
     // Assembly is the last step: the render reaches 100% only with its output.
     percent: status === 'done' ? 100 : total > 0 ? Math.min(99, Math.floor((rendered / total) * 99)) : 0,
     ...(missingGlyphs.length > 0 ? { missingGlyphs } : {}),
+    ...(plan?.reuse ? { reuse: reuse as NonNullable<RenderProgress['reuse']> } : {}),
   };
 }
 

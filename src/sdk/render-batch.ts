@@ -8,6 +8,7 @@ import { awsClients } from './aws-clients';
 import { BatchItem, BatchManifestRow, StartedRender, dispatchBatch } from './batch-dispatch';
 import type { BatchFile } from './batch-file';
 import { RENDER_STATUSES } from './batch-manifest';
+import { ReferenceGate, planBatchReuse, reuseField, reuseKey } from './batch-reuse';
 import { RenderOutcome, endedRenders, newBatchId, openBatch, sealBatch } from './batch-tracking';
 import { RenderPlan, RenderToLambdaInput, preflightWarnings, renderFunctionOf, requireRenderFunction, startRender, validateBeforeRequests, validateConfig } from './render';
 import { renderState } from './progress';
@@ -90,29 +91,58 @@ export async function renderBatchToLambda(input: RenderBatchInput): Promise<Batc
   let admission: Promise<Admission> | undefined;
   let preflight: Promise<void> | undefined;
   let started = 0;
+  const parse = (entry: BatchItem) => parseCheckedVariables(entry.variablesJson, `line ${entry.line}: "variables"`, inputLimits(input.config));
+  // A direct render runs one invocation per line: nothing is shared between them.
+  const reuse = input.direct ? undefined : planBatchReuse(input.batch.entries, parse);
+  const gate = target && reuse ? new ReferenceGate((r) => renderState(r, target.bucketName), input.pollMs ?? POLL_MS, input.signal) : undefined;
+  let key: string | undefined;
 
   const prepare = (entry: BatchItem): RenderPlan => {
-    const variables = parseCheckedVariables(entry.variablesJson, `line ${entry.line}: "variables"`, inputLimits(input.config));
+    try {
+      return prepareEntry(entry);
+    } catch (err) {
+      if (entry.line === reuse?.referenceLine) gate?.started(undefined);
+      throw err;
+    }
+  };
+
+  const prepareEntry = (entry: BatchItem): RenderPlan => {
+    const variables = parse(entry);
     const issues = input.declarations ? checkOverrides(input.declarations, variables) : [];
     if (input.strictVariables && issues.length > 0) {
       throw badInput(`strict variables: ${issues.map((i) => i.message).join('; ')}`);
     }
     for (const issue of issues) input.onWarning?.(`line ${entry.line} (${entry.outputKey}): ${issue.message}`);
-    const plan = check({
-      siteHandle: input.siteHandle,
-      bucketName: input.bucketName,
-      outputKey: entry.outputKey,
-      config: { ...input.config, variables },
-      webhook: input.webhook,
-      hostLargeVariables: input.hostLargeVariables,
-      direct: input.direct,
-      ...(batchId ? { batch: { batchId } } : {}),
-    });
-    input.onPlan?.(plan);
-    return plan;
+    const plan = (fields: Partial<Parameters<typeof check>[0]>) =>
+      check({
+        siteHandle: input.siteHandle,
+        bucketName: input.bucketName,
+        outputKey: entry.outputKey,
+        config: { ...input.config, variables },
+        webhook: input.webhook,
+        hostLargeVariables: input.hostLargeVariables,
+        direct: input.direct,
+        ...(batchId ? { batch: { batchId } } : {}),
+        ...fields,
+      });
+    // Entries are prepared in line order, the reference first: its plan makes the content key.
+    if (reuse && entry.line === reuse.referenceLine) key = reuseKey(plan({}));
+    const planned = plan(reuse && key ? { reuse: reuseField(reuse, key, entry.line) } : {});
+    input.onPlan?.(planned);
+    return planned;
   };
 
+  /** A line that need not start; the reference's, skipped, holds the other lines until its render has ended. */
   const skip = async (plan: RenderPlan, entry: BatchItem): Promise<BatchManifestRow | undefined> => {
+    const row = await skipEarlier(plan, entry).catch((err) => {
+      if (entry.line === reuse?.referenceLine) gate?.started(undefined);
+      throw err;
+    });
+    if (row && entry.line === reuse?.referenceLine) gate?.started(row.renderId ? { renderId: row.renderId, executionArn: row.executionArn } : undefined);
+    return row;
+  };
+
+  const skipEarlier = async (plan: RenderPlan, entry: BatchItem): Promise<BatchManifestRow | undefined> => {
     const earlier = previous.get(entry.outputKey);
     const settings = settingsDigest(plan);
     if (!earlier?.renderId || earlier.settings !== settings || !target) return undefined;
@@ -121,7 +151,23 @@ export async function renderBatchToLambda(input: RenderBatchInput): Promise<Batc
     return { line: entry.line, outputKey: entry.outputKey, status: 'skipped', executionArn: earlier.executionArn, renderId: earlier.renderId, settings, ...(earlier.batchId ? { batchId: earlier.batchId } : {}) };
   };
 
-  const start = async (plan: RenderPlan): Promise<StartedRender> => {
+  /** Starts a line: the reference's at once, every other once the reference's render has ended. */
+  const start = async (plan: RenderPlan, entry: BatchItem): Promise<StartedRender> => {
+    if (entry.line !== reuse?.referenceLine) {
+      await gate?.wait();
+      return startEntry(plan);
+    }
+    try {
+      const handle = await startEntry(plan);
+      gate?.started(handle);
+      return handle;
+    } catch (err) {
+      gate?.started(undefined);
+      throw err;
+    }
+  };
+
+  const startEntry = async (plan: RenderPlan): Promise<StartedRender> => {
     // The pre-start warnings (chunk time, reserved concurrency) and the pace depend on the chunk plan, the same for every entry: read once.
     preflight ??= preflightWarnings(plan, stateMachineArn, (message) => input.onWarning?.(message));
     await preflight;

@@ -56,6 +56,17 @@ export const RenderJobSchema = Type.Object({
    * a JSON object in the render bucket, read once by each invocation; `config.variables` is empty.
    */
   hostedVariables: Type.Optional(Type.Object({ key: Type.String({ minLength: 1 }), bytes: Type.Integer({ minimum: 0 }) })),
+  /**
+   * A batch's segment reuse (docs/explanation/batch-reuse.md, In the cloud): the content key of
+   * the segments the batch renders once, under `reuse/<key>/`. `reference` is set on the one row
+   * that renders them, with the variables whose value differs between rows (where they are cut).
+   */
+  reuse: Type.Optional(
+    Type.Object({
+      key: Type.String({ pattern: '^[0-9a-f]{32}$' }),
+      reference: Type.Optional(Type.Object({ varying: Type.Array(Type.String({ minLength: 1 }), { maxItems: 1000 }) })),
+    }),
+  ),
 });
 export type RenderJob = Static<typeof RenderJobSchema>;
 
@@ -99,6 +110,26 @@ export type ChunkSpec = Static<typeof ChunkSpecSchema>;
 export interface PlanRecord {
   totalFrames: number;
   chunks: number;
+  /** A render of a batch that reuses segments: what it takes from them (its chunks are the segments it renders itself). */
+  reuse?: PlannedReuse;
+}
+
+/** What a render of a reusing batch takes from the segments rendered once (docs/guide/cloud-batch.md, Segment reuse). */
+export interface PlannedReuse {
+  /** Segments the output is joined from (1 when it renders whole). */
+  segments: number;
+  /** Of those, rendered once for the batch and shared. */
+  reusedSegments: number;
+  /** Frames this render draws itself. */
+  framesRendered: number;
+  /** Frames taken from the shared segments. */
+  framesReused: number;
+  /** Indices of the segments this render draws itself; absent when it renders whole. */
+  own?: number[];
+  /** Text no font could draw in the shared segments it takes. */
+  missingGlyphs?: MissingGlyphs[];
+  /** Why the render is whole: its variables cannot be bounded, or the shared segments are not there. */
+  whole?: string;
 }
 
 /** Written by each chunk while it renders and when it is done. */
@@ -144,12 +175,24 @@ export interface DirectResult {
   error?: string;
 }
 
+/**
+ * A batch's shared segments, under a content key of everything that decides their bytes
+ * (src/sdk/batch-reuse.ts): kept for re-runs and resumes, never deleted by a render.
+ */
+export const reuseKeys = {
+  prefix: (key: string) => `reuse/${key}/`,
+  /** What the reference row's page showed and what its variables reach; written last, once every segment is there. */
+  record: (key: string) => `reuse/${key}/shared.json`,
+  /** `extension` is the output format's, with its dot. */
+  segment: (key: string, startFrame: number, endFrame: number, extension: string) => `reuse/${key}/frames-${pad(startFrame, 7)}-${pad(endFrame, 7)}${extension}`,
+};
+
 export const siteKeys = {
   prefix: (siteId: string) => `sites/${siteId}/`,
   /** Written last: a site without it is incomplete and is uploaded again. */
   manifest: (siteId: string) => `sites/${siteId}/.vidkit-site.json`,
 };
 
-function pad(index: number): string {
-  return String(index).padStart(4, '0');
+function pad(index: number, width = 4): string {
+  return String(index).padStart(width, '0');
 }

@@ -44,6 +44,8 @@ export interface RenderToLambdaInput {
   direct?: boolean;
   /** The batch run the render belongs to (render-batch sets it): its end is counted there. */
   batch?: { batchId: string };
+  /** The segments its batch shares between rows (render-batch sets it: batch-reuse.ts). */
+  reuse?: ExecutionInput['render']['reuse'];
 }
 
 /** What `renderToLambda` returns; `getRenderProgress` takes the renderId or the executionArn. */
@@ -135,6 +137,7 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
       encode: QUALITY_SETTINGS.standard,
       ...(input.webhook === undefined ? {} : { webhook: checkWebhook(input.webhook) }),
       ...(input.batch === undefined ? {} : { batch: { batchId: input.batch.batchId } }),
+      ...(input.reuse === undefined ? {} : { reuse: input.reuse }),
     },
   };
   let hostedVariables: RenderPlan['hostedVariables'];

@@ -3,8 +3,19 @@
 // (AWS_LAMBDA_RUNTIME_API), reporting a thrown error's name as its errorType as the real client does.
 // Used as the `bootstrap` of a provided.al2023 zip function on the AWS emulator, where container
 // images cannot run. Usage: node lambda-runtime-client.js <handler module> <export name>
+// With VIDKIT_TEST_INVOCATION_LOG set (a function environment variable), each invocation's mode,
+// render and frame range is appended to that file as a JSON line, for tests that count them.
 'use strict';
+const fs = require('node:fs');
 const http = require('node:http');
+
+function logInvocation(event) {
+  const file = process.env.VIDKIT_TEST_INVOCATION_LOG;
+  if (!file) return;
+  const render = event && event.render;
+  const line = { mode: event && event.mode, renderId: render && render.renderId, outputKey: render && render.outputKey, reference: Boolean(render && render.reuse && render.reuse.reference), chunk: event && event.chunk };
+  fs.appendFileSync(file, JSON.stringify(line) + '\n');
+}
 
 const [modulePath, exportName] = process.argv.slice(2);
 const base = `http://${process.env.AWS_LAMBDA_RUNTIME_API}/2018-06-01/runtime`;
@@ -36,7 +47,9 @@ async function main() {
     const next = await call('GET', `${base}/invocation/next`);
     const id = next.headers['lambda-runtime-aws-request-id'];
     try {
-      const result = await handler(JSON.parse(next.body));
+      const event = JSON.parse(next.body);
+      logInvocation(event);
+      const result = await handler(event);
       await call('POST', `${base}/invocation/${id}/response`, JSON.stringify(result ?? null));
     } catch (err) {
       await call('POST', `${base}/invocation/${id}/error`, errorBody(err), { 'Lambda-Runtime-Function-Error-Type': (err && err.name) || 'Error' });
