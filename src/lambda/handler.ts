@@ -18,16 +18,18 @@ import { injectedFault } from './fault-injection';
 import { RenderEndResult, renderEnded, sendBatchEvent } from './render-end';
 import { AssembleResult, ChunkResult, RenderEvent, readRenderEvent } from '../sdk/render-event';
 import { portableTimeline, timelineAssets } from './site-media';
-import { planReuse, renderShared, reusedParts } from './segment-reuse';
+import { planReuse, renderShared, reusedParts, unsharedReason } from './segment-reuse';
 
 /**
  * The render function (cloud/handler.js is its entry). The first four modes are the steps of
  * the state machine in cloud/state-machine.asl.json:
- *   plan      read the site, plan the chunks (the native planner local renders use)
+ *   plan      read the site, plan the chunks (the native planner local renders use); in a batch
+ *             that shares segments, the segments this row draws itself (segment-reuse.ts)
  *   chunk     render one frame range exactly as a local worker does, upload the segment; the chunk
- *             with the last frame also writes the page's media timeline
- *   assemble  join the segments (native concat, stream copy), mix the soundtrack from that
- *             timeline, and write the output key once complete
+ *             with the last frame also writes the page's media timeline. A batch's reference
+ *             draws its whole video here, as the segments every row shares
+ *   assemble  join the segments (native concat, stream copy), the shared ones too, mix the
+ *             soundtrack from that timeline, and write the output key once complete
  *   webhook   the render has ended: post its outcome to its webhook, count it in its batch
  *             (render-end.ts); never fails the render
  * and two are invoked without it:
@@ -260,7 +262,7 @@ async function chunk(job: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
       }
     };
     const onWarning = (message: string) => console.warn(`vidkit: warning: chunk ${range.index}: ${message}`);
-    if (isReusing(render) && render.reuse.reference) {
+    if (isReusing(render) && render.reuse.reference && (await unsharedReason({ render, context, slot })) === undefined) {
       const shared = await renderShared({ render, context, slot, serverUrl: server.url, workDir, onFrame, onWarning });
       await reporting;
       for (const m of shared.missingGlyphs) onWarning(describeMissingGlyphs(m));

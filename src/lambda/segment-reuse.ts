@@ -1,5 +1,5 @@
 import * as path from 'node:path';
-import { differingVariables, rowSegments, sharedCuts } from '../batch/reuse-plan';
+import { differingVariables, framesOf, rowSegments, sharedCuts } from '../batch/reuse-plan';
 import { VERSION } from '../package-info';
 import type { BrowserProfile } from '../render/browser/browser';
 import { MediaElementTiming } from '../render/capture/capture-session';
@@ -7,7 +7,8 @@ import { ChunkRange, SessionSlot, renderChunk, segmentEncoder } from '../render/
 import { MissingGlyphs, mergeMissingGlyphs } from '../render/capture/missing-glyphs';
 import type { PlannedRender, RenderContext } from '../render/render-context';
 import type { PageReach } from '../runtime/protocol';
-import { getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
+import { deleteKeys, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
+import { overInvocationCap } from '../sdk/render';
 import { ChunkSpec, PlannedReuse, RenderJob, renderKeys, reuseKeys } from '../sdk/render-input';
 import { formatContentType, formatExtension } from '../values/formats';
 import { portableTimeline } from './site-media';
@@ -50,6 +51,12 @@ export async function readShared(render: RenderJob, key: string): Promise<Shared
   return record.segments.every((s) => keys.has(reuseKeys.segment(key, s.startFrame, s.endFrame, extension))) ? record : undefined;
 }
 
+/** Why nothing of a batch can be shared, found when its reference's page loaded. */
+interface UnsharedRecord {
+  renderer: string;
+  whole: string;
+}
+
 /** A render of the batch that joins nothing shared. */
 function whole(totalFrames: number, why: string): PlannedReuse {
   return { segments: 1, reusedSegments: 0, framesRendered: totalFrames, framesReused: 0, whole: why };
@@ -88,8 +95,17 @@ export async function planReuse(
   const renderer = rendererOf(profile);
   const fresh = record?.renderer === renderer ? record : undefined;
   if (!fresh) {
+    // The reference draws its whole video in one invocation: one that would outrun the cap renders as today.
+    if (render.reuse.reference && overInvocationCap(totalFrames, planned.size.width, planned.size.height)) {
+      return { chunks, reuse: whole(totalFrames, `the first row would draw its whole video (${totalFrames} frames) in one invocation, longer than the 15-minute function cap by estimate`) };
+    }
     if (render.reuse.reference) return { chunks: [{ index: 0, startFrame: 0, endFrame: totalFrames, totalFrames }], reuse: { segments: 1, reusedSegments: 0, framesRendered: totalFrames, framesReused: 0, own: [0] } };
-    const why = record ? `the shared segments were drawn by ${record.renderer}, and this function draws with ${renderer}` : 'the shared segments are not in the bucket (the first row of the batch did not render them)';
+    const unshared = (await exists(render.bucket, reuseKeys.unshared(render.reuse.key))) ? ((await getJson(render.bucket, reuseKeys.unshared(render.reuse.key))) as UnsharedRecord) : undefined;
+    const why = record
+      ? `the shared segments were drawn by ${record.renderer}, and this function draws with ${renderer}`
+      : unshared?.renderer === renderer
+        ? unshared.whole
+        : 'the shared segments are not in the bucket (the first row of the batch did not render them)';
     return { chunks, reuse: whole(totalFrames, why) };
   }
   if (fresh.totalFrames !== totalFrames) return { chunks, reuse: whole(totalFrames, "its length differs from the first row's") };
@@ -110,6 +126,25 @@ export interface SharedRenderOptions {
   /** Called after every frame; it may throw to stop the render (a cancel). */
   onFrame: () => void;
   onWarning: (message: string) => void;
+}
+
+/**
+ * Why nothing can be shared, once the reference's page has loaded: every varying variable is
+ * already out of bounds (reads only add up as the page plays). Then the record says so at once,
+ * the other rows start without waiting and render whole, and so does the reference: its plan
+ * record is rewritten and its chunk renders as any other. Undefined when something may be shared.
+ */
+export async function unsharedReason(opts: Pick<SharedRenderOptions, 'render' | 'context' | 'slot'>): Promise<string | undefined> {
+  const { render, context, slot } = opts;
+  const varying = render.reuse.reference?.varying ?? [];
+  const totalFrames = context.totalFrames!;
+  const reach = await (await slot.current()).reach(totalFrames);
+  const reasons = varying.map((id) => framesOf(reach, id));
+  if (varying.length === 0 || !reasons.every((r) => typeof r === 'string')) return undefined;
+  const why = reasons[0] as string;
+  await putJson(render.bucket, reuseKeys.unshared(render.reuse.key), { renderer: rendererOf(context.profile), whole: why } satisfies UnsharedRecord);
+  await putJson(render.bucket, renderKeys.plan(render.renderId), { totalFrames, chunks: 1, reuse: whole(totalFrames, why) });
+  return why;
 }
 
 /**
@@ -151,6 +186,8 @@ export async function renderShared(opts: SharedRenderOptions): Promise<{ frames:
     timeline: portableTimeline(await last.mediaTimeline(), opts.serverUrl),
   };
   await putJson(render.bucket, reuseKeys.record(key), record);
+  // An earlier run's word that nothing could be shared (other varying variables) no longer holds.
+  await deleteKeys(render.bucket, [reuseKeys.unshared(key)]);
   await putJson(render.bucket, renderKeys.plan(render.renderId), { totalFrames, chunks: 1, reuse: joined(record, new Set()) });
   return { frames: totalFrames, missingGlyphs: mergeMissingGlyphs(missingGlyphs) };
 }

@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
@@ -188,8 +189,12 @@ reuse('a page script that reads the name: every row renders whole, as without re
   const rows = await renderBatch(scripted, writeBatch('scripted.jsonl', NAMES.slice(0, 3), 'scripted'));
   assert.equal(chunksByRange('scripted'), { '0-20*': 1, '0-20': 2 });
   await assertRowsAreLone(scripted, 'scripted', NAMES.slice(0, 3));
-  const second = await progressOf(rows[1].renderId!);
-  assert.equal(second.reuse, { segments: 1, reusedSegments: 0, framesRendered: 20, framesReused: 0, whole: 'a page script read the variable "name"' });
+  // The first row's page read the name as it loaded: it said so at once, and the other rows did not wait for its video.
+  const whole = { segments: 1, reusedSegments: 0, framesRendered: 20, framesReused: 0, whole: 'a page script read the variable "name"' };
+  for (const r of rows) assert.equal((await progressOf(r.renderId!)).reuse, whole, r.outputKey!);
+  const firstEnded = (await aws.sfn.send(new DescribeExecutionCommand({ executionArn: rows[0].executionArn! }))).stopDate!;
+  const othersStarted = await Promise.all(rows.slice(1).map(async (r) => (await aws.sfn.send(new DescribeExecutionCommand({ executionArn: r.executionArn! }))).startDate!));
+  assert.ok(othersStarted.every((d) => d < firstEnded), 'the other rows started while the first still rendered');
 });
 
 reuse.run();

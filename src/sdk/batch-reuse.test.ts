@@ -5,7 +5,6 @@ import * as assert from 'uvu/assert';
 import { FIXTURES } from '../test-support/cli';
 import type { BatchItem } from './batch-dispatch';
 import { ReferenceGate, planBatchReuse, reuseField, reuseKey } from './batch-reuse';
-import type { RenderState } from './progress';
 import { validateConfig } from './render';
 import type { RenderConfigInput } from './validate-config';
 import { prepareSite } from './site';
@@ -52,18 +51,18 @@ test('the content key changes with whatever decides the pixels or their encoding
   assert.is.not(reuseKey({ ...planned, input: { ...planned.input, render: { ...planned.input.render, encode: { ...planned.input.render.encode, crf: 30 } } } }), base, 'the encoder settings');
 });
 
-test('the gate holds the other lines until the reference has ended, and opens at once when it did not start', async () => {
-  const states: RenderState[] = ['running', 'running', 'done'];
+test('the gate holds the other lines until the reference is ready, and opens at once when it did not start', async () => {
+  const ready = [false, false, true];
   let asked = 0;
-  const gate = new ReferenceGate(async () => states[asked++], 5);
+  const gate = new ReferenceGate(async () => ready[asked++], 5);
   let opened = false;
   const waiting = gate.wait().then(() => (opened = true));
   await new Promise((r) => setTimeout(r, 20));
   assert.not.ok(opened, 'not before the reference started');
   gate.started({ renderId: 'r', executionArn: 'arn' });
   await waiting;
-  assert.is(asked, 3, 'it looked until the render was no longer running');
-  const none = new ReferenceGate(async () => 'running', 5);
+  assert.is(asked, 3, 'it looked until the reference was ready');
+  const none = new ReferenceGate(async () => false, 5);
   none.started(undefined);
   await none.wait();
 });

@@ -2,7 +2,6 @@ import { createHash } from 'node:crypto';
 import { VERSION } from '../package-info';
 import type { BatchItem } from './batch-dispatch';
 import type { Indexed } from './map-limit';
-import type { RenderState } from './progress';
 import type { RenderPlan } from './render';
 import type { RenderJob } from './render-input';
 
@@ -81,17 +80,17 @@ export function reuseField(reuse: BatchReuse, key: string, line: number): NonNul
 }
 
 /**
- * Holds the other lines' starts until the reference's render has ended (its segments are then in
- * the bucket, or it failed and the rows render whole). Settled with the reference's render, or
- * with nothing when it did not start.
+ * Holds the other lines' starts until the reference's render is far enough along: `ready` says
+ * when (its segments or its reason to share nothing are in the bucket, or it has ended). Settled
+ * with the reference's render, or with nothing when it did not start.
  */
 export class ReferenceGate {
   private settle!: (render: { renderId: string; executionArn: string | null } | undefined) => void;
   private readonly settled = new Promise<{ renderId: string; executionArn: string | null } | undefined>((resolve) => (this.settle = resolve));
-  private ended?: Promise<void>;
+  private opened?: Promise<void>;
 
   constructor(
-    private readonly state: (render: { renderId: string; executionArn: string | null }) => Promise<RenderState>,
+    private readonly ready: (render: { renderId: string; executionArn: string | null }) => Promise<boolean>,
     private readonly pollMs: number,
     private readonly signal?: AbortSignal,
   ) {}
@@ -101,11 +100,11 @@ export class ReferenceGate {
     this.settle(render);
   }
 
-  /** Resolves once the reference's render has ended, or the batch is interrupted. */
+  /** Resolves once the reference's render is ready, or the batch is interrupted. */
   wait(): Promise<void> {
-    this.ended ??= this.settled.then(async (render) => {
-      while (render && !this.signal?.aborted && (await this.state(render).catch(() => 'failed' as const)) === 'running') await new Promise((r) => setTimeout(r, this.pollMs));
+    this.opened ??= this.settled.then(async (render) => {
+      while (render && !this.signal?.aborted && !(await this.ready(render).catch(() => true))) await new Promise((r) => setTimeout(r, this.pollMs));
     });
-    return this.ended;
+    return this.opened;
   }
 }

@@ -204,7 +204,9 @@ run('run again: 0 started, 40 skipped; 2 lines edited: only those 2 render again
 });
 
 run('a batch stopped with Ctrl-C, then cancel --batch-manifest: no execution left running, no chunk objects, the cancels recorded', async () => {
-  const file = writeFile('slow.jsonl', `${Array.from({ length: 12 }, (_, i) => entry(`slow/${i}.mp4`, { fill: '#ff00ff' })).join('\n')}\n`);
+  // Each line its own fill, which the page's script reads: every render draws its whole video (the
+  // same lines would be joined from the first one's segments, and end at once).
+  const file = writeFile('slow.jsonl', `${Array.from({ length: 12 }, (_, i) => entry(`slow/${i}.mp4`, { fill: `#ff00${String(i).padStart(2, '0')}` })).join('\n')}\n`);
   const manifestFile = path.join(out, 'slow.manifest.jsonl');
   let child: ChildProcess | undefined;
   const dispatching = vidkitAsync(['cloudfn', 'render-batch', slow, '--batch', file], { env: env(), watch: (_, c) => (child = c) });

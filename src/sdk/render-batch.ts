@@ -12,7 +12,8 @@ import { ReferenceGate, planBatchReuse, reuseField, reuseKey } from './batch-reu
 import { RenderOutcome, endedRenders, newBatchId, openBatch, sealBatch } from './batch-tracking';
 import { RenderPlan, RenderToLambdaInput, preflightWarnings, renderFunctionOf, requireRenderFunction, startRender, validateBeforeRequests, validateConfig } from './render';
 import { renderState } from './progress';
-import { PAYLOAD_VERSION } from './render-input';
+import { PAYLOAD_VERSION, reuseKeys } from './render-input';
+import { exists } from './bucket-files';
 import { resolveTarget } from './stack';
 import type { RenderConfigInput } from './validate-config';
 import { DEFAULT_MAX_CONCURRENT } from './defaults';
@@ -94,8 +95,11 @@ export async function renderBatchToLambda(input: RenderBatchInput): Promise<Batc
   const parse = (entry: BatchItem) => parseCheckedVariables(entry.variablesJson, `line ${entry.line}: "variables"`, inputLimits(input.config));
   // A direct render runs one invocation per line: nothing is shared between them.
   const reuse = input.direct ? undefined : planBatchReuse(input.batch.entries, parse);
-  const gate = target && reuse ? new ReferenceGate((r) => renderState(r, target.bucketName), input.pollMs ?? POLL_MS, input.signal) : undefined;
   let key: string | undefined;
+  // The other lines need the reference's segments, or its word that nothing can be shared; not its output.
+  const ready = async (r: { renderId: string; executionArn: string | null }, bucket: string) =>
+    (key !== undefined && ((await exists(bucket, reuseKeys.record(key))) || (await exists(bucket, reuseKeys.unshared(key))))) || (await renderState(r, bucket)) !== 'running';
+  const gate = target && reuse ? new ReferenceGate((r) => ready(r, target.bucketName), input.pollMs ?? POLL_MS, input.signal) : undefined;
 
   const prepare = (entry: BatchItem): RenderPlan => {
     try {

@@ -183,6 +183,11 @@ export const reuseKeys = {
   prefix: (key: string) => `reuse/${key}/`,
   /** What the reference row's page showed and what its variables reach; written last, once every segment is there. */
   record: (key: string) => `reuse/${key}/shared.json`,
+  /**
+   * Written instead, as soon as the reference's page has loaded, when none of the varying
+   * variables can be bounded: nothing will be shared, so the other rows need not wait.
+   */
+  unshared: (key: string) => `reuse/${key}/unshared.json`,
   /** `extension` is the output format's, with its dot. */
   segment: (key: string, startFrame: number, endFrame: number, extension: string) => `reuse/${key}/frames-${pad(startFrame, 7)}-${pad(endFrame, 7)}${extension}`,
 };

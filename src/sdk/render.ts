@@ -151,13 +151,23 @@ export function validateConfig(input: Omit<RenderToLambdaInput, 'onWarning' | 's
   return { input: executionInput, body, totalFrames, chunks, chunkFrames, width: size.width, height: size.height, hostedVariables, direct: input.direct ?? false };
 }
 
+/** Seconds one invocation takes by estimate to draw `frames` frames of `width` x `height`. */
+export function invocationSeconds(frames: number, width: number, height: number): number {
+  return frames * ((width * height) / 1e6) * SECONDS_PER_MEGAPIXEL_FRAME;
+}
+
+/** Whether one invocation drawing `frames` frames would likely outrun the 15-minute function cap. */
+export function overInvocationCap(frames: number, width: number, height: number): boolean {
+  return invocationSeconds(frames, width, height) > CHUNK_WARN_SECONDS;
+}
+
 /** A warning for a chunk plan whose chunks would likely outrun the 15-minute function cap. */
 export function chunkTimeWarning(plan: RenderPlan): string | undefined {
   if (plan.totalFrames === undefined) return undefined;
   const framesPerChunk = Math.ceil(plan.totalFrames / plan.chunks);
   const { width, height } = plan;
-  const estimate = framesPerChunk * ((width * height) / 1e6) * SECONDS_PER_MEGAPIXEL_FRAME;
-  if (estimate <= CHUNK_WARN_SECONDS) return undefined;
+  if (!overInvocationCap(framesPerChunk, width, height)) return undefined;
+  const estimate = invocationSeconds(framesPerChunk, width, height);
   return (
     `chunks of ${framesPerChunk} frames at ${width}x${height} may outrun the 15-minute function cap (about ${Math.round(estimate / 60)} min each by estimate); ` +
     'use more, shorter chunks: raise --max-parallel-chunks, or set --target-chunk-frames'
