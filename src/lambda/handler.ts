@@ -262,7 +262,9 @@ async function chunk(job: RenderJob, range: ChunkSpec): Promise<ChunkResult> {
       }
     };
     const onWarning = (message: string) => console.warn(`vidkit: warning: chunk ${range.index}: ${message}`);
-    if (isReusing(render) && render.reuse.reference && (await unsharedReason({ render, context, slot })) === undefined) {
+    // The reference's whole video as one chunk draws the shared segments (a reference planned as today has several).
+    const drawsShared = isReusing(render) && render.reuse.reference !== undefined && range.startFrame === 0 && range.endFrame === context.totalFrames;
+    if (drawsShared && (await unsharedReason({ render, context, slot })) === undefined) {
       const shared = await renderShared({ render, context, slot, serverUrl: server.url, workDir, onFrame, onWarning });
       await reporting;
       for (const m of shared.missingGlyphs) onWarning(describeMissingGlyphs(m));

@@ -97,7 +97,9 @@ export async function planReuse(
   if (!fresh) {
     // The reference draws its whole video in one invocation: one that would outrun the cap renders as today.
     if (render.reuse.reference && overInvocationCap(totalFrames, planned.size.width, planned.size.height)) {
-      return { chunks, reuse: whole(totalFrames, `the first row would draw its whole video (${totalFrames} frames) in one invocation, longer than the 15-minute function cap by estimate`) };
+      const why = `the first row would draw its whole video (${totalFrames} frames) in one invocation, longer than the 15-minute function cap by estimate`;
+      await putJson(render.bucket, reuseKeys.unshared(render.reuse.key), { renderer, whole: why } satisfies UnsharedRecord);
+      return { chunks, reuse: whole(totalFrames, why) };
     }
     if (render.reuse.reference) return { chunks: [{ index: 0, startFrame: 0, endFrame: totalFrames, totalFrames }], reuse: { segments: 1, reusedSegments: 0, framesRendered: totalFrames, framesReused: 0, own: [0] } };
     const unshared = (await exists(render.bucket, reuseKeys.unshared(render.reuse.key))) ? ((await getJson(render.bucket, reuseKeys.unshared(render.reuse.key))) as UnsharedRecord) : undefined;
