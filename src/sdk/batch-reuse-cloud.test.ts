@@ -7,7 +7,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
 import { CliRun, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
-import { TEST_IMAGE, TestAws, downloadObject, keysUnder, registerZipHandler, testAwsClients } from '../test-support/cloud-stack';
+import { TestAws, downloadObject, keysUnder, registerZipHandler, testAwsClients, deployTestStack } from '../test-support/cloud-stack';
 import { ffprobe, frameHashes } from '../test-support/media';
 import type { BatchManifestRow } from './batch-dispatch';
 import type { RenderProgress } from './progress';
@@ -142,11 +142,7 @@ reuse.before(async () => {
   template(scripted, `<script>window.__vidkit.getVariables().name;</script>`);
   emu = await startAwsEmulator();
   aws = testAwsClients(emu);
-  const deployed = vidkit(['cloudfn', 'deploy', '--image-uri', TEST_IMAGE], { env: emu.env });
-  assert.is(deployed.status, 0, deployed.stderr + emu.log());
-  const field = (name: string) => deployed.stdout.split('\n').find((l) => l.startsWith(`${name}: `))!.slice(name.length + 2);
-  bucket = field('RenderBucketName');
-  machine = field('RenderStateMachineArn');
+  ({ bucket, machine } = deployTestStack(emu));
   await registerZipHandler(aws, { bucket, workDir: out, env: { VIDKIT_TEST_INVOCATION_LOG: invocationLog } });
 });
 

@@ -9,8 +9,8 @@ import { DescribeExecutionCommand, ListExecutionsCommand } from '@aws-sdk/client
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
-import { CliRun, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
-import { RENDER_FUNCTION, TEST_IMAGE, TestAws, downloadObject, keysUnder, registerZipHandler, testAwsClients } from '../test-support/cloud-stack';
+import { CliRun, tempDir, vidkitAsync } from '../test-support/cli';
+import { RENDER_FUNCTION, TestAws, downloadObject, keysUnder, registerZipHandler, testAwsClients, deployTestStack } from '../test-support/cloud-stack';
 import { decodeRgbFrame, decodeRgba, ffprobe, rgbAt } from '../test-support/media';
 import type { BatchManifestRow } from './batch-dispatch';
 import type { ManifestRecord } from './batch-manifest';
@@ -125,11 +125,7 @@ const haze = document.getElementById('haze'); (function tick() { haze.style.tran
   hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
   emu = await startAwsEmulator();
   aws = testAwsClients(emu);
-  const deployed = vidkit(['cloudfn', 'deploy', '--image-uri', TEST_IMAGE], { env: emu.env });
-  assert.is(deployed.status, 0, deployed.stderr + emu.log());
-  const field = (name: string) => deployed.stdout.split('\n').find((l) => l.startsWith(`${name}: `))!.slice(name.length + 2);
-  bucket = field('RenderBucketName');
-  machine = field('RenderStateMachineArn');
+  ({ bucket, machine } = deployTestStack(emu));
   await registerZipHandler(aws, { bucket, workDir: out });
   await aws.lambda.send(new PutFunctionConcurrencyCommand({ FunctionName: RENDER_FUNCTION, ReservedConcurrentExecutions: 4 }));
 });

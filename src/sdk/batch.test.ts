@@ -6,8 +6,8 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
 import { CliRun, errorLines, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
-import { TEST_IMAGE, TestAws, downloadObject, registerZipHandler, testAwsClients } from '../test-support/cloud-stack';
-import { CountingProxy, startCountingProxy } from '../test-support/counting-proxy';
+import { TestAws, downloadObject, registerZipHandler, testAwsClients, deployTestStack } from '../test-support/cloud-stack';
+import { startCountingProxy } from '../test-support/counting-proxy';
 import { decodeRgbFrame, ffprobe, rgbAt } from '../test-support/media';
 import type { BatchManifestRow } from './batch-dispatch';
 import type { ManifestRecord } from './batch-manifest';
@@ -88,11 +88,7 @@ batch.before(async () => {
   );
   emu = await startAwsEmulator();
   aws = testAwsClients(emu);
-  const deployed = vidkit(['cloudfn', 'deploy', '--image-uri', TEST_IMAGE], { env: emu.env });
-  assert.is(deployed.status, 0, deployed.stderr + emu.log());
-  const field = (name: string) => deployed.stdout.split('\n').find((l) => l.startsWith(`${name}: `))!.slice(name.length + 2);
-  bucket = field('RenderBucketName');
-  renderMachine = field('RenderStateMachineArn');
+  ({ bucket, machine: renderMachine } = deployTestStack(emu));
   await registerZipHandler(aws, { bucket, workDir: out });
   const created = await aws.sfn.send(
     new CreateStateMachineCommand({

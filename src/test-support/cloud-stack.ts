@@ -7,7 +7,7 @@ import { GetObjectCommand, ListObjectsV2Command, S3Client } from '@aws-sdk/clien
 import { SFNClient } from '@aws-sdk/client-sfn';
 import { AwsEmulator, TEST_CREDENTIALS } from './aws-emulator';
 import { cloudHandler } from './build';
-import { REPO_ROOT } from './cli';
+import { REPO_ROOT, vidkit } from './cli';
 
 // As in src/sdk/aws-clients.ts: no multi-line Node 22 notice from the test's own SDK clients.
 process.env.AWS_SDK_JS_NODE_VERSION_SUPPORT_WARNING_DISABLED ??= 'true';
@@ -28,6 +28,17 @@ export interface TestAws {
 export function testAwsClients(emu: AwsEmulator): TestAws {
   const config = { endpoint: emu.endpoint, region: TEST_CREDENTIALS.AWS_REGION, credentials: { accessKeyId: 'test', secretAccessKey: 'test' } };
   return { s3: new S3Client({ ...config, forcePathStyle: true }), sfn: new SFNClient(config), cfn: new CloudFormationClient(config), lambda: new LambdaClient(config) };
+}
+
+/**
+ * `vidkit cloudfn deploy` of the stack into the emulator, as a user deploys it: the render bucket
+ * and state machine its output names. Throws with the deploy's and the emulator's log if it fails.
+ */
+export function deployTestStack(emu: AwsEmulator): { bucket: string; machine: string } {
+  const deployed = vidkit(['cloudfn', 'deploy', '--image-uri', TEST_IMAGE], { env: emu.env });
+  if (deployed.status !== 0) throw new Error(`cloudfn deploy exited ${deployed.status}: ${deployed.stderr}${emu.log()}`);
+  const field = (name: string) => deployed.stdout.split('\n').find((l) => l.startsWith(`${name}: `))?.slice(name.length + 2) ?? '';
+  return { bucket: field('RenderBucketName'), machine: field('RenderStateMachineArn') };
 }
 
 /**
