@@ -34,23 +34,24 @@ export function runMarkedScripts(doc: Document): Promise<void> {
       else script.removeAttribute('type');
       script.async = el.hasAttribute('async');
       script.text = el.text;
-      el.replaceWith(script);
-      if (isModule) {
-        // A module runs once fetched; one more put after it, run in order after it, says when it has.
-        return new Promise<void>(function (resolve) {
+      const ran = isModule
+        // A module runs once fetched; one more, in order after it, says when it has.
+        ? new Promise<void>(function (resolve) {
           const sentinel = doc.createElement('script');
           sentinel.type = 'module';
           sentinel.async = false;
           sentinel.text = 'document.dispatchEvent(new Event("vidkit-modules-ran"))';
           doc.addEventListener('vidkit-modules-ran', function () { sentinel.remove(); resolve(); }, { once: true });
           (doc.body || doc.documentElement).appendChild(sentinel);
-        });
-      }
-      if (!script.hasAttribute('src') || script.async) return undefined;
-      return new Promise<void>(function (resolve) {
-        script.addEventListener('load', function () { resolve(); });
-        script.addEventListener('error', function () { resolve(); });
-      });
+        })
+        : script.hasAttribute('src') && !script.async
+          ? new Promise<void>(function (resolve) {
+            script.addEventListener('load', function () { resolve(); });
+            script.addEventListener('error', function () { resolve(); });
+          })
+          : undefined;
+      el.replaceWith(script);
+      return ran;
     });
   }, Promise.resolve());
 }

@@ -97,18 +97,6 @@ test('a body script measures text in its web font: the bar it sizes is as wide a
   );
 });
 
-test('a page whose one script is a module importing another file runs it before the first frame', () => {
-  const dir = project('module', '<script type="module">import { ok } from "./m0.js"; box(20, ok);</script>');
-  // A chain of imports, each fetched after the one before is parsed, and a megabyte to parse: a
-  // module that runs well after an inline one would.
-  for (let i = 0; i < 4; i++) fs.writeFileSync(path.join(dir, `m${i}.js`), `export { ok } from './m${i + 1}.js';\n`);
-  fs.writeFileSync(path.join(dir, 'm4.js'), `export const ok = true;\n/*${'x'.repeat(1 << 20)}*/\n`);
-  const output = path.join(out, 'module.mp4');
-  const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
-  assert.is(run.status, 0, run.stderr);
-  assert.is(boxAt(decodeRgbFrame(output, 0, W, H), 20), 'green');
-});
-
 test('the served page opened in a browser without the vidkit runtime still runs its scripts, in order', async () => {
   const dir = project('plain', '<script src="lib.js"></script><script>box(100, window.libReady === true);</script>');
   const server = await serveProject(dir);
