@@ -12,7 +12,6 @@
 import type { SeekOutcome, VidkitRuntime } from '../protocol';
 import { syncAdapters, setAdapterTime } from './adapters';
 import { registerAnimations, syncAnimations } from './animations';
-import { installAfterFonts, pageScriptsRan } from './after-fonts';
 import { arrivedSinceLastFrame, hasUncontrolledMotion, mutations } from './changes';
 import { real, runAnimationFrame, runTimers } from './clock';
 import { framesReady, seekFrames } from './frames';
@@ -23,7 +22,7 @@ import { pageReach } from './reach';
 import { fps, state } from './state';
 import { timelinesReady, syncTimelines } from './timelines';
 import { clipList, compositionDuration, forgetTiming, showClips } from './timing';
-import { currentVariables } from './variables';
+import { currentVariables, onParsed } from './variables';
 import { stateById, videoReply } from './video-frames';
 import { pictureSceneClones, syncVideoFrames } from './video-overlay';
 import { videoPictures } from './video-pictures';
@@ -181,7 +180,6 @@ function threeLoaded(): Promise<void> | null {
 }
 function ready(): Promise<void> {
   return whenLoaded()
-    .then(pageScriptsRan)
     .then(function () { return mountLateHosts(); })
     .then(function () { return document.fonts ? document.fonts.ready : null; })
     .then(imagesReady)
@@ -235,12 +233,9 @@ function bindProtocol(): void {
   window.__hf = hf;
 }
 
-/**
- * Runs the page's scripts once it is parsed and its fonts are in (after-fonts.ts), then binds
- * `window.__hf`'s `duration` and `seek` (installTimelines gives every page one first).
- */
+/** Binds `window.__hf`'s `duration` and `seek` once the document is parsed (installTimelines gives every page one first). */
 export function installHfSeek(): void {
-  installAfterFonts(bindProtocol);
+  onParsed(bindProtocol);
 }
 
 /** Installs `window.__vidkit`, the protocol (../protocol.ts) the renderer and the player drive. */
