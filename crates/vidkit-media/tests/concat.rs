@@ -76,22 +76,24 @@ fn tone_mix(source: PathBuf) -> AudioMix {
     }
 }
 
+/// Joins `inputs` into `out` (faststart) with `audio`, and returns the file's bytes.
+fn join_with_sound(inputs: &[PathBuf], out: &std::path::Path, audio: Soundtrack) -> Vec<u8> {
+    let options = ConcatOptions {
+        faststart: true,
+        audio: Some(audio),
+        ..ConcatOptions::default()
+    };
+    concat_segments(inputs, out, &options).unwrap();
+    std::fs::read(out).unwrap()
+}
+
 #[test]
 fn a_soundtrack_encoded_ahead_is_muxed_byte_for_byte_as_the_concat_would_mix_it() {
     let dir = test_dir("concat-encoded-soundtrack");
     let (inputs, _) = segments(&dir, &[12, 18]);
     let tone = dir.join("tone.wav");
     write_tone(&tone, 2.0);
-    let joined = |name: &str, audio: Soundtrack| {
-        let out = dir.join(name);
-        let options = ConcatOptions {
-            faststart: true,
-            audio: Some(audio),
-            ..ConcatOptions::default()
-        };
-        concat_segments(&inputs, &out, &options).unwrap();
-        std::fs::read(out).unwrap()
-    };
+    let joined = |name: &str, audio: Soundtrack| join_with_sound(&inputs, &dir.join(name), audio);
     let mixed = joined("mixed.mp4", Soundtrack::Mix(tone_mix(tone.clone())));
     let encoded = EncodedSoundtrack::encode(&tone_mix(tone.clone()), OutputFormat::Mp4)
         .unwrap()
@@ -139,16 +141,7 @@ fn a_soundtrack_kept_in_a_file_is_muxed_byte_for_byte_as_the_concat_would_mix_it
     let (inputs, _) = segments(&dir, &[12, 18]);
     let tone = dir.join("tone.wav");
     write_tone(&tone, 2.0);
-    let joined = |name: &str, audio: Soundtrack| {
-        let out = dir.join(name);
-        let options = ConcatOptions {
-            faststart: true,
-            audio: Some(audio),
-            ..ConcatOptions::default()
-        };
-        concat_segments(&inputs, &out, &options).unwrap();
-        std::fs::read(out).unwrap()
-    };
+    let joined = |name: &str, audio: Soundtrack| join_with_sound(&inputs, &dir.join(name), audio);
     let mixed = joined("mixed.mp4", Soundtrack::Mix(tone_mix(tone.clone())));
     let kept = dir.join("tone.sound");
     EncodedSoundtrack::encode(&tone_mix(tone.clone()), OutputFormat::Mp4)
