@@ -104,7 +104,7 @@ test('a chunk whose page never becomes ready fails within its --load-timeout; --
   const run = cloudCli(['cloudfn', 'render', project, '--load-timeout', '3', '--output-key', 'renders/never.mp4', '--wait']);
   const seconds = (Date.now() - started) / 1000;
   assert.is(run.status, 1, run.stderr);
-  const reason = 'TransientChunkError: the composition page did not load within the load timeout of 3 s (a script may loop forever at load';
+  const reason = 'TransientChunkError: the composition did not become ready within the load timeout of 3 s (a script may loop forever at load';
   const renderId = /render ([0-9a-f]{16}) started/.exec(run.stderr)![1];
   assert.match(errorLines(run.stderr)[0], `vidkit: error: render ${renderId} failed: ${reason}`);
   // Three attempts of 3 s, their browsers' starts and the state machine's 1 s and 2 s back-off.

@@ -78,7 +78,7 @@ probe('with no probe cache, a short render finishes within 60 s and decides GL w
 const hangs = suite('pages that never finish');
 
 for (const [name, flags, message] of [
-  ['loops-on-load', ['--load-timeout', '5'], 'the composition page did not load within the load timeout of 5 s'],
+  ['loops-on-load', ['--load-timeout', '5'], 'the composition did not become ready within the load timeout of 5 s'],
   ['loops-in-frame', ['--frame-timeout', '3'], 'frame 15 did not seek and draw within the frame timeout of 3 s'],
 ] as const) {
   hangs(`${name}: fails with the step and frame named, exit 1, its browser killed`, () => {

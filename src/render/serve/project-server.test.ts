@@ -4,7 +4,7 @@ import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { tempDir } from '../../test-support/cli';
-import { httpGet } from '../../test-support/http';
+import { httpGet, httpRequest } from '../../test-support/http';
 import { ProjectServer, serveProject } from './project-server';
 
 const outside = tempDir('vidkit-outside-');
@@ -13,6 +13,7 @@ const dir = tempDir('vidkit-served-');
 fs.writeFileSync(path.join(dir, 'index.html'), 'the composition');
 fs.mkdirSync(path.join(dir, 'sub'));
 fs.writeFileSync(path.join(dir, 'sub', 'index.html'), 'sub index');
+fs.writeFileSync(path.join(dir, 'scripted.html'), '<!doctype html><head></head><body><script>go()</script></body>');
 fs.writeFileSync(path.join(dir, 'sub', 'a b.txt'), 'spaced');
 fs.writeFileSync(path.join(dir, 'sub', '.secret'), 'hidden');
 fs.writeFileSync(path.join(dir, '.env'), 'TOKEN=1');
@@ -57,6 +58,13 @@ confined('serves project files, directory index pages and symlinks that stay ins
     const res = await httpGet(server.url, urlPath);
     assert.equal([urlPath, res.status, res.body], [urlPath, 200, body]);
   }
+});
+
+confined('a page\'s body scripts are marked to run once its fonts are in; a frame\'s document is sent as written', async () => {
+  const page = await httpRequest(server.url, '/scripted.html', { headers: { 'sec-fetch-dest': 'document' } });
+  assert.match(page.body, '<body><script type="text/vidkit-after-fonts">go()</script>');
+  const framed = await httpRequest(server.url, '/scripted.html', { headers: { 'sec-fetch-dest': 'iframe' } });
+  assert.is(framed.body, '<!doctype html><head></head><body><script>go()</script></body>');
 });
 
 confined('a symlink the project contains is followed wherever it leads, as the author made it; a link inside its target leading further out is 404', async () => {

@@ -7,6 +7,7 @@ import { errorMessage } from '../../errors';
 import { serveBundledFonts } from '../../fonts/bundled-fonts';
 import { ProjectLinks, projectFile } from '../../values/project-files';
 import { projectPage } from '../../composition/project-page';
+import { deferScriptsUntilFonts } from './after-fonts';
 import { serveLateMount } from './late-mount';
 import { storedCorsHeaders } from './remote-assets';
 
@@ -54,15 +55,18 @@ export async function serveProject(projectDir: string, options: ServeOptions = {
     if (file === undefined) return notFound(res);
     // The page asked the remote origin: its answer's CORS headers, and no others, decide what the page may read.
     if (remote) for (const [name, value] of Object.entries(storedCorsHeaders(file))) res.setHeader(name, value);
-    if (!remote && /\.html?$/i.test(file)) return sendPage(file, res);
+    if (!remote && /\.html?$/i.test(file)) return sendPage(file, req, res);
     req.url = encodeURI(`/${path.relative(root, file).split(path.sep).join('/')}`);
     return send(req, res, () => notFound(res));
   };
-  // Every page goes through the one sub-composition transform, whoever asks for it.
-  const sendPage = (file: string, res: http.ServerResponse) => {
+  // Every page goes through the one sub-composition transform, whoever asks for it. Its scripts
+  // wait for its fonts, except in a document a frame of the page loads, which HyperFrames serves
+  // as written.
+  const sendPage = (file: string, req: http.IncomingMessage, res: http.ServerResponse) => {
     let page: string;
     try {
-      page = projectPage(projectDir, file);
+      const mounted = projectPage(projectDir, file);
+      page = /^i?frame$/.test(String(req.headers['sec-fetch-dest'] ?? '')) ? mounted : deferScriptsUntilFonts(mounted);
     } catch (err) {
       res.statusCode = 500;
       res.setHeader('content-type', 'text/plain; charset=utf-8');

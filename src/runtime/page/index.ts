@@ -21,10 +21,11 @@ installClock();
 installDialogs();
 installFonts();
 installTimelines();
-installHfSeek();
 installAdapters();
 if (videoChannel) installVideoFrames();
 installVariables();
+// After the runtime's own work at parse time: the page's scripts run after it.
+installHfSeek();
 installSubCompositions();
 installChanges();
 installLoads();

@@ -12,6 +12,7 @@
 import type { SeekOutcome, VidkitRuntime } from '../protocol';
 import { syncAdapters, setAdapterTime } from './adapters';
 import { registerAnimations, syncAnimations } from './animations';
+import { installAfterFonts, pageScriptsRan } from './after-fonts';
 import { arrivedSinceLastFrame, hasUncontrolledMotion, mutations } from './changes';
 import { real, runAnimationFrame, runTimers } from './clock';
 import { framesReady, seekFrames } from './frames';
@@ -22,7 +23,7 @@ import { pageReach } from './reach';
 import { fps, state } from './state';
 import { timelinesReady, syncTimelines } from './timelines';
 import { clipList, compositionDuration, forgetTiming, showClips } from './timing';
-import { currentVariables, onParsed } from './variables';
+import { currentVariables } from './variables';
 import { stateById, videoReply } from './video-frames';
 import { pictureSceneClones, syncVideoFrames } from './video-overlay';
 import { videoPictures } from './video-pictures';
@@ -180,6 +181,7 @@ function threeLoaded(): Promise<void> | null {
 }
 function ready(): Promise<void> {
   return whenLoaded()
+    .then(pageScriptsRan)
     .then(function () { return mountLateHosts(); })
     .then(function () { return document.fonts ? document.fonts.ready : null; })
     .then(imagesReady)
@@ -233,9 +235,12 @@ function bindProtocol(): void {
   window.__hf = hf;
 }
 
-/** Binds `window.__hf`'s `duration` and `seek` once the document is parsed (installTimelines gives every page one first). */
+/**
+ * Runs the page's scripts once it is parsed and its fonts are in (after-fonts.ts), then binds
+ * `window.__hf`'s `duration` and `seek` (installTimelines gives every page one first).
+ */
 export function installHfSeek(): void {
-  onParsed(bindProtocol);
+  installAfterFonts(bindProtocol);
 }
 
 /** Installs `window.__vidkit`, the protocol (../protocol.ts) the renderer and the player drive. */
