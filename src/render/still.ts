@@ -79,6 +79,7 @@ export async function renderStill(opts: StillOptions): Promise<StillResult> {
     if (context.totalFrames === undefined) assertInside(frame, await framesOfPage(context, session), context.fps);
     const image = await session.capture(frame, true);
     if (!image) throw new VidkitError(`frame ${frame}: the browser returned no image`);
+    await session.settleRequests();
     await session.reportFailedLoads();
     fs.writeFileSync(partial, image);
     fs.renameSync(partial, output);

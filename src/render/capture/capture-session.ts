@@ -99,6 +99,8 @@ export class CaptureSession {
   private readonly waits = new Set<() => void>();
   private disconnected = false;
   private closing?: Promise<void>;
+  /** When the page's scripts last ran (its load, a seek): what they sent reaches the gate a moment later. */
+  private scriptsRanAt = 0;
 
   /** The runtime script every new document of the page runs first. */
   private bootScript?: string;
@@ -182,6 +184,7 @@ export class CaptureSession {
       this.throwIfPageFailed();
       throw new VidkitError(`the composition did not become ready: ${firstLine(errorMessage(err))}`);
     }
+    this.scriptsRanAt = Date.now();
     this.throwIfTroubled(AT_LOAD);
     this.throwIfPageFailed();
     await this.reportFailedLoads();
@@ -245,6 +248,17 @@ export class CaptureSession {
     this.opts.onWarning?.(`${failed.join('; ')} failed to load: drawn as the browser shows the page without ${failed.length === 1 ? 'it' : 'them'}`);
   }
 
+  /**
+   * Waits for the requests the page's scripts have sent so far to reach the egress gate and get
+   * its verdict ({@link EgressGate.settled}), then fails the render if one was refused: a beacon
+   * the last frame's script sends fails this render, not the next one a warm browser shows, nor
+   * none. Called once a range is drawn; costs at most a few hundred milliseconds after its last seek.
+   */
+  async settleRequests(): Promise<void> {
+    await this.gate?.settled(this.scriptsRanAt);
+    this.throwIfTroubled(this.phase);
+  }
+
   /** The runtime's configuration in this session's pages: videos show native pictures where this session serves them. */
   private pageBoot(boot: RuntimeBoot): RuntimeBoot {
     return this.videoFrames ? { ...boot, videoFrames: true } : boot;
@@ -283,7 +297,11 @@ export class CaptureSession {
    */
   private orTrouble<T>(work: Promise<T>): Promise<T> {
     const troubled = () => new VidkitError('the page failed the render');
-    if (this.troubled) return Promise.reject(troubled());
+    if (this.troubled) {
+      // Not waited for, so its own rejection (the same trouble) is nobody's.
+      work.catch(() => undefined);
+      return Promise.reject(troubled());
+    }
     return new Promise<T>((resolve, reject) => {
       const stop = () => reject(troubled());
       this.waits.add(stop);
@@ -454,6 +472,7 @@ export class CaptureSession {
       returnByValue: true,
       awaitPromise: true,
     });
+    this.scriptsRanAt = Date.now();
     // A video that cannot be decoded also fails the page's seek: its own message comes first.
     this.throwIfTroubled(`at frame ${frame}`);
     if (seek.exceptionDetails) {

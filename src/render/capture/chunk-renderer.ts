@@ -193,7 +193,11 @@ export async function renderChunk(
       hooks.onFrame(frame);
       frame += 1;
     }
-    if (slot.isOpen) await (await slot.current()).reportFailedLoads();
+    if (slot.isOpen) {
+      const session = await slot.current();
+      await session.settleRequests();
+      await session.reportFailedLoads();
+    }
     const missingGlyphs = slot.isOpen ? await (await slot.current()).missingGlyphs() : [];
     return { ...(await encoder.finish()), missingGlyphs };
   } catch (err) {

@@ -16,8 +16,21 @@ import { EgressPolicy, EgressRefusal } from './egress-policy';
 export interface EgressGate {
   /** The Chromium switches that send all of the browser's traffic through the gate. */
   args: string[];
+  /**
+   * Resolves once no request or tunnel awaits the policy's verdict and none has come for
+   * {@link QUIET_MS} after `since` (a time in ms from `Date.now()`), or after {@link SETTLE_LIMIT_MS}
+   * at most; never rejects. A request a page sends as a render ends (a beacon, a keepalive fetch,
+   * a WebSocket) reaches the gate a moment after the script that sent it: the render waits for
+   * it, so that a refusal fails the render that made it, not the next one or none.
+   */
+  settled(since: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/** Milliseconds without a new request after which a page's requests are taken to have all come. */
+export const QUIET_MS = 300;
+/** The longest {@link EgressGate.settled} waits, for verdicts that need a name resolved. */
+export const SETTLE_LIMIT_MS = 5_000;
 
 /** Headers about the hop to the proxy, not the request: never passed on. */
 const HOP_HEADERS = ['connection', 'keep-alive', 'proxy-connection', 'proxy-authorization', 'proxy-authenticate', 'te', 'trailer', 'transfer-encoding', 'upgrade'];
@@ -34,6 +47,14 @@ export async function openEgressGate(policy: EgressPolicy, onRefused: (message: 
   // Keeps connections to the project server (and other allowed origins) open between requests;
   // each is made to an address the policy checked, and a pooled one is reused only for that address.
   const agent = new http.Agent({ keepAlive: true });
+  // Requests and tunnels whose verdict is not in yet, and when the last one came.
+  let awaiting = 0;
+  let lastArrival = 0;
+  const arrived = <T>(verdict: Promise<T>): Promise<T> => {
+    awaiting += 1;
+    lastArrival = Date.now();
+    return verdict.finally(() => (awaiting -= 1));
+  };
 
   const server = http.createServer((req, res) => {
     let url: URL;
@@ -44,12 +65,13 @@ export async function openEgressGate(policy: EgressPolicy, onRefused: (message: 
     }
     if (url.protocol !== 'http:') return res.writeHead(400).end(`the egress gate does not forward ${url.protocol}`);
     // Chromium marks the fetch of a service worker's script; refusing it refuses the registration.
+    lastArrival = Date.now();
     if (req.headers['service-worker'] === 'script' && !policy.allowServiceWorkers) {
       onRefused(`the page registered a service worker (${url.href}), refused: a render allows service workers with --allow-service-workers`);
       return res.writeHead(403).end('service workers are refused');
     }
     const port = Number(url.port || 80);
-    policy.resolve(url.hostname, port).then(
+    arrived(policy.resolve(url.hostname, port)).then(
       ({ address, family }) => {
         const headers = { ...req.headers };
         for (const name of HOP_HEADERS) delete headers[name];
@@ -84,9 +106,10 @@ export async function openEgressGate(policy: EgressPolicy, onRefused: (message: 
   server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
     track(client);
     client.on('error', () => client.destroy());
+    lastArrival = Date.now();
     const target = authority(req.url ?? '');
     if (!target) return client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-    policy.resolve(target.host, target.port).then(
+    arrived(policy.resolve(target.host, target.port)).then(
       ({ address, family }) => {
         const upstream = net.connect({ host: address, family, port: target.port, timeout: CONNECT_TIMEOUT_MS });
         track(upstream);
@@ -128,6 +151,17 @@ export async function openEgressGate(policy: EgressPolicy, onRefused: (message: 
       // The browser resolves no name itself: names travel to the gate, which resolves and checks them.
       '--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1',
     ],
+    settled: (since) =>
+      new Promise<void>((resolve) => {
+        const limit = Date.now() + SETTLE_LIMIT_MS;
+        const check = () => {
+          const now = Date.now();
+          const quietUntil = Math.max(since, lastArrival) + QUIET_MS;
+          if (now >= limit || (awaiting === 0 && now >= quietUntil)) return resolve();
+          setTimeout(check, awaiting > 0 ? 20 : Math.min(quietUntil - now, limit - now));
+        };
+        check();
+      }),
     close: () =>
       new Promise<void>((resolve) => {
         for (const socket of sockets) socket.destroy();
