@@ -1,3 +1,4 @@
+import { differingIds } from '../composition/variables';
 import type { PageReach } from '../runtime/protocol';
 import type { RuntimeBoot } from '../runtime/runtime';
 import type { ChunkRange } from '../render/capture/chunk-renderer';
@@ -36,20 +37,14 @@ export function wholeRowAudio(why: string): RowAudio {
 /** The part of a boot that a row's variables decide. */
 type Values = Pick<RuntimeBoot, 'variables' | 'overrides'>;
 
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
-
 /**
  * The variables whose value, or whether it was overridden, differs between `row` and
  * `reference`: what can make the row's frames differ from the reference's.
  */
 export function differingVariables(reference: Values, row: Values): string[] {
+  const changed = new Set([...differingIds(reference.variables, row.variables), ...differingIds(reference.overrides, row.overrides)]);
   const ids = new Set([...Object.keys(reference.variables), ...Object.keys(row.variables), ...Object.keys(reference.overrides), ...Object.keys(row.overrides)]);
-  return [...ids].filter(
-    (id) =>
-      !same(reference.variables[id], row.variables[id]) ||
-      id in reference.overrides !== id in row.overrides ||
-      !same(reference.overrides[id], row.overrides[id]),
-  );
+  return [...ids].filter((id) => changed.has(id));
 }
 
 /** The frames variable `id` may change, as [start, end) runs; a string says why they cannot be bounded. */

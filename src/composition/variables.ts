@@ -207,6 +207,16 @@ export function mergeVariables(set: DeclarationSet, overrides: Overrides): Recor
 }
 
 /**
+ * The ids whose value, or whether it is given at all, differs between two sets of variable values
+ * (compared as JSON): what can make one batch row's frames differ from another's. The local and
+ * the cloud batch both decide what they share with it.
+ */
+export function differingIds(a: Record<string, unknown>, b: Record<string, unknown>): string[] {
+  const ids = new Set([...Object.keys(a), ...Object.keys(b)]);
+  return [...ids].filter((id) => Object.hasOwn(a, id) !== Object.hasOwn(b, id) || JSON.stringify(a[id]) !== JSON.stringify(b[id]));
+}
+
+/**
  * Reads overrides from `--variables` or `--variables-file` (never both). Both must hold a JSON
  * object; structured data travels as a serialised string inside it. `flags` names the two in
  * messages; the caller passes them from the option table, which the player's bundle (it uses this

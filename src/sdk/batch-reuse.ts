@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { differingIds } from '../composition/variables';
 import { VERSION } from '../package-info';
 import type { BatchItem } from './batch-dispatch';
 import type { Indexed } from './map-limit';
@@ -19,8 +20,6 @@ export interface BatchReuse {
   /** Variables whose value, or whether a line sets it at all, differs between some line and the reference. */
   varying: string[];
 }
-
-const same = (a: unknown, b: unknown) => JSON.stringify(a) === JSON.stringify(b);
 
 /**
  * The reference and the varying variables of a batch, or undefined when it has fewer than two
@@ -43,9 +42,7 @@ export function planBatchReuse(entries: Indexed<BatchItem>, parse: (entry: Batch
       reference = { line: entry.line, variables };
       continue;
     }
-    for (const id of new Set([...Object.keys(variables), ...Object.keys(reference.variables)])) {
-      if (Object.hasOwn(variables, id) !== Object.hasOwn(reference.variables, id) || !same(variables[id], reference.variables[id])) varying.add(id);
-    }
+    for (const id of differingIds(reference.variables, variables)) varying.add(id);
   }
   if (!reference || rows < 2) return undefined;
   return { referenceLine: reference.line, referenceVariables: reference.variables, varying: [...varying].sort() };
