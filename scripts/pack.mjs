@@ -3,6 +3,13 @@
 // layout: npm/<platform>/, carrying native/<binaryName>.<platform>.node, packed from a temporary
 // copy of that directory). `npm run pack` builds first; this script packs what is built. Prints
 // one line per tarball: file, bytes, files in it.
+//
+// VIDKIT_PACK_CACHE=<dir> (the test suite sets it for its run, which packs the same checkout in
+// setup and in five test files): the tarballs are copied from <dir> when they were packed there
+// before from the same inputs, and put there when packed. The key is the content of every file
+// npm could pack (the checkout's top-level files, each folder the files list names, the platform
+// folders and the addon) and npm's version; packing them takes npm seconds, hashing them does not.
+import { createHash } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -26,7 +33,36 @@ function pack(dir) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [info] = JSON.parse(out);
-  console.log(`${path.join(outDir, info.filename)}\t${info.size} bytes\t${info.entryCount} files`);
+  printed.push(`${path.join(outDir, info.filename)}\t${info.size} bytes\t${info.entryCount} files\n`);
+  process.stdout.write(printed.at(-1));
+}
+
+/** What the cached tarballs' printed lines say in place of the directory they are copied to. */
+const CACHED_DIR = '<pack-dir>';
+/** The file in a cache entry that keeps the lines printed when it was packed. */
+const PRINTED = 'printed.txt';
+
+/** The cache key: npm's version and the content of every file a tarball could take. */
+function packKey() {
+  const hash = createHash('sha256');
+  const add = (file) => {
+    const stat = fs.statSync(file);
+    hash.update(`${path.relative(root, file)}\0${stat.isDirectory() ? 'dir' : stat.mode & 0o111 ? 'exec' : 'file'}\0`);
+    if (stat.isDirectory()) for (const entry of fs.readdirSync(file).sort()) add(path.join(file, entry));
+    else hash.update(fs.readFileSync(file));
+  };
+  hash.update(execFileSync('npm', ['--version'], { encoding: 'utf8' }));
+  for (const entry of fs.readdirSync(root, { withFileTypes: true }).sort((a, b) => (a.name < b.name ? -1 : 1))) {
+    if (entry.isFile()) add(path.join(root, entry.name));
+  }
+  const folders = new Set((manifest.files ?? []).map((pattern) => pattern.split('/')[0]));
+  for (const folder of [...folders].sort()) if (fs.existsSync(path.join(root, folder))) add(path.join(root, folder));
+  for (const [name] of natives) {
+    const platform = name.replace('@vidkit/native-', '');
+    add(path.join(root, 'npm', platform));
+    add(path.join(root, 'native', `${manifest.napi.binaryName}.${platform}.node`));
+  }
+  return hash.digest('hex');
 }
 
 const manifest = readJson(path.join(root, 'package.json'));
@@ -36,8 +72,18 @@ for (const built of ['dist/index.js', 'dist/cli/main.js', 'dist/player/vidkit-pl
 const natives = Object.entries(manifest.optionalDependencies ?? {});
 if (natives.length === 0) fail('package.json names no @vidkit/native-* package in optionalDependencies');
 
+const cacheRoot = process.env.VIDKIT_PACK_CACHE;
+const cached = cacheRoot && path.join(cacheRoot, packKey());
 fs.rmSync(outDir, { recursive: true, force: true });
+if (cached && fs.existsSync(cached)) {
+  fs.cpSync(cached, outDir, { recursive: true });
+  const lines = fs.readFileSync(path.join(outDir, PRINTED), 'utf8');
+  fs.rmSync(path.join(outDir, PRINTED));
+  process.stdout.write(lines.replaceAll(CACHED_DIR, outDir));
+  process.exit(0);
+}
 fs.mkdirSync(outDir);
+const printed = [];
 for (const [name, range] of natives) {
   const platform = name.replace('@vidkit/native-', '');
   const dir = path.join(root, 'npm', platform);
@@ -61,3 +107,16 @@ for (const [name, range] of natives) {
   }
 }
 pack(root);
+if (cached) {
+  // Written beside the entry, then renamed into place: a pack running at the same time never
+  // copies a half-written entry, and the second of two to finish keeps the first's.
+  fs.mkdirSync(cacheRoot, { recursive: true });
+  const staging = fs.mkdtempSync(`${cached}.`);
+  fs.cpSync(outDir, staging, { recursive: true });
+  fs.writeFileSync(path.join(staging, PRINTED), printed.join('').replaceAll(outDir, CACHED_DIR));
+  try {
+    fs.renameSync(staging, cached);
+  } catch {
+    fs.rmSync(staging, { recursive: true, force: true });
+  }
+}

@@ -21,6 +21,12 @@ for tier in "${tiers[@]}"; do
   case "$tier" in unit | e2e | cloud) ;; *) usage; echo "tests: 0 passed, 1 failed"; exit 2 ;; esac
 done
 
+logs=$(mktemp -d)
+trap 'rm -rf "$logs"' EXIT
+# Setup and several test files pack this checkout (the package test, each template's deploy):
+# scripts/pack.mjs packs it once for the run and copies those tarballs after, while nothing they
+# are packed from has changed.
+export VIDKIT_PACK_CACHE="$logs/pack-cache"
 bash scripts/setup.sh || { echo "tests: 0 passed, 1 failed"; exit 1; }
 # cargo test and clippy build where setup built the addon (scripts/cargo-target.sh).
 [ -n "${CARGO_TARGET_DIR:-}" ] || CARGO_TARGET_DIR=$(bash scripts/cargo-target.sh) || { echo "tests: 0 passed, 1 failed"; exit 1; }
@@ -32,10 +38,8 @@ export CARGO_TARGET_DIR
 # with their dependencies from it).
 export RUSTUP_HOME="${RUSTUP_HOME:-$HOME/.rustup}" CARGO_HOME="${CARGO_HOME:-$HOME/.cargo}"
 export npm_config_cache="${npm_config_cache:-$HOME/.npm}"
-logs=$(mktemp -d)
 export HOME="$logs/home" XDG_CACHE_HOME="$logs/cache"
 mkdir -p "$HOME" "$XDG_CACHE_HOME"
-trap 'rm -rf "$logs"' EXIT
 strip() { sed -e 's/\x1b\[[0-9;]*m//g'; }
 
 passed=0
