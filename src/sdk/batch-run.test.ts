@@ -136,27 +136,28 @@ run.after(async () => {
   fs.rmSync(out, { recursive: true, force: true });
 });
 
-const FORTY = Array.from({ length: 40 }, (_, i) => entry(`forty/${i}.mp4`, { fill: i % 2 === 0 ? '#ff0000' : '#00ff00', title: `viewer ${i}` }));
-const fortyFile = () => path.join(out, 'forty.jsonl');
+// Four times the function's reserved concurrency: dispatch must hold back three rounds of starts.
+const SIXTEEN = Array.from({ length: 16 }, (_, i) => entry(`sixteen/${i}.mp4`, { fill: i % 2 === 0 ? '#ff0000' : '#00ff00', title: `viewer ${i}` }));
+const sixteenFile = () => path.join(out, 'sixteen.jsonl');
 
-run('40 lines with --wait --webhook: paced 4 at a time, --wait exits when the last ends, 40 signed render events and 1 batch event, each once', async () => {
+run('16 lines with --wait --webhook: paced 4 at a time, --wait exits when the last ends, 16 signed render events and 1 batch event, each once', async () => {
   hooks = [];
-  writeFile('forty.jsonl', `${FORTY.join('\n')}\n`);
-  const first = await batchCli(project, ['--batch', fortyFile(), '--wait', '--webhook', hookUrl, '--webhook-secret', SECRET, '--webhook-allow-private']);
+  writeFile('sixteen.jsonl', `${SIXTEEN.join('\n')}\n`);
+  const first = await batchCli(project, ['--batch', sixteenFile(), '--wait', '--webhook', hookUrl, '--webhook-secret', SECRET, '--webhook-allow-private']);
   assert.is(first.status, 0, first.stderr + emu.log().slice(-3000));
-  assert.match(first.stderr, /40 renders x 1 chunk; about 4 at a time \(reserved concurrency 4/);
-  assert.is(first.stdout.split('\n')[0], '40 started, 0 failed-to-start');
-  assert.match(first.stderr, /batch [0-9a-f]{16}: \d+\/40 done, \d+ running, 0 failed; [\d.]+ renders\/min; ETA /);
-  assert.match(first.stderr, /batch [0-9a-f]{16} ended: 40\/40 done, 0 running, 0 failed; [\d.]+ renders\/min; about \$[\d.e-]+ so far/);
-  const rows = manifestRows(path.join(out, 'forty.manifest.jsonl'));
+  assert.match(first.stderr, /16 renders x 1 chunk; about 4 at a time \(reserved concurrency 4/);
+  assert.is(first.stdout.split('\n')[0], '16 started, 0 failed-to-start');
+  assert.match(first.stderr, /batch [0-9a-f]{16}: \d+\/16 done, \d+ running, 0 failed; [\d.]+ renders\/min; ETA /);
+  assert.match(first.stderr, /batch [0-9a-f]{16} ended: 16\/16 done, 0 running, 0 failed; [\d.]+ renders\/min; about \$[\d.e-]+ so far/);
+  const rows = manifestRows(path.join(out, 'sixteen.manifest.jsonl'));
   const states = await Promise.all(rows.map((r) => executionStatus(r.executionArn!)));
-  assert.equal(states, Array(40).fill('SUCCEEDED'), '--wait returned once every render had ended');
+  assert.equal(states, Array(16).fill('SUCCEEDED'), '--wait returned once every render had ended');
   // Never more than 4 of them running at once: no start before a place was free.
   const listed = (await aws.sfn.send(new ListExecutionsCommand({ stateMachineArn: machine }))).executions!.filter((e) => rows.some((r) => r.executionArn === e.executionArn));
   const overlap = Math.max(...listed.map((e) => listed.filter((o) => o.startDate! <= e.startDate! && o.stopDate! > e.startDate!).length));
   assert.ok(overlap <= 4, `at most 4 renders ran at once, saw ${overlap}`);
-  assert.equal((await keysUnder(aws, bucket, 'forty/')).length, 40);
-  assert.ok(near((await pixels('forty/0.mp4')).centre, [255, 0, 0]) && near((await pixels('forty/1.mp4')).centre, [0, 255, 0]), 'each output has its own fill');
+  assert.equal((await keysUnder(aws, bucket, 'sixteen/')).length, 16);
+  assert.ok(near((await pixels('sixteen/0.mp4')).centre, [255, 0, 0]) && near((await pixels('sixteen/1.mp4')).centre, [0, 255, 0]), 'each output has its own fill');
 
   // The batch's event is sent by the render function that ended last, maybe after --wait read the count.
   await until('the batch event', () => (hooks.some((h) => h.body.includes('batch.completed')) ? true : undefined), 30_000);
@@ -166,37 +167,37 @@ run('40 lines with --wait --webhook: paced 4 at a time, --wait exits when the la
     return JSON.parse(h.body.toString('utf8')) as WebhookPayload;
   });
   const renderEvents = events.filter((e) => e.type === 'render.succeeded');
-  assert.is(renderEvents.length, 40, 'one event per render');
-  assert.equal(new Set(renderEvents.map((e) => e.type === 'render.succeeded' && e.renderId)).size, 40, 'each render once');
+  assert.is(renderEvents.length, 16, 'one event per render');
+  assert.equal(new Set(renderEvents.map((e) => e.type === 'render.succeeded' && e.renderId)).size, 16, 'each render once');
   const batchEvents = events.filter((e) => e.type === 'batch.completed');
   assert.is(batchEvents.length, 1, 'one batch event');
-  assert.equal({ ...batchEvents[0], sentAt: undefined }, { type: 'batch.completed', batchId: rows[0].batchId, bucket, renders: 40, done: 40, failed: 0, aborted: 0, sentAt: undefined });
-  assert.is(events.length, 41);
+  assert.equal({ ...batchEvents[0], sentAt: undefined }, { type: 'batch.completed', batchId: rows[0].batchId, bucket, renders: 16, done: 16, failed: 0, aborted: 0, sentAt: undefined });
+  assert.is(events.length, 17);
 });
 
-run('run again: 0 started, 40 skipped; 2 lines edited: only those 2 render again; --force starts all', async () => {
+run('run again: 0 started, 16 skipped; 2 lines edited: only those 2 render again; --force starts all', async () => {
   const before = (await aws.sfn.send(new ListExecutionsCommand({ stateMachineArn: machine }))).executions!.length;
-  const again = await batchCli(project, ['--batch', fortyFile(), '--json']);
+  const again = await batchCli(project, ['--batch', sixteenFile(), '--json']);
   assert.is(again.status, 0, again.stderr);
   const rows = JSON.parse(again.stdout) as BatchManifestRow[];
-  assert.equal(rows.map((r) => r.status), Array(40).fill('skipped'));
+  assert.equal(rows.map((r) => r.status), Array(16).fill('skipped'));
   assert.is((await aws.sfn.send(new ListExecutionsCommand({ stateMachineArn: machine }))).executions!.length, before, 'no execution started');
-  const text = await batchCli(project, ['--batch', fortyFile()]);
-  assert.is(text.stdout.split('\n')[0], '0 started, 40 skipped, 0 failed-to-start');
+  const text = await batchCli(project, ['--batch', sixteenFile()]);
+  assert.is(text.stdout.split('\n')[0], '0 started, 16 skipped, 0 failed-to-start');
 
-  const edited = [...FORTY];
-  edited[3] = entry('forty/3.mp4', { fill: '#ffffff', title: 'viewer 3' });
-  edited[10] = entry('forty/10.mp4', { fill: '#000000', title: 'viewer 10' });
-  writeFile('forty.jsonl', `${edited.join('\n')}\n`);
-  const changed = await batchCli(project, ['--batch', fortyFile(), '--json', '--wait']);
+  const edited = [...SIXTEEN];
+  edited[3] = entry('sixteen/3.mp4', { fill: '#ffffff', title: 'viewer 3' });
+  edited[10] = entry('sixteen/10.mp4', { fill: '#000000', title: 'viewer 10' });
+  writeFile('sixteen.jsonl', `${edited.join('\n')}\n`);
+  const changed = await batchCli(project, ['--batch', sixteenFile(), '--json', '--wait']);
   assert.is(changed.status, 0, changed.stderr);
   const changedRows = JSON.parse(changed.stdout) as BatchManifestRow[];
-  assert.equal(changedRows.filter((r) => r.status === 'started').map((r) => r.outputKey), ['forty/3.mp4', 'forty/10.mp4']);
-  assert.is(changedRows.filter((r) => r.status === 'skipped').length, 38);
-  assert.ok(near((await pixels('forty/3.mp4')).centre, [255, 255, 255]) && near((await pixels('forty/10.mp4')).centre, [0, 0, 0]), 'the edited lines rendered their new fills');
+  assert.equal(changedRows.filter((r) => r.status === 'started').map((r) => r.outputKey), ['sixteen/3.mp4', 'sixteen/10.mp4']);
+  assert.is(changedRows.filter((r) => r.status === 'skipped').length, 14);
+  assert.ok(near((await pixels('sixteen/3.mp4')).centre, [255, 255, 255]) && near((await pixels('sixteen/10.mp4')).centre, [0, 0, 0]), 'the edited lines rendered their new fills');
 
-  const forced = await batchCli(project, ['--batch', fortyFile(), '--json', '--force', '--dry-run']);
-  assert.equal((JSON.parse(forced.stdout) as BatchManifestRow[]).map((r) => r.status), Array(40).fill('would-invoke'));
+  const forced = await batchCli(project, ['--batch', sixteenFile(), '--json', '--force', '--dry-run']);
+  assert.equal((JSON.parse(forced.stdout) as BatchManifestRow[]).map((r) => r.status), Array(16).fill('would-invoke'));
 });
 
 run('a batch stopped with Ctrl-C, then cancel --batch-manifest: no execution left running, no chunk objects, the cancels recorded', async () => {

@@ -41,7 +41,7 @@ const out = tempDir('vidkit-cloud-test-');
 let emu: AwsEmulator;
 let bucket = '';
 let stateMachineArn = '';
-/** The site of src/test-support/fixtures/frame-clock, as the sites test uploads it. */
+/** The site of the 1 s frame clock, as the sites test uploads it. */
 let frameClockSite = '';
 let aws: TestAws;
 
@@ -57,9 +57,25 @@ function stdoutField(run: CliRun, name: string): string {
   return line!.slice(name.length + 2);
 }
 
-const useZipFunction = (env: Record<string, string>) => registerZipHandler(aws, { bucket, workDir: out, env });
+/** The environment the zip function was last registered with: registering again starts its environments cold. */
+let zipEnv: string | undefined;
+async function useZipFunction(env: Record<string, string>): Promise<void> {
+  if (zipEnv === JSON.stringify(env)) return;
+  await registerZipHandler(aws, { bucket, workDir: out, env });
+  zipEnv = JSON.stringify(env);
+}
 const download = (key: string, file: string) => downloadObject(aws, bucket, key, file);
 const keysUnder = (prefix: string) => keysUnderPrefix(aws, bucket, prefix);
+
+/** The frame-clock fixture (30 fps, 5 s) made `seconds` long: frame i shows i. */
+function clock(seconds: number): string {
+  const dir = path.join(out, `frame-clock-${seconds}s`);
+  if (fs.existsSync(dir)) return dir;
+  fs.mkdirSync(dir, { recursive: true });
+  const html = fs.readFileSync(path.join(FIXTURES, 'frame-clock', 'index.html'), 'utf8');
+  fs.writeFileSync(path.join(dir, 'index.html'), html.replace('data-duration="5"', `data-duration="${seconds}"`));
+  return dir;
+}
 
 const cloud = suite('cloudfn on the AWS emulator (MiniStack)');
 
@@ -142,7 +158,7 @@ cloud('asl-validator accepts the state machine and cfn-lint the template', () =>
 cloud('sites create: a content-addressed id; the same bytes give the same id and upload nothing', async () => {
   await useZipFunction({});
   const project = path.join(out, 'site');
-  fs.cpSync(path.join(FIXTURES, 'frame-clock'), project, { recursive: true });
+  fs.cpSync(clock(1), project, { recursive: true });
   const first = cli(['cloudfn', 'sites', 'create', project]);
   assert.is(first.status, 0, first.stderr);
   const siteId = stdoutField(first, 'Site ID');
@@ -167,25 +183,17 @@ cloud('sites create: a content-addressed id; the same bytes give the same id and
   assert.is.not(stdoutField(changed, 'Site ID'), siteId);
 });
 
-/** The frame-clock fixture lengthened to 20 s (600 frames): long enough for several chunks. */
-function clock20s(): string {
-  const dir = path.join(out, 'frame-clock-20s');
-  fs.mkdirSync(dir, { recursive: true });
-  const html = fs.readFileSync(path.join(FIXTURES, 'frame-clock', 'index.html'), 'utf8');
-  fs.writeFileSync(path.join(dir, 'index.html'), html.replace('data-duration="5"', 'data-duration="20"'));
-  return dir;
-}
-
-cloud('a 20 s render, --max-parallel-chunks 4 --wait: chunks render in the function, the output matches a local 1-worker render; progress while running and when done', async () => {
+cloud('a 10 s render, --max-parallel-chunks 4 --wait: chunks render in the function, the output matches a local 1-worker render; progress while running and when done', async () => {
   // At its native 640x360: scaled down, the clock's hard block edges fall between pixels and two
   // x264 encodes cut at different frames differ by about 43 dB even locally (1 against 4 workers).
-  const CLOCK_20S = clock20s();
+  // 300 frames: long enough for 4 chunks, their seams, and progress read while it renders.
+  const CLOCK_10S = clock(10);
   const local = path.join(out, 'local.mp4');
-  const localRun = vidkit(['render', CLOCK_20S, '--workers', '1', '--output', local]);
+  const localRun = vidkit(['render', CLOCK_10S, '--workers', '1', '--output', local]);
   assert.is(localRun.status, 0, localRun.stderr);
 
-  const key = 'renders/clock-20s.mp4';
-  const running = cliAsync(['cloudfn', 'render', CLOCK_20S, '--max-parallel-chunks', '4', '--chunk-size', '150', '--output-key', key, '--wait']);
+  const key = 'renders/clock-10s.mp4';
+  const running = cliAsync(['cloudfn', 'render', CLOCK_10S, '--max-parallel-chunks', '4', '--chunk-size', '75', '--output-key', key, '--wait']);
   // While it runs: its execution, by render id (the execution's name) and by ARN.
   let execution: { name?: string; executionArn?: string } | undefined;
   for (let i = 0; i < 200 && !execution; i++) {
@@ -207,22 +215,22 @@ cloud('a 20 s render, --max-parallel-chunks 4 --wait: chunks render in the funct
   assert.ok(mid.percent < 100 && mid.output === undefined, midJson.stdout);
   assert.is(mid.executionArn, execution!.executionArn);
 
-  assert.match(run.stderr, /600 frames in 4 chunks/);
+  assert.match(run.stderr, /300 frames in 4 chunks/);
   assert.match(run.stderr, /vidkit: rendering: \d\/4 chunks/);
   assert.is(run.stdout.trim(), `s3://${bucket}/${key}`);
 
   const cloudFile = path.join(out, 'cloud.mp4');
   await download(key, cloudFile);
   const probe = ffprobe(cloudFile).streams[0];
-  assert.equal([probe.codec_name, probe.width, probe.height, probe.nb_read_frames], ['h264', 640, 360, '600']);
+  assert.equal([probe.codec_name, probe.width, probe.height, probe.nb_read_frames], ['h264', 640, 360, '300']);
   const wrong: string[] = [];
   decodeGray(cloudFile, 640, 360).forEach((f, i) => {
     const got = [readBits(f, 0), readBits(f, 1), readBits(f, 2)];
     if (got.some((v) => v !== i)) wrong.push(`frame ${i}: ${got}`);
   });
-  assert.equal(wrong, [], 'frame i shows time i across the seams at 150, 300, 450');
+  assert.equal(wrong, [], 'frame i shows time i across the seams at 75, 150, 225');
   const psnr = psnrPerFrame(cloudFile, local);
-  assert.is(psnr.length, 600);
+  assert.is(psnr.length, 300);
   const low = psnr.map((db, i) => [i, db]).filter(([, db]) => db < 45);
   assert.equal(low, [], 'PSNR against the local render is at least 45 dB on every frame');
   assert.equal(await keysUnder(`renders/${execution!.name}/segments/`), [], 'segments are removed once joined');
@@ -231,18 +239,18 @@ cloud('a 20 s render, --max-parallel-chunks 4 --wait: chunks render in the funct
   assert.is(doneText.status, 0, doneText.stderr);
   assert.equal(
     ['Status', 'Chunks', 'Frames', 'Progress', 'Output'].map((f) => stdoutField(doneText, f)),
-    ['done', '4/4 done', '600/600 rendered', '100%', `s3://${bucket}/${key}`],
+    ['done', '4/4 done', '300/300 rendered', '100%', `s3://${bucket}/${key}`],
   );
   const doneJson = cli(['cloudfn', 'progress', execution!.executionArn!, '--json']);
   const done = JSON.parse(doneJson.stdout);
-  assert.equal([done.status, done.chunks, done.frames, done.percent, done.output.key, done.output.frames], ['done', { done: 4, total: 4 }, { rendered: 600, total: 600 }, 100, key, 600]);
+  assert.equal([done.status, done.chunks, done.frames, done.percent, done.output.key, done.output.frames], ['done', { done: 4, total: 4 }, { rendered: 300, total: 300 }, 100, key, 300]);
 });
 
 cloud('a chunk that fails once is retried and the render succeeds (and --site-id renders an uploaded site)', async () => {
   await useZipFunction({ VIDKIT_FAULT_CHUNK: '1:once' });
   const key = 'renders/retried.mp4';
-  const args = ['--site-id', frameClockSite, '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '75', '--output-key', key, '--wait'];
-  const run = cli(['cloudfn', 'render', path.join(FIXTURES, 'frame-clock'), ...args]);
+  const args = ['--site-id', frameClockSite, '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '15', '--output-key', key, '--wait'];
+  const run = cli(['cloudfn', 'render', clock(1), ...args]);
   assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
   assert.not.match(run.stderr, /site [0-9a-f]+: (uploaded|already uploaded)/, 'no site upload with --site-id');
   const renderId = /render ([0-9a-f]{16}) started/.exec(run.stderr)![1];
@@ -250,13 +258,13 @@ cloud('a chunk that fails once is retried and the render succeeds (and --site-id
   const file = path.join(out, 'retried.mp4');
   await download(key, file);
   decodeGray(file, 320, 180).forEach((f, i) => assert.is(readBits(f, 0, 0.5), i, `frame ${i}`));
-  assert.is(ffprobe(file).streams[0].nb_read_frames, '150');
+  assert.is(ffprobe(file).streams[0].nb_read_frames, '30');
 });
 
 cloud('a chunk that always fails ends the execution: the error shows in progress and no output object exists', async () => {
   await useZipFunction({ VIDKIT_FAULT_CHUNK: '0:always' });
   const key = 'renders/failed.mp4';
-  const run = cli(['cloudfn', 'render', path.join(FIXTURES, 'frame-clock'), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '75', '--output-key', key, '--wait']);
+  const run = cli(['cloudfn', 'render', clock(1), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '15', '--output-key', key, '--wait']);
   assert.is(run.status, 1, run.stderr);
   const renderId = /render ([0-9a-f]{16}) started/.exec(run.stderr)![1];
   const errors = errorLines(run.stderr);
@@ -422,7 +430,7 @@ cloud('videos in 3 chunks: every output frame shows the exact source frame (rate
 cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {
   await useZipFunction({});
   await aws.lambda.send(new PutFunctionConcurrencyCommand({ FunctionName: RENDER_FUNCTION, ReservedConcurrentExecutions: 1 }));
-  const run = cli(['cloudfn', 'render', path.join(FIXTURES, 'frame-clock'), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '75', '--output-key', 'renders/throttled.mp4']);
+  const run = cli(['cloudfn', 'render', clock(1), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '15', '--output-key', 'renders/throttled.mp4']);
   assert.is(run.status, 0, run.stderr);
   assert.match(
     run.stderr,
