@@ -21,15 +21,21 @@ interface VariableFamily {
 
 /** Each variable package's stylesheets of upright and italic faces (italics where the family has them). */
 const WEIGHTS = ['wght.css', 'wght-italic.css'];
+/**
+ * The same with the width axis too (`font-stretch` 75% to 100%), for the families whose package
+ * has it: at the default width they draw the weight-only faces' glyphs.
+ */
+const WEIGHTS_AND_WIDTHS = ['wdth.css', 'wdth-italic.css'];
 
 /**
  * The variable faces of twelve of HyperFrames' families (docs/explanation/fonts.md), under
  * their packages' own names: a composition that sets a weight between the static faces' or
- * another axis (`font-variation-settings`) names "Inter Variable" instead of "Inter".
+ * another axis (`font-variation-settings`, or `font-stretch` for Roboto's and Open Sans' width)
+ * names "Inter Variable" instead of "Inter".
  */
 const VARIABLE_FAMILIES: VariableFamily[] = [
   { family: 'Inter Variable', pkg: '@fontsource-variable/inter', sheets: WEIGHTS },
-  { family: 'Roboto Variable', pkg: '@fontsource-variable/roboto', sheets: WEIGHTS },
+  { family: 'Roboto Variable', pkg: '@fontsource-variable/roboto', sheets: WEIGHTS_AND_WIDTHS },
   { family: 'EB Garamond Variable', pkg: '@fontsource-variable/eb-garamond', sheets: WEIGHTS },
   { family: 'JetBrains Mono Variable', pkg: '@fontsource-variable/jetbrains-mono', sheets: WEIGHTS },
   { family: 'Montserrat Variable', pkg: '@fontsource-variable/montserrat', sheets: WEIGHTS },
@@ -39,7 +45,7 @@ const VARIABLE_FAMILIES: VariableFamily[] = [
   { family: 'Oswald Variable', pkg: '@fontsource-variable/oswald', sheets: WEIGHTS },
   { family: 'Playfair Display Variable', pkg: '@fontsource-variable/playfair-display', sheets: WEIGHTS },
   { family: 'Source Code Pro Variable', pkg: '@fontsource-variable/source-code-pro', sheets: WEIGHTS },
-  { family: 'Open Sans Variable', pkg: '@fontsource-variable/open-sans', sheets: WEIGHTS },
+  { family: 'Open Sans Variable', pkg: '@fontsource-variable/open-sans', sheets: WEIGHTS_AND_WIDTHS },
 ];
 
 /** The names of the bundled families: HyperFrames' static ones, then the variable ones. */

@@ -213,6 +213,23 @@ fonts('an iframe\'s document is not the composition: its font-family lists draw 
   assertSame(output, await render(machine), 'the iframe\'s declarations against shorthands in the page');
 });
 
+fonts('Open Sans Variable and Roboto Variable have their width axis: font-stretch 75% draws their text condensed', async () => {
+  const lines = ['Open Sans Variable', 'Roboto Variable'].flatMap((family) =>
+    ['100%', '75%'].map((stretch) => `<p style="font-family:'${family}';font-stretch:${stretch}">Wide headline WWW mmm</p>`),
+  );
+  const [frame] = decodeGray(await render(project('widths', lines.join(''))), 320, 180);
+  // Each paragraph's text spans 20 rows, 24 apart: how wide its ink is.
+  const inkWidth = (line: number) => {
+    const xs: number[] = [];
+    for (let y = line * 24; y < line * 24 + 20; y++) for (let x = 0; x < 320; x++) if (frame[y * 320 + x] < 128) xs.push(x);
+    return xs.length === 0 ? 0 : Math.max(...xs) - Math.min(...xs);
+  };
+  const [openSans, openSansCondensed, roboto, robotoCondensed] = [0, 1, 2, 3].map(inkWidth);
+  assert.ok(openSans > 100 && roboto > 100, `the text is drawn: ${openSans}, ${roboto} px`);
+  assert.ok(openSansCondensed < openSans * 0.85, `Open Sans Variable at 75%: ${openSansCondensed} px against ${openSans} at 100%`);
+  assert.ok(robotoCondensed < roboto * 0.9, `Roboto Variable at 75%: ${robotoCondensed} px against ${roboto} at 100%`);
+});
+
 fonts('the project server serves fonts.css and the font files it names, and nothing else under its path', async () => {
   const server = await serveProject(project('served', '<p>x</p>'));
   try {
