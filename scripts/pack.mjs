@@ -33,8 +33,9 @@ function pack(dir) {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   const [info] = JSON.parse(out);
-  printed.push(`${path.join(outDir, info.filename)}\t${info.size} bytes\t${info.entryCount} files\n`);
-  process.stdout.write(printed.at(-1));
+  const line = `${path.join(outDir, info.filename)}\t${info.size} bytes\t${info.entryCount} files\n`;
+  process.stdout.write(line);
+  return line;
 }
 
 /** What the cached tarballs' printed lines say in place of the directory they are copied to. */
@@ -57,10 +58,9 @@ function packKey() {
   }
   const folders = new Set((manifest.files ?? []).map((pattern) => pattern.split('/')[0]));
   for (const folder of [...folders].sort()) if (fs.existsSync(path.join(root, folder))) add(path.join(root, folder));
-  for (const [name] of natives) {
-    const platform = name.replace('@vidkit/native-', '');
-    add(path.join(root, 'npm', platform));
-    add(path.join(root, 'native', `${manifest.napi.binaryName}.${platform}.node`));
+  for (const { dir, built } of platforms) {
+    add(dir);
+    add(built);
   }
   return hash.digest('hex');
 }
@@ -72,19 +72,8 @@ for (const built of ['dist/index.js', 'dist/cli/main.js', 'dist/player/vidkit-pl
 const natives = Object.entries(manifest.optionalDependencies ?? {});
 if (natives.length === 0) fail('package.json names no @vidkit/native-* package in optionalDependencies');
 
-const cacheRoot = process.env.VIDKIT_PACK_CACHE;
-const cached = cacheRoot && path.join(cacheRoot, packKey());
-fs.rmSync(outDir, { recursive: true, force: true });
-if (cached && fs.existsSync(cached)) {
-  fs.cpSync(cached, outDir, { recursive: true });
-  const lines = fs.readFileSync(path.join(outDir, PRINTED), 'utf8');
-  fs.rmSync(path.join(outDir, PRINTED));
-  process.stdout.write(lines.replaceAll(CACHED_DIR, outDir));
-  process.exit(0);
-}
-fs.mkdirSync(outDir);
-const printed = [];
-for (const [name, range] of natives) {
+// Each platform package, checked before anything is packed or hashed.
+const platforms = natives.map(([name, range]) => {
   const platform = name.replace('@vidkit/native-', '');
   const dir = path.join(root, 'npm', platform);
   const native = readJson(path.join(dir, 'package.json'));
@@ -95,28 +84,59 @@ for (const [name, range] of natives) {
   const binary = `${manifest.napi.binaryName}.${platform}.node`;
   const built = path.join(root, 'native', binary);
   if (!fs.existsSync(built)) fail(`${built} is missing: run \`npm run build:native\` on ${platform} first`);
-  // Packed from a copy of its directory, so two packs at once (a template deploy beside the
-  // package test) never see each other's binary come and go.
-  const staged = fs.mkdtempSync(path.join(os.tmpdir(), `vidkit-pack-${platform}-`));
-  try {
-    fs.cpSync(dir, staged, { recursive: true });
-    fs.copyFileSync(built, path.join(staged, binary));
-    pack(staged);
-  } finally {
-    fs.rmSync(staged, { recursive: true, force: true });
+  return { platform, dir, binary, built };
+});
+
+/** Packs every platform package and vidkit into outDir; returns the lines printed. */
+function packAll() {
+  fs.mkdirSync(outDir);
+  const printed = [];
+  for (const { platform, dir, binary, built } of platforms) {
+    // Packed from a copy of its directory, so two packs at once (a template deploy beside the
+    // package test) never see each other's binary come and go.
+    const staged = fs.mkdtempSync(path.join(os.tmpdir(), `vidkit-pack-${platform}-`));
+    try {
+      fs.cpSync(dir, staged, { recursive: true });
+      fs.copyFileSync(built, path.join(staged, binary));
+      printed.push(pack(staged));
+    } finally {
+      fs.rmSync(staged, { recursive: true, force: true });
+    }
   }
+  printed.push(pack(root));
+  return printed.join('');
 }
-pack(root);
-if (cached) {
-  // Written beside the entry, then renamed into place: a pack running at the same time never
-  // copies a half-written entry, and the second of two to finish keeps the first's.
+
+/**
+ * Keeps outDir's tarballs as cache entry `entry`: written beside it, then renamed into place, so a
+ * pack running at the same time never copies a half-written entry, and the second of two to
+ * finish keeps the first's.
+ */
+function keep(entry, printed) {
   fs.mkdirSync(cacheRoot, { recursive: true });
-  const staging = fs.mkdtempSync(`${cached}.`);
+  const staging = fs.mkdtempSync(`${entry}.`);
   fs.cpSync(outDir, staging, { recursive: true });
-  fs.writeFileSync(path.join(staging, PRINTED), printed.join('').replaceAll(outDir, CACHED_DIR));
+  fs.writeFileSync(path.join(staging, PRINTED), printed.replaceAll(outDir, CACHED_DIR));
   try {
-    fs.renameSync(staging, cached);
+    fs.renameSync(staging, entry);
   } catch {
     fs.rmSync(staging, { recursive: true, force: true });
   }
+}
+
+/** Copies cache entry `entry` to outDir and prints the lines its pack printed. */
+function restore(entry) {
+  fs.cpSync(entry, outDir, { recursive: true });
+  const lines = fs.readFileSync(path.join(outDir, PRINTED), 'utf8');
+  fs.rmSync(path.join(outDir, PRINTED));
+  process.stdout.write(lines.replaceAll(CACHED_DIR, outDir));
+}
+
+const cacheRoot = process.env.VIDKIT_PACK_CACHE;
+const cached = cacheRoot && path.join(cacheRoot, packKey());
+fs.rmSync(outDir, { recursive: true, force: true });
+if (cached && fs.existsSync(cached)) restore(cached);
+else {
+  const printed = packAll();
+  if (cached) keep(cached, printed);
 }
