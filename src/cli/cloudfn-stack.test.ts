@@ -10,7 +10,7 @@ import { GetExecutionHistoryCommand } from '@aws-sdk/client-sfn';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
-import { CliRun, FIXTURES, built, errorLines, tempDir, vidkitAsync } from '../test-support/cli';
+import { CliRun, built, errorLines, frameClock, tempDir, vidkitAsync } from '../test-support/cli';
 import { TEST_IMAGE, TestAws, downloadObject, registerZipHandler, testAwsClients } from '../test-support/cloud-stack';
 import { decodeGray, ffprobe, readBits } from '../test-support/media';
 import { WEBHOOK_DELIVERY_HEADER, WEBHOOK_SIGNATURE_HEADER, RenderWebhookPayload, verifyWebhookSignature } from '../sdk/webhook';
@@ -61,14 +61,6 @@ function destroyOnTerminal(answer: string): Promise<{ status: number; output: st
   });
 }
 
-/** frame-clock cut to 1 s (30 frames): two chunks of 15 at 320x180. */
-function clock1s(): string {
-  const dir = path.join(out, 'clock-1s');
-  fs.mkdirSync(dir, { recursive: true });
-  const html = fs.readFileSync(path.join(FIXTURES, 'frame-clock', 'index.html'), 'utf8');
-  fs.writeFileSync(path.join(dir, 'index.html'), html.replace('data-duration="5"', 'data-duration="1"'));
-  return dir;
-}
 const RENDER_ARGS = ['--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '15'];
 
 /** The hooks this file receives are single renders' (no batch runs here). */
@@ -100,12 +92,12 @@ stack.after(async () => {
 });
 
 stack('before any deploy: render names the missing stack and the fixes, exit 3; --estimate assumes the deploy default memory', async () => {
-  const run = await cli(['cloudfn', 'render', clock1s(), ...RENDER_ARGS, '--output-key', 'renders/none.mp4']);
+  const run = await cli(['cloudfn', 'render', frameClock(1, out), ...RENDER_ARGS, '--output-key', 'renders/none.mp4']);
   assert.is(run.status, 3, run.stderr);
   assert.equal(errorLines(run.stderr), [
     'vidkit: error: no render bucket: stack vidkit-render does not exist in us-east-1; deploy it with `vidkit cloudfn deploy`, name another with --stack-name, or pass the names (--bucket, --state-machine-arn, or VIDKIT_BUCKET, VIDKIT_SFN_ARN)',
   ]);
-  const estimate = await cli(['cloudfn', 'render', clock1s(), ...RENDER_ARGS, '--estimate']);
+  const estimate = await cli(['cloudfn', 'render', frameClock(1, out), ...RENDER_ARGS, '--estimate']);
   assert.is(estimate.status, 0, estimate.stderr);
   assert.match(estimate.stdout, /^Estimate: 30 frames in 2 chunks at 320x180, render function 10240 MB \(the deploy default: no stack vidkit-render\)$/m);
 });
@@ -117,7 +109,7 @@ stack('deploy, then render --wait with nothing in the environment: the output is
   await registerZipHandler(aws, { bucket, workDir: out });
 
   const key = 'renders/discovered.mp4';
-  const run = await cli(['cloudfn', 'render', clock1s(), ...RENDER_ARGS, '--output-key', key, '--wait', '--webhook', hookUrl, '--webhook-allow-private']);
+  const run = await cli(['cloudfn', 'render', frameClock(1, out), ...RENDER_ARGS, '--output-key', key, '--wait', '--webhook', hookUrl, '--webhook-allow-private']);
   assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
   assert.is(run.stdout.trim(), `s3://${bucket}/${key}`);
   const file = path.join(out, 'discovered.mp4');
@@ -148,7 +140,7 @@ stack('deploy, then render --wait with nothing in the environment: the output is
 
 stack('--estimate prints usage and cost, starts nothing; its state transitions are those the render above made', async () => {
   const before = await cli(['cloudfn', 'renders', 'ls', '--json']);
-  const run = await cli(['cloudfn', 'render', clock1s(), ...RENDER_ARGS, '--webhook', hookUrl, '--webhook-allow-private', '--estimate', '--json']);
+  const run = await cli(['cloudfn', 'render', frameClock(1, out), ...RENDER_ARGS, '--webhook', hookUrl, '--webhook-allow-private', '--estimate', '--json']);
   assert.is(run.status, 0, run.stderr);
   const e = JSON.parse(run.stdout);
   assert.equal([e.totalFrames, e.chunks, e.width, e.height, e.memoryMb], [30, 2, 320, 180, 10240]);
@@ -162,7 +154,7 @@ stack('--estimate prints usage and cost, starts nothing; its state transitions a
   // MiniStack's history records the top-level states only, not the Map's iterations: one RenderChunk a chunk.
   assert.is(e.stepFunctions.stateTransitions, entered + e.chunks, 'the states the execution entered');
 
-  const text = await cli(['cloudfn', 'render', clock1s(), ...RENDER_ARGS, '--estimate']);
+  const text = await cli(['cloudfn', 'render', frameClock(1, out), ...RENDER_ARGS, '--estimate']);
   assert.is(text.status, 0, text.stderr);
   assert.match(text.stdout, /^Estimate: 30 frames in 2 chunks at 320x180, render function 10240 MB \(stack vidkit-render\)$/m);
   assert.match(text.stdout, /^Step Functions +7 state transitions +\$/m);
@@ -175,7 +167,7 @@ stack('--estimate prints usage and cost, starts nothing; its state transitions a
 
 stack('a render that fails posts one signed failure webhook; progress still shows the chunk error', async () => {
   await registerZipHandler(aws, { bucket, workDir: out, env: { VIDKIT_FAULT_CHUNK: '0:always' } });
-  const run = await cli(['cloudfn', 'render', clock1s(), ...RENDER_ARGS, '--output-key', 'renders/failed.mp4', '--wait', '--webhook', hookUrl, '--webhook-allow-private']);
+  const run = await cli(['cloudfn', 'render', frameClock(1, out), ...RENDER_ARGS, '--output-key', 'renders/failed.mp4', '--wait', '--webhook', hookUrl, '--webhook-allow-private']);
   assert.is(run.status, 1, run.stderr);
   const renderId = /render ([0-9a-f]{16}) started/.exec(run.stderr)![1];
   assert.match(errorLines(run.stderr)[0], new RegExp(`^vidkit: error: render ${renderId} failed: TransientChunkError: injected fault: chunk 0 always fails`));
@@ -223,7 +215,7 @@ stack('sites ls lists the uploaded site; sites rm deletes it; an unknown id exit
   const [site] = sites;
   assert.equal([site.compositionId, site.files, site.complete], ['frame-clock', 1, true]);
   const manifest = await aws.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: `sites/${site.siteId}/.vidkit-site.json` }));
-  assert.is(site.bytes, fs.statSync(path.join(clock1s(), 'index.html')).size + manifest.ContentLength!);
+  assert.is(site.bytes, fs.statSync(path.join(frameClock(1, out), 'index.html')).size + manifest.ContentLength!);
   const text = await cli(['cloudfn', 'sites', 'ls']);
   assert.match(text.stdout, new RegExp(`^${site.siteId} +frame-clock +1 +\\d+ +\\S+ +complete$`, 'm'));
 

@@ -3,7 +3,7 @@ import * as os from 'node:os';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { FIXTURES, errorLines, tempDir, vidkit } from '../test-support/cli';
+import { FIXTURES, errorLines, frameClock, tempDir, vidkit } from '../test-support/cli';
 import { decodeGray, decodeRgbFrame, ffprobe, leftEdge, readBits, rgbAt } from '../test-support/media';
 
 const out = tempDir('vidkit-render-test-');
@@ -16,20 +16,6 @@ function render(name: string, file: string, extra: string[] = []) {
 }
 
 const clock = suite('frame accuracy');
-
-/**
- * frame-clock made 2 s long (60 frames): enough for 2 workers' seam at frame 30, for the tests
- * below that check a path other than the plain one (which renders all 150 frames, above).
- */
-function shortClock(): string {
-  const dir = path.join(out, 'clock-2s');
-  if (fs.existsSync(dir)) return dir;
-  fs.mkdirSync(dir, { recursive: true });
-  const html = fs.readFileSync(path.join(fixture('frame-clock'), 'index.html'), 'utf8').replace('data-duration="5"', 'data-duration="2"');
-  assert.match(html, 'data-duration="2"');
-  fs.writeFileSync(path.join(dir, 'index.html'), html);
-  return dir;
-}
 
 for (const workers of ['1', '3']) {
   clock(`frame-clock decodes to frame i = i for every frame, --workers ${workers}`, () => {
@@ -110,7 +96,7 @@ clock('a worker done early takes over half of the range left: more segments, eve
 
 clock('screenshot capture (the full-Chromium path) is frame exact across seams too', () => {
   const output = path.join(out, 'clock-shot.mp4');
-  const run = vidkit(['render', shortClock(), '--output', output, '--workers', '2', '--capture', 'screenshot']);
+  const run = vidkit(['render', frameClock(2, out), '--output', output, '--workers', '2', '--capture', 'screenshot']);
   assert.is(run.status, 0, run.stderr);
   assert.match(run.stderr, /capture screenshot/);
   const frames = decodeGray(output, 640, 360);
@@ -120,7 +106,7 @@ clock('screenshot capture (the full-Chromium path) is frame exact across seams t
 
 clock('--width renders at a device scale factor: half size, still frame exact', () => {
   const output = path.join(out, 'clock-half.mp4');
-  const run = vidkit(['render', shortClock(), '--output', output, '--width', '320', '--workers', '2']);
+  const run = vidkit(['render', frameClock(2, out), '--output', output, '--width', '320', '--workers', '2']);
   assert.is(run.status, 0, run.stderr);
   const v = ffprobe(output).streams[0];
   assert.equal([v.width, v.height, v.nb_read_frames], [320, 180, '60']);

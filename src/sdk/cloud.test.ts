@@ -9,7 +9,7 @@ import { DescribeStateMachineCommand, ListExecutionsCommand } from '@aws-sdk/cli
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { AwsEmulator, startAwsEmulator } from '../test-support/aws-emulator';
-import { CliRun, FIXTURES, REPO_ROOT, errorLines, fixtureCopy, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
+import { CliRun, FIXTURES, REPO_ROOT, errorLines, fixtureCopy, frameClock, tempDir, vidkit, vidkitAsync } from '../test-support/cli';
 import { LATE_PAGE, writeLateProject } from '../test-support/late-drawing';
 import { RENDER_FUNCTION, TEST_IMAGE, TestAws, downloadObject, keysUnder as keysUnderPrefix, registerZipHandler, testAwsClients } from '../test-support/cloud-stack';
 import {
@@ -41,7 +41,7 @@ const out = tempDir('vidkit-cloud-test-');
 let emu: AwsEmulator;
 let bucket = '';
 let stateMachineArn = '';
-/** The site of the 1 s frame clock, as the sites test uploads it. */
+/** The site of the 1 s frame clock (frameClock), as the sites test uploads it. */
 let frameClockSite = '';
 let aws: TestAws;
 
@@ -66,16 +66,6 @@ async function useZipFunction(env: Record<string, string>): Promise<void> {
 }
 const download = (key: string, file: string) => downloadObject(aws, bucket, key, file);
 const keysUnder = (prefix: string) => keysUnderPrefix(aws, bucket, prefix);
-
-/** The frame-clock fixture (30 fps, 5 s) made `seconds` long: frame i shows i. */
-function clock(seconds: number): string {
-  const dir = path.join(out, `frame-clock-${seconds}s`);
-  if (fs.existsSync(dir)) return dir;
-  fs.mkdirSync(dir, { recursive: true });
-  const html = fs.readFileSync(path.join(FIXTURES, 'frame-clock', 'index.html'), 'utf8');
-  fs.writeFileSync(path.join(dir, 'index.html'), html.replace('data-duration="5"', `data-duration="${seconds}"`));
-  return dir;
-}
 
 const cloud = suite('cloudfn on the AWS emulator (MiniStack)');
 
@@ -158,7 +148,7 @@ cloud('asl-validator accepts the state machine and cfn-lint the template', () =>
 cloud('sites create: a content-addressed id; the same bytes give the same id and upload nothing', async () => {
   await useZipFunction({});
   const project = path.join(out, 'site');
-  fs.cpSync(clock(1), project, { recursive: true });
+  fs.cpSync(frameClock(1, out), project, { recursive: true });
   const first = cli(['cloudfn', 'sites', 'create', project]);
   assert.is(first.status, 0, first.stderr);
   const siteId = stdoutField(first, 'Site ID');
@@ -187,7 +177,7 @@ cloud('a 10 s render, --max-parallel-chunks 4 --wait: chunks render in the funct
   // At its native 640x360: scaled down, the clock's hard block edges fall between pixels and two
   // x264 encodes cut at different frames differ by about 43 dB even locally (1 against 4 workers).
   // 300 frames: long enough for 4 chunks, their seams, and progress read while it renders.
-  const CLOCK_10S = clock(10);
+  const CLOCK_10S = frameClock(10, out);
   const local = path.join(out, 'local.mp4');
   const localRun = vidkit(['render', CLOCK_10S, '--workers', '1', '--output', local]);
   assert.is(localRun.status, 0, localRun.stderr);
@@ -250,7 +240,7 @@ cloud('a chunk that fails once is retried and the render succeeds (and --site-id
   await useZipFunction({ VIDKIT_FAULT_CHUNK: '1:once' });
   const key = 'renders/retried.mp4';
   const args = ['--site-id', frameClockSite, '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '15', '--output-key', key, '--wait'];
-  const run = cli(['cloudfn', 'render', clock(1), ...args]);
+  const run = cli(['cloudfn', 'render', frameClock(1, out), ...args]);
   assert.is(run.status, 0, run.stderr + emu.log().slice(-3000));
   assert.not.match(run.stderr, /site [0-9a-f]+: (uploaded|already uploaded)/, 'no site upload with --site-id');
   const renderId = /render ([0-9a-f]{16}) started/.exec(run.stderr)![1];
@@ -264,7 +254,7 @@ cloud('a chunk that fails once is retried and the render succeeds (and --site-id
 cloud('a chunk that always fails ends the execution: the error shows in progress and no output object exists', async () => {
   await useZipFunction({ VIDKIT_FAULT_CHUNK: '0:always' });
   const key = 'renders/failed.mp4';
-  const run = cli(['cloudfn', 'render', clock(1), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '15', '--output-key', key, '--wait']);
+  const run = cli(['cloudfn', 'render', frameClock(1, out), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '15', '--output-key', key, '--wait']);
   assert.is(run.status, 1, run.stderr);
   const renderId = /render ([0-9a-f]{16}) started/.exec(run.stderr)![1];
   const errors = errorLines(run.stderr);
@@ -430,7 +420,7 @@ cloud('videos in 3 chunks: every output frame shows the exact source frame (rate
 cloud('a reserved concurrency below the fan-out is warned about before starting, with the fix', async () => {
   await useZipFunction({});
   await aws.lambda.send(new PutFunctionConcurrencyCommand({ FunctionName: RENDER_FUNCTION, ReservedConcurrentExecutions: 1 }));
-  const run = cli(['cloudfn', 'render', clock(1), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '15', '--output-key', 'renders/throttled.mp4']);
+  const run = cli(['cloudfn', 'render', frameClock(1, out), '--width', '320', '--max-parallel-chunks', '2', '--chunk-size', '15', '--output-key', 'renders/throttled.mp4']);
   assert.is(run.status, 0, run.stderr);
   assert.match(
     run.stderr,

@@ -66,6 +66,20 @@ export function fixtureCopy(name: string, parent: string, opts: { gsap?: boolean
   return dir;
 }
 
+/**
+ * The frame-clock fixture (30 fps, frame i shows i; 5 s) made `seconds` long, in `parent`: once
+ * per length and folder, then the same folder again.
+ */
+export function frameClock(seconds: number, parent: string): string {
+  const dir = path.join(parent, `frame-clock-${seconds}s`);
+  if (fs.existsSync(dir)) return dir;
+  const html = fs.readFileSync(path.join(FIXTURES, 'frame-clock', 'index.html'), 'utf8');
+  if (!html.includes('data-duration="5"')) throw new Error('the frame-clock fixture no longer declares data-duration="5"');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(path.join(dir, 'index.html'), html.replace('data-duration="5"', `data-duration="${seconds}"`));
+  return dir;
+}
+
 /** The lines of stderr that are errors (warnings, progress and info lines excluded). */
 export function errorLines(stderr: string): string[] {
   return stderr.split('\n').filter((l) => l.startsWith('vidkit: error:'));

@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
-import { CliRun, FIXTURES, built, errorLines, tempDir, vidkit, vidkitAsync } from '../../test-support/cli';
+import { CliRun, FIXTURES, built, errorLines, frameClock, tempDir, vidkit, vidkitAsync } from '../../test-support/cli';
 import { decodeGray, readBits } from '../../test-support/media';
 import { gpuDevices } from './browser';
 import { processTable } from './process-table';
@@ -30,16 +30,6 @@ function processesUsing(dir: string): string[] {
     .map((p) => `${p.pid} ${p.cmdline.slice(0, 120)}`);
 }
 
-/** frame-clock made `seconds` long: short for a quick render, long enough to act on while it renders. */
-function clockOf(seconds: number): string {
-  const dir = path.join(out, `clock-${seconds}s`);
-  fs.mkdirSync(dir, { recursive: true });
-  const html = fs.readFileSync(path.join(fixture('frame-clock'), 'index.html'), 'utf8').replace('data-duration="5"', `data-duration="${seconds}"`);
-  assert.match(html, `data-duration="${seconds}"`);
-  fs.writeFileSync(path.join(dir, 'index.html'), html);
-  return dir;
-}
-
 function framesDone(stderr: string): number {
   const counts = [...stderr.matchAll(/(\d+)\/\d+ frames/g)];
   return counts.length === 0 ? 0 : Number(counts[counts.length - 1][1]);
@@ -62,7 +52,7 @@ probe('with no probe cache, a short render finishes within 60 s and decides GL w
   const { env } = freshMachine();
   const output = path.join(out, 'probe.mp4');
   const started = Date.now();
-  const run = spawnSync(process.execPath, [built('cli', 'main.js'), 'render', clockOf(2), '--output', output, '--workers', '1'], {
+  const run = spawnSync(process.execPath, [built('cli', 'main.js'), 'render', frameClock(2, out), '--output', output, '--workers', '1'], {
     env: { ...process.env, ...env },
     encoding: 'utf8',
     timeout: 60_000,
@@ -111,7 +101,7 @@ recovery('SIGKILL of every browser of a 2-worker render mid-way: relaunched, eve
   let killed: string[] = [];
   // Progress lines come every 2 s; by the first with 100 frames both workers are drawing, and at
   // under 180 frames a second (360 in one line's 2 s) frames are left for the relaunched browsers.
-  const run: CliRun = await vidkitAsync(['render', clockOf(12), '--output', output, '--workers', '2'], {
+  const run: CliRun = await vidkitAsync(['render', frameClock(12, out), '--output', output, '--workers', '2'], {
     env,
     watch: (stderr) => {
       // The real Chromium processes of this render (their profiles are under its TMPDIR).
@@ -140,7 +130,7 @@ for (const [signal, code] of [
     const outDir = tempDir('vidkit-signal-out-');
     const output = path.join(outDir, 'stopped.mp4');
     let sent = false;
-    const run = await vidkitAsync(['render', clockOf(10), '--output', output, '--workers', '2'], {
+    const run = await vidkitAsync(['render', frameClock(10, out), '--output', output, '--workers', '2'], {
       env,
       watch: (stderr, child) => {
         if (sent || framesDone(stderr) < 30) return;
