@@ -193,12 +193,13 @@ export async function renderChunk(
       hooks.onFrame(frame);
       frame += 1;
     }
+    let missingGlyphs: MissingGlyphs[] = [];
     if (slot.isOpen) {
       const session = await slot.current();
       await session.settleRequests();
       await session.reportFailedLoads();
+      missingGlyphs = await session.missingGlyphs();
     }
-    const missingGlyphs = slot.isOpen ? await (await slot.current()).missingGlyphs() : [];
     return { ...(await encoder.finish()), missingGlyphs };
   } catch (err) {
     encoder.abort();

@@ -47,16 +47,16 @@ export async function openEgressGate(policy: EgressPolicy, onRefused: (message: 
   // Keeps connections to the project server (and other allowed origins) open between requests;
   // each is made to an address the policy checked, and a pooled one is reused only for that address.
   const agent = new http.Agent({ keepAlive: true });
-  // Requests and tunnels whose verdict is not in yet, and when the last one came.
-  let awaiting = 0;
+  // When the last request or tunnel came, and how many await the policy's verdict.
   let lastArrival = 0;
-  const arrived = <T>(verdict: Promise<T>): Promise<T> => {
+  let awaiting = 0;
+  const judged = <T>(verdict: Promise<T>): Promise<T> => {
     awaiting += 1;
-    lastArrival = Date.now();
     return verdict.finally(() => (awaiting -= 1));
   };
 
   const server = http.createServer((req, res) => {
+    lastArrival = Date.now();
     let url: URL;
     try {
       url = new URL(req.url ?? '');
@@ -65,13 +65,12 @@ export async function openEgressGate(policy: EgressPolicy, onRefused: (message: 
     }
     if (url.protocol !== 'http:') return res.writeHead(400).end(`the egress gate does not forward ${url.protocol}`);
     // Chromium marks the fetch of a service worker's script; refusing it refuses the registration.
-    lastArrival = Date.now();
     if (req.headers['service-worker'] === 'script' && !policy.allowServiceWorkers) {
       onRefused(`the page registered a service worker (${url.href}), refused: a render allows service workers with --allow-service-workers`);
       return res.writeHead(403).end('service workers are refused');
     }
     const port = Number(url.port || 80);
-    arrived(policy.resolve(url.hostname, port)).then(
+    judged(policy.resolve(url.hostname, port)).then(
       ({ address, family }) => {
         const headers = { ...req.headers };
         for (const name of HOP_HEADERS) delete headers[name];
@@ -104,12 +103,12 @@ export async function openEgressGate(policy: EgressPolicy, onRefused: (message: 
 
   // https:, ws:, wss: (and WebRTC's TCP through the proxy): a tunnel to host:port, after the check.
   server.on('connect', (req: http.IncomingMessage, client: Duplex, head: Buffer) => {
+    lastArrival = Date.now();
     track(client);
     client.on('error', () => client.destroy());
-    lastArrival = Date.now();
     const target = authority(req.url ?? '');
     if (!target) return client.end('HTTP/1.1 400 Bad Request\r\n\r\n');
-    arrived(policy.resolve(target.host, target.port)).then(
+    judged(policy.resolve(target.host, target.port)).then(
       ({ address, family }) => {
         const upstream = net.connect({ host: address, family, port: target.port, timeout: CONNECT_TIMEOUT_MS });
         track(upstream);
