@@ -3,7 +3,7 @@
 // viewer's name in the first 3 s and in a lower third at 10-12 s) rendered two ways:
 //   - `vidkit render --batch` (warm pool, `--batch-concurrency auto`, segments shared between rows);
 //   - each row alone: a loop of `vidkit render` processes with as many workers as the batch ran browsers.
-// Prints wall time, CPU seconds (user + system of the whole process tree) and bytes written per
+// Prints wall time, CPU seconds (user + system of the whole process tree, read from /proc) and bytes written per
 // row, the batch's frames drawn and reused, the CPU ratio against the issue's check (at most
 // 0.35x, goal 0.2x), and how close every row's frames are to its lone render's: identical frames
 // with --format mov (ProRes, every frame encoded alone), the lowest PSNR with a predicting codec
@@ -43,17 +43,11 @@ const MEDIA: Record<string, string[]> = {
   'music.m4a': ['-f', 'lavfi', '-i', 'sine=frequency=220:sample_rate=48000:duration=15', '-c:a', 'aac', '-b:a', '128k'],
 };
 
-interface Timed extends Measured {
-  cpuSeconds: number;
-}
-
-/** `measure` through bash's `time`, which counts the CPU of every process the command waited for (browsers included). */
-async function timed(args: string[], what: string): Promise<Timed> {
-  const m = await measure('bash', ['-c', 'TIMEFORMAT="cpu %U %S"; time "$@"', 'bash', process.execPath, CLI, ...args]);
+/** Runs the CLI; its CPU seconds are those of the whole process tree, browsers included (`measure`). */
+async function timed(args: string[], what: string): Promise<Measured> {
+  const m = await measure(process.execPath, [CLI, ...args]);
   if (m.status !== 0) throw new Error(`${what} failed (exit ${m.status}): ${m.stderr.slice(-2000)}`);
-  const cpu = /cpu ([\d.]+) ([\d.]+)\s*$/.exec(m.stderr);
-  if (!cpu) throw new Error(`${what}: no CPU time in its stderr`);
-  return { ...m, cpuSeconds: Number(cpu[1]) + Number(cpu[2]) };
+  return m;
 }
 
 function checkFrames(file: string, what: string): void {

@@ -72,6 +72,32 @@ exact('a page whose Content-Security-Policy forbids WebAssembly shows the same p
   assert.ok(outputs[1].every((f, i) => f.equals(outputs[0][i])));
 });
 
+exact('a picture file read the browser leaves unanswered is read again: the same pictures, no frame timeout', () => {
+  // Chromium now and then never answers a read of a picture file; this page makes two reads hang
+  // that way (a byte stream that never yields), the 3rd and the 20th.
+  const dir = path.join(work, 'video-clock-hung-read');
+  writeVideoClockProject(dir);
+  const index = path.join(dir, 'index.html');
+  const hang = `<script>(function () {
+    var stream = Blob.prototype.stream, reads = 0;
+    Blob.prototype.stream = function () {
+      reads++;
+      if (reads === 3 || reads === 20) return new ReadableStream({ type: 'bytes', pull: function () { return new Promise(function () {}); } });
+      return stream.call(this);
+    };
+  })();</script>`;
+  fs.writeFileSync(index, fs.readFileSync(index, 'utf8').replace('<head>', `<head>${hang}`));
+  const output = path.join(work, 'clock-hung-read.mp4');
+  // Without the read's own deadline the frame would wait out this timeout and fail the render.
+  const run = vidkit(['render', dir, '--output', output, '--workers', '1', '--frame-timeout', '10']);
+  assert.is(run.status, 0, run.stderr);
+  const frames = decodeGray(output, 320, 200);
+  assert.equal(frames.flatMap((f, i) => videoClockProblems(f, i)), []);
+  const reference = renderClock('1');
+  assert.is(reference.run.status, 0, reference.run.stderr);
+  assert.ok(decodeGray(reference.output, 320, 200).every((f, i) => f.equals(frames[i])), 'the frames differ from the render without hung reads');
+});
+
 exact('vidkit still and a warm pool (--batch) show the same source frames', () => {
   const still = path.join(work, 'still.png');
   const one = vidkit(['still', CLOCK, '--frame', '37', '-o', still]);

@@ -25,7 +25,7 @@ function fontsLoaded(): Promise<void> {
   let timer = 0;
   const late = new Promise<boolean>(function (resolve) { timer = real.setTimeout(function () { resolve(true); }, FONT_WAIT_MS); });
   return Promise.race([fonts.ready.then(function () { return false; }), late]).then(function (timedOut) {
-    clearTimeout(timer);
+    real.clearTimeout(timer);
     if (!timedOut) return;
     const loading: string[] = [];
     fonts.forEach(function (face) { if (face.status === 'loading' && loading.indexOf(face.family) < 0) loading.push(face.family); });

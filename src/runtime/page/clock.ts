@@ -7,6 +7,7 @@ import { epochMs, seed, state } from './state';
 /** The browser's own timers, Date and fetch, which the runtime's own waits and requests use. */
 export const real = {
   setTimeout: window.setTimeout.bind(window),
+  clearTimeout: window.clearTimeout.bind(window),
   fetch: window.fetch.bind(window),
   requestAnimationFrame: window.requestAnimationFrame.bind(window),
   Date: window.Date,

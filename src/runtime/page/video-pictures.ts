@@ -4,6 +4,7 @@
 // on the video's canvas, before the frame's animation callbacks run (seek.ts).
 import type { VideoInfo, VideoRequest } from '../protocol';
 import { media, mediaPlacement, registerMedia } from './media';
+import { real } from './clock';
 import { fps, state, videoChannel } from './state';
 import { forgetTiming, timing } from './timing';
 import { DecodedVideo, adoptVideos, allVideos, askRenderer, decodedVideos, elementOf, openVideos, stateById, unopenedVideos, useCanvas } from './video-frames';
@@ -80,12 +81,40 @@ export function videoPictures(): Promise<unknown> | null {
   });
 }
 
+// How long each read of a picture file may take before it is abandoned and the file read again.
+// Chromium now and then leaves a read of such a file unanswered, with no error (about one 1080x1920
+// render in twenty, one read at a time): the frame then waited out its whole timeout and the render
+// failed. A read takes milliseconds; the longer tries are for a machine that is very busy, and all
+// of them end well within the frame timeout.
+const READ_DEADLINES_MS = [1000, 2000, 4000, 8000];
+
 // The file's bytes, read into the video's own buffer: a new ArrayBuffer for every picture left
 // hundreds of MB for the garbage collector to find (ten 1080p videos: 120-280 MB).
-function readPicture(s: DecodedVideo): Promise<Uint8Array> {
+function readPicture(s: DecodedVideo, attempt = 0): Promise<Uint8Array> {
   const file = (s.input.files as FileList)[0];
+  const read = readPictureOnce(s, file);
+  return new Promise<Uint8Array>(function (resolve, reject) {
+    let late = false;
+    const timer = real.setTimeout(function () {
+      // What the abandoned read settles with (a cancelled read ends empty) is ignored.
+      late = true;
+      read.abandon();
+      if (attempt + 1 < READ_DEADLINES_MS.length) readPicture(s, attempt + 1).then(resolve, reject);
+      else reject(new Error('the browser did not read the picture of ' + s.src + ' at ' + (s.time as number).toFixed(3) + ' s in ' + READ_DEADLINES_MS.length + ' tries'));
+    }, READ_DEADLINES_MS[attempt]);
+    read.bytes.then(
+      function (bytes) { if (!late) { real.clearTimeout(timer); resolve(bytes); } },
+      function (err) { if (!late) { real.clearTimeout(timer); reject(err); } },
+    );
+  });
+}
+
+// One read of `file` through a BYOB reader. An abandoned read is cancelled and never touches the
+// video's buffer again: the next read takes a new one (the buffer it was reading into went with it).
+function readPictureOnce(s: DecodedVideo, file: File): { bytes: Promise<Uint8Array>; abandon(): void } {
   if (!s.buffer || s.buffer.byteLength !== file.size) s.buffer = new ArrayBuffer(file.size);
   const reader = file.stream().getReader({ mode: 'byob' });
+  let abandoned = false;
   let filled = 0;
   function next(): Promise<Uint8Array> | Uint8Array {
     const buffer = s.buffer as ArrayBuffer;
@@ -94,13 +123,21 @@ function readPicture(s: DecodedVideo): Promise<Uint8Array> {
       return new Uint8Array(buffer);
     }
     return reader.read(new Uint8Array(buffer, filled)).then(function (chunk) {
+      if (abandoned) return new Uint8Array(0);
       if (chunk.done) throw new Error('a video picture file ended early');
       s.buffer = chunk.value.buffer as ArrayBuffer;
       filled += chunk.value.byteLength;
       return next();
     });
   }
-  return Promise.resolve(next());
+  return {
+    bytes: Promise.resolve().then(next),
+    abandon: function () {
+      abandoned = true;
+      s.buffer = undefined;
+      reader.cancel().catch(function () { return undefined; });
+    },
+  };
 }
 // An opaque planar picture is converted to RGBA in WebAssembly (yuv-pixels.ts), any other planar
 // one by WebCodecs' copyTo (the same conversion as drawing it, checked bit-exact for
