@@ -64,63 +64,67 @@ function frameMd5(file: string): string[] {
 
 async function main(): Promise<void> {
   const work = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-bench-batch-reuse-'));
-  const dir = stageComposition(ROOT, 'batch-personal', path.join(work, 'compositions'));
-  stageMedia(dir, MEDIA);
-  const ext = `.${opts.format === 'mov' ? 'mov' : opts.format}`;
-  const size = ['--width', opts.width!, '--height', opts.height!, '--format', opts.format!];
-  const variables = Array.from({ length: rowCount }, (_, i) => ({ name: `${NAMES[i % NAMES.length]} ${i + 1}` }));
-  const jsonl = path.join(work, 'rows.jsonl');
-  fs.writeFileSync(jsonl, variables.map((v, i) => JSON.stringify({ outputKey: `row-${i}${ext}`, variables: v })).join('\n') + '\n');
+  // Rows of 1080x1920 ProRes take gigabytes: the folder goes whether the bench ends or fails.
+  try {
+    const dir = stageComposition(ROOT, 'batch-personal', path.join(work, 'compositions'));
+    stageMedia(dir, MEDIA);
+    const ext = `.${opts.format === 'mov' ? 'mov' : opts.format}`;
+    const size = ['--width', opts.width!, '--height', opts.height!, '--format', opts.format!];
+    const variables = Array.from({ length: rowCount }, (_, i) => ({ name: `${NAMES[i % NAMES.length]} ${i + 1}` }));
+    const jsonl = path.join(work, 'rows.jsonl');
+    fs.writeFileSync(jsonl, variables.map((v, i) => JSON.stringify({ outputKey: `row-${i}${ext}`, variables: v })).join('\n') + '\n');
 
-  process.stderr.write(`bench:batch-reuse: vidkit render --batch, ${rowCount} rows\n`);
-  const batchDir = path.join(work, 'batch');
-  const batch = await timed(['render', dir, '--batch', jsonl, '--output-dir', batchDir, '--batch-concurrency', 'auto', '--json', ...size], 'vidkit --batch');
-  const browsers = Number(/(\d+) at once/.exec(batch.stderr)?.[1] ?? 1);
-  const rows = JSON.parse(batch.stdout) as Array<{ bytes?: number; reuse?: { framesRendered: number; framesReused: number; whole?: string } }>;
-  const batchFiles = variables.map((_, i) => path.join(batchDir, `row-${i}${ext}`));
-  batchFiles.forEach((f) => checkFrames(f, 'vidkit --batch'));
+    process.stderr.write(`bench:batch-reuse: vidkit render --batch, ${rowCount} rows\n`);
+    const batchDir = path.join(work, 'batch');
+    const batch = await timed(['render', dir, '--batch', jsonl, '--output-dir', batchDir, '--batch-concurrency', 'auto', '--json', ...size], 'vidkit --batch');
+    const browsers = Number(/(\d+) at once/.exec(batch.stderr)?.[1] ?? 1);
+    const rows = JSON.parse(batch.stdout) as Array<{ bytes?: number; reuse?: { framesRendered: number; framesReused: number; whole?: string } }>;
+    const batchFiles = variables.map((_, i) => path.join(batchDir, `row-${i}${ext}`));
+    batchFiles.forEach((f) => checkFrames(f, 'vidkit --batch'));
 
-  const loneDir = path.join(work, 'lone');
-  let lone = { wallSeconds: 0, cpuSeconds: 0, peakRssBytes: 0 };
-  const loneFiles: string[] = [];
-  for (let i = 0; i < rowCount; i++) {
-    process.stderr.write(`bench:batch-reuse: vidkit render, row ${i + 1}/${rowCount}\n`);
-    const output = path.join(loneDir, `row-${i}${ext}`);
-    const m = await timed(['render', dir, '--output', output, '--variables', JSON.stringify(variables[i]), '--workers', String(browsers), ...size], `vidkit render row ${i}`);
-    checkFrames(output, 'vidkit render');
-    loneFiles.push(output);
-    lone = { wallSeconds: lone.wallSeconds + m.wallSeconds, cpuSeconds: lone.cpuSeconds + m.cpuSeconds, peakRssBytes: Math.max(lone.peakRssBytes, m.peakRssBytes) };
+    const loneDir = path.join(work, 'lone');
+    let lone = { wallSeconds: 0, cpuSeconds: 0, peakRssBytes: 0 };
+    const loneFiles: string[] = [];
+    for (let i = 0; i < rowCount; i++) {
+      process.stderr.write(`bench:batch-reuse: vidkit render, row ${i + 1}/${rowCount}\n`);
+      const output = path.join(loneDir, `row-${i}${ext}`);
+      const m = await timed(['render', dir, '--output', output, '--variables', JSON.stringify(variables[i]), '--workers', String(browsers), ...size], `vidkit render row ${i}`);
+      checkFrames(output, 'vidkit render');
+      loneFiles.push(output);
+      lone = { wallSeconds: lone.wallSeconds + m.wallSeconds, cpuSeconds: lone.cpuSeconds + m.cpuSeconds, peakRssBytes: Math.max(lone.peakRssBytes, m.peakRssBytes) };
+    }
+
+    const bytes = (files: string[]) => files.reduce((n, f) => n + fs.statSync(f).size, 0) / files.length;
+    // A row's framesRendered counts the frames drawn for it alone; the shared segments are drawn once
+    // for the whole batch, every frame of the first row's render, which that row then reuses whole.
+    const shared = rows.some((r) => (r.reuse?.framesReused ?? 0) > 0) ? FRAMES : 0;
+    const drawn = shared + rows.reduce((n, r) => n + (r.reuse?.framesRendered ?? FRAMES), 0);
+    const reused = rows.reduce((n, r) => n + (r.reuse?.framesReused ?? 0), 0);
+    const whole = rows.filter((r) => r.reuse?.whole !== undefined).length;
+    const same = opts.format === 'mov' ? batchFiles.filter((f, i) => JSON.stringify(frameMd5(f)) === JSON.stringify(frameMd5(loneFiles[i]))).length : undefined;
+    const worst = opts.format === 'mov' ? undefined : Math.min(...batchFiles.map((f, i) => Math.min(...framePsnr(f, loneFiles[i]))));
+    const f1 = (n: number) => n.toFixed(1);
+    process.stdout.write(
+      `${rowCount} rows of batch-personal (15 s, 30 fps) at ${opts.width}x${opts.height}, ${opts.format}, ${os.availableParallelism()} cores; ` +
+        `the batch ran ${browsers} browsers, each lone render ${browsers} workers\n`,
+    );
+    printColumns([
+      ['tool', 'wall s', 'CPU s', 'CPU s/row', 'MB/row', 'peak RSS MB'],
+      ['vidkit --batch (reuse)', f1(batch.wallSeconds), f1(batch.cpuSeconds), f1(batch.cpuSeconds / rowCount), f1(bytes(batchFiles) / 2 ** 20), f1(batch.peakRssBytes / 2 ** 20)],
+      ['each row alone', f1(lone.wallSeconds), f1(lone.cpuSeconds), f1(lone.cpuSeconds / rowCount), f1(bytes(loneFiles) / 2 ** 20), f1(lone.peakRssBytes / 2 ** 20)],
+    ]);
+    process.stdout.write(`\nframes drawn ${drawn} of ${rowCount * FRAMES} (${shared} of them once for every row; rows reused ${reused}), ${whole} rows rendered whole\n`);
+    const ratio = batch.cpuSeconds / lone.cpuSeconds;
+    printColumns([
+      ['check', 'measured', 'wanted', 'met'],
+      ['CPU s, batch vs each row alone', `${ratio.toFixed(2)}x`, '<= 0.35x (goal 0.2x)', ratio <= 0.35 ? 'yes' : 'NO'],
+      same !== undefined
+        ? ['rows frame-identical to their lone render', `${same}/${rowCount}`, `${rowCount}/${rowCount}`, same === rowCount ? 'yes' : 'NO']
+        : ['lowest frame PSNR against the lone render', `${f1(worst!)} dB`, 'identical with --format mov', '-'],
+    ]);
+  } finally {
+    fs.rmSync(work, { recursive: true, force: true });
   }
-
-  const bytes = (files: string[]) => files.reduce((n, f) => n + fs.statSync(f).size, 0) / files.length;
-  // A row's framesRendered counts the frames drawn for it alone; the shared segments are drawn once
-  // for the whole batch, every frame of the first row's render, which that row then reuses whole.
-  const shared = rows.some((r) => (r.reuse?.framesReused ?? 0) > 0) ? FRAMES : 0;
-  const drawn = shared + rows.reduce((n, r) => n + (r.reuse?.framesRendered ?? FRAMES), 0);
-  const reused = rows.reduce((n, r) => n + (r.reuse?.framesReused ?? 0), 0);
-  const whole = rows.filter((r) => r.reuse?.whole !== undefined).length;
-  const same = opts.format === 'mov' ? batchFiles.filter((f, i) => JSON.stringify(frameMd5(f)) === JSON.stringify(frameMd5(loneFiles[i]))).length : undefined;
-  const worst = opts.format === 'mov' ? undefined : Math.min(...batchFiles.map((f, i) => Math.min(...framePsnr(f, loneFiles[i]))));
-  const f1 = (n: number) => n.toFixed(1);
-  process.stdout.write(
-    `${rowCount} rows of batch-personal (15 s, 30 fps) at ${opts.width}x${opts.height}, ${opts.format}, ${os.availableParallelism()} cores; ` +
-      `the batch ran ${browsers} browsers, each lone render ${browsers} workers\n`,
-  );
-  printColumns([
-    ['tool', 'wall s', 'CPU s', 'CPU s/row', 'MB/row', 'peak RSS MB'],
-    ['vidkit --batch (reuse)', f1(batch.wallSeconds), f1(batch.cpuSeconds), f1(batch.cpuSeconds / rowCount), f1(bytes(batchFiles) / 2 ** 20), f1(batch.peakRssBytes / 2 ** 20)],
-    ['each row alone', f1(lone.wallSeconds), f1(lone.cpuSeconds), f1(lone.cpuSeconds / rowCount), f1(bytes(loneFiles) / 2 ** 20), f1(lone.peakRssBytes / 2 ** 20)],
-  ]);
-  process.stdout.write(`\nframes drawn ${drawn} of ${rowCount * FRAMES} (${shared} of them once for every row; rows reused ${reused}), ${whole} rows rendered whole\n`);
-  const ratio = batch.cpuSeconds / lone.cpuSeconds;
-  printColumns([
-    ['check', 'measured', 'wanted', 'met'],
-    ['CPU s, batch vs each row alone', `${ratio.toFixed(2)}x`, '<= 0.35x (goal 0.2x)', ratio <= 0.35 ? 'yes' : 'NO'],
-    same !== undefined
-      ? ['rows frame-identical to their lone render', `${same}/${rowCount}`, `${rowCount}/${rowCount}`, same === rowCount ? 'yes' : 'NO']
-      : ['lowest frame PSNR against the lone render', `${f1(worst!)} dB`, 'identical with --format mov', '-'],
-  ]);
-  fs.rmSync(work, { recursive: true, force: true });
 }
 
 main().catch((err) => {
