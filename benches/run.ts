@@ -10,7 +10,7 @@ import { parseArgs } from 'node:util';
 import { QUALITY_SETTINGS } from '../dist/values/quality';
 import { renderLocal } from '../dist/render/local-render';
 import { loadComposition } from '../dist/composition/composition';
-import { COMPARE_RUNS, classMismatch, compareRows, printComparison, thisMachine } from './lib/compare';
+import { COMPARE_RUNS, MachineClass, classMismatch, compareRows, printComparison, thisMachine } from './lib/compare';
 import { Measured, measure, median } from './lib/measure';
 import { renderReference } from './lib/reference';
 import { projectHtml, stageComposition } from './lib/stage';
@@ -189,14 +189,16 @@ async function workersSweep(name: string): Promise<Array<{ workers: string; medi
   return results;
 }
 
-function writeRecord(rows: Row[], sweep?: Array<{ workers: string; medianWall: number }>): void {
+function writeRecord(machine: MachineClass, rows: Row[], sweep?: Array<{ workers: string; medianWall: number }>): void {
   fs.mkdirSync(path.dirname(path.resolve(opts.out!)), { recursive: true });
-  const record = { date: new Date().toISOString(), machine: thisMachine(), note: opts.note, runs, rows, sweep };
+  const record = { date: new Date().toISOString(), machine, note: opts.note, runs, rows, sweep };
   fs.writeFileSync(`${opts.out!}.partial`, `${JSON.stringify(record, null, 2)}\n`);
   fs.renameSync(`${opts.out!}.partial`, opts.out!);
 }
 
 async function main(): Promise<void> {
+  // Probed before the first render, while nothing of the bench loads the machine.
+  const machine = thisMachine();
   const rows: Row[] = [];
   for (const name of names) {
     for (const resolution of resolutions) {
@@ -206,12 +208,12 @@ async function main(): Promise<void> {
       // A long run: each row as it lands, and on disk, so a later failure loses nothing measured.
       const ratio = row.peer ? ` (${(row.vidkit.medianWall / row.peer.medianWall).toFixed(2)}x)` : '';
       process.stderr.write(`bench: ${name}-${resolution}: vidkit ${row.vidkit.medianWall.toFixed(1)} s, ${row.vidkit.peakRssMb.toFixed(0)} MB, ${row.vidkit.psnrDb.toFixed(2)} dB; peer ${row.peer ? `${row.peer.medianWall.toFixed(1)} s, ${row.peer.peakRssMb.toFixed(0)} MB, ${row.peer.psnrDb.toFixed(2)} dB` : '-'}${ratio}\n`);
-      writeRecord(rows);
+      writeRecord(machine, rows);
     }
   }
   const sweep = opts['workers-sweep'] ? await workersSweep(opts['workers-sweep']) : undefined;
   printTable(rows, sweep);
-  writeRecord(rows, sweep);
+  writeRecord(machine, rows, sweep);
   process.stderr.write(`bench: results written to ${opts.out}\n`);
   fs.rmSync(work, { recursive: true, force: true });
   if (baseline && !printComparison(opts.compare!, compareRows(baseline.rows, rows))) process.exitCode = 1;
