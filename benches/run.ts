@@ -216,7 +216,7 @@ async function main(): Promise<void> {
   writeRecord(machine, rows, sweep);
   process.stderr.write(`bench: results written to ${opts.out}\n`);
   fs.rmSync(work, { recursive: true, force: true });
-  if (baseline && !printComparison(opts.compare!, compareRows(baseline.rows, rows))) process.exitCode = 1;
+  if (baseline && !printComparison(opts.compare!, compareRows(baseline.rows, rows), { committed: baseline.machine, now: machine })) process.exitCode = 1;
 }
 
 /** Stops the bench before it runs: a usage error. */
@@ -229,7 +229,7 @@ function refuse(message: string): never {
  * The committed results `--compare` judges a run by: of this machine's class, and compared as
  * they were measured, on medians of {@link COMPARE_RUNS} runs.
  */
-function readBaseline(file: string): { rows: Row[] } {
+function readBaseline(file: string): { rows: Row[]; machine?: MachineClass } {
   let record: { machine?: Record<string, unknown>; rows?: Row[] };
   try {
     record = JSON.parse(fs.readFileSync(file, 'utf8'));
@@ -240,7 +240,8 @@ function readBaseline(file: string): { rows: Row[] } {
   const mismatch = classMismatch(file, record.machine, thisMachine());
   if (mismatch) refuse(mismatch);
   if (runs < COMPARE_RUNS) refuse(`--compare takes medians of at least ${COMPARE_RUNS} runs, as the committed results do: --runs ${runs} is too few`);
-  return { rows: record.rows };
+  if (opts['no-peer']) refuse('--compare judges vidkit against the peer of the same run: it cannot be used with --no-peer');
+  return { rows: record.rows, machine: record.machine as unknown as MachineClass };
 }
 
 /** Results written where they are committed say why they were refreshed. */

@@ -4,29 +4,25 @@ import * as path from 'node:path';
 import type { Row } from '../run';
 import { printColumns } from './table';
 
-/**
- * What makes two bench results comparable: the same cores, CPU model and memory, and the same
- * speed. Virtual machines that report one CPU model and core count have run the same renders,
- * vidkit's and the peer's alike, 1.9x apart on different days, so the model alone does not say a
- * machine is as fast as another.
- */
+/** What makes two bench results comparable: the same cores, CPU model and memory. */
 export interface MachineClass {
   cpus: number;
   model: string;
   memGb: number;
-  /** CPU seconds of {@link SPEED_PROBE}, the median of {@link SPEED_PROBE_RUNS}: lower is faster. */
-  speedSeconds: number;
+  /**
+   * CPU seconds of {@link SPEED_PROBE}, the median of {@link SPEED_PROBE_RUNS}: lower is faster.
+   * Recorded and printed, not judged: see {@link compareRows}.
+   */
+  speedSeconds?: number;
 }
 
 /**
  * The speed probe: one x264 encode on one thread of ffmpeg's own test pattern, nothing read or
- * written, so only the CPU decides its time. Its CPU seconds (user + system, as ffmpeg's
- * `-benchmark` reports them) move little with other load, where wall time would.
+ * written, so only the CPU decides its time (user + system seconds, as ffmpeg's `-benchmark`
+ * reports them).
  */
 const SPEED_PROBE = ['-v', 'info', '-nostats', '-hide_banner', '-benchmark', '-f', 'lavfi', '-i', 'testsrc2=s=1280x720:r=30:d=2', '-c:v', 'libx264', '-preset', 'medium', '-threads', '1', '-f', 'null', '-'];
 const SPEED_PROBE_RUNS = 5;
-/** Two machines whose probes differ by more than this share are of different speeds. */
-export const SPEED_TOLERANCE = 0.1;
 
 /** A slowdown beyond this share of the committed time fails the guard. */
 export const WORSE_BY = 0.1;
@@ -51,7 +47,7 @@ function speedProbe(): number {
   return times[Math.floor(times.length / 2)];
 }
 
-const describe = (m: Omit<MachineClass, 'speedSeconds'>) => `${m.cpus} cores of ${m.model}, ${Math.round(m.memGb)} GiB`;
+const describe = (m: MachineClass) => `${m.cpus} cores of ${m.model}, ${Math.round(m.memGb)} GiB`;
 
 /**
  * Why a results file measured on `theirs` cannot judge a run on `ours`, or undefined when they are
@@ -62,58 +58,80 @@ export function classMismatch(file: string, theirs: Partial<MachineClass> | unde
     return `${file} does not record its machine's cores, CPU model and memory: compare with a results file that does`;
   }
   const same = theirs.cpus === ours.cpus && theirs.model === ours.model && Math.round(theirs.memGb) === Math.round(ours.memGb);
-  if (!same) return `${file} was measured on ${describe(theirs as MachineClass)}; this machine has ${describe(ours)}: compare only with results of the same machine class`;
-  if (theirs.speedSeconds === undefined) {
-    return `${file} does not record its machine's speed (the speed probe came later): machines of one model have differed 1.9x, so its times cannot judge this run; commit results measured with the probe (--out, --note) and compare with those`;
-  }
-  const change = ours.speedSeconds / theirs.speedSeconds - 1;
-  if (Math.abs(change) <= SPEED_TOLERANCE) return undefined;
-  return `${file} was measured on a machine that ran the speed probe in ${theirs.speedSeconds.toFixed(2)} CPU s; this one takes ${ours.speedSeconds.toFixed(2)} s (${(Math.abs(change) * 100).toFixed(0)}% ${change > 0 ? 'slower' : 'faster'}, more than ${SPEED_TOLERANCE * 100}%): its times say nothing about a change in vidkit; compare on a machine of the same speed`;
+  if (same) return undefined;
+  return `${file} was measured on ${describe(theirs as MachineClass)}; this machine has ${describe(ours)}: compare only with results of the same machine class`;
 }
 
 export interface Verdict {
   row: string;
   metric: 'wall s' | 'CPU s';
+  /** vidkit's median then and now. */
   committed?: number;
   now: number;
-  /** now / committed - 1, when both are known. */
+  /** vidkit's median over the peer's of the same run, then and now. */
+  committedRatio?: number;
+  nowRatio?: number;
+  /** nowRatio / committedRatio - 1, when both are known. */
   change?: number;
   worse: boolean;
-  /** Why there is nothing to compare with: the committed file lacks the row, or this measure of it. */
-  missing?: 'no such row committed' | 'not measured then';
+  /** Why there is nothing to judge by: the committed file lacks the row, this measure of it, or the peer's. */
+  missing?: 'no such row committed' | 'not measured then' | 'no peer times';
 }
 
 const rowKey = (r: Pick<Row, 'composition' | 'resolution'>) => `${r.composition}-${r.resolution}p`;
 
-/** vidkit's median wall and CPU time of each row against the committed row of the same composition and resolution. */
+/**
+ * vidkit's median wall and CPU time of each row, judged as a share of the peer's in the same run
+ * against that share in the committed row of the same composition and resolution. The same 2-core
+ * virtual machine has run the same row 1.9x apart on different days, and its speed probe moves by
+ * 20% within minutes, vidkit's and the peer's times alike; runs that alternate the two tools see
+ * the same machine, so their ratio moves with vidkit alone (gsap-text: 0.43x on one day, 0.42x on
+ * a machine 1.9x slower).
+ */
 export function compareRows(committed: Row[], now: Row[]): Verdict[] {
   const verdicts: Verdict[] = [];
   for (const row of now) {
     const before = committed.find((c) => rowKey(c) === rowKey(row));
-    const pairs: Array<[Verdict['metric'], number | undefined, number | undefined]> = [
-      ['wall s', before?.vidkit.medianWall, row.vidkit.medianWall],
-      ['CPU s', before?.vidkit.medianCpu, row.vidkit.medianCpu],
+    const pairs: Array<[Verdict['metric'], (t: Row['vidkit']) => number | undefined]> = [
+      ['wall s', (t) => t.medianWall],
+      ['CPU s', (t) => t.medianCpu],
     ];
-    for (const [metric, then, current] of pairs) {
+    for (const [metric, of] of pairs) {
+      const current = of(row.vidkit);
       if (current === undefined) continue;
-      const change = then === undefined ? undefined : current / then - 1;
-      const missing = before === undefined ? 'no such row committed' : then === undefined ? 'not measured then' : undefined;
-      verdicts.push({ row: rowKey(row), metric, committed: then, now: current, change, worse: change !== undefined && change > WORSE_BY, missing });
+      const then = before ? of(before.vidkit) : undefined;
+      const ratio = (r: Row | undefined) => {
+        const v = r ? of(r.vidkit) : undefined;
+        const p = r?.peer ? of(r.peer) : undefined;
+        return v !== undefined && p ? v / p : undefined;
+      };
+      const committedRatio = ratio(before);
+      const nowRatio = ratio(row);
+      const change = committedRatio !== undefined && nowRatio !== undefined ? nowRatio / committedRatio - 1 : undefined;
+      const missing = before === undefined ? 'no such row committed' : then === undefined ? 'not measured then' : change === undefined ? 'no peer times' : undefined;
+      verdicts.push({ row: rowKey(row), metric, committed: then, now: current, committedRatio, nowRatio, change, worse: change !== undefined && change > WORSE_BY, missing });
     }
   }
   return verdicts;
 }
 
 /** Prints the comparison; true when no row got worse by more than {@link WORSE_BY}. */
-export function printComparison(file: string, verdicts: Verdict[]): boolean {
-  process.stdout.write(`\nvidkit against ${path.basename(file)} (medians; worse by more than ${WORSE_BY * 100}% fails):\n`);
-  const lines = [['row', 'metric', 'committed', 'now', 'change', 'verdict']];
+export function printComparison(file: string, verdicts: Verdict[], machines: { committed?: MachineClass; now: MachineClass }): boolean {
+  const probe = (m?: MachineClass) => (m?.speedSeconds === undefined ? '-' : `${m.speedSeconds.toFixed(2)} CPU s`);
+  process.stdout.write(
+    `\nvidkit against ${path.basename(file)} (medians; vidkit/peer of the same run, worse by more than ${WORSE_BY * 100}% fails; ` +
+      `speed probe then ${probe(machines.committed)}, now ${probe(machines.now)}):\n`,
+  );
+  const lines = [['row', 'metric', 'vidkit then', 'vidkit now', 'x peer then', 'x peer now', 'change', 'verdict']];
+  const fixed = (n: number | undefined, digits: number) => (n === undefined ? '-' : n.toFixed(digits));
   for (const v of verdicts) {
     lines.push([
       v.row,
       v.metric,
-      v.committed === undefined ? '-' : v.committed.toFixed(1),
-      v.now.toFixed(1),
+      fixed(v.committed, 1),
+      fixed(v.now, 1),
+      fixed(v.committedRatio, 3),
+      fixed(v.nowRatio, 3),
       v.change === undefined ? '-' : `${v.change >= 0 ? '+' : ''}${(v.change * 100).toFixed(1)}%`,
       v.missing ?? (v.worse ? 'SLOWER' : 'ok'),
     ]);
