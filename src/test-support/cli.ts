@@ -51,8 +51,19 @@ export function vidkitAsync(
   });
 }
 
+/** Every directory {@link tempDir} made in this test process, removed when the process exits. */
+const madeDirs: string[] = [];
+
+/** A new directory under the system's temporary folder, removed with everything in it when this test process exits. */
 export function tempDir(prefix = 'vidkit-test-'): string {
-  return fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), prefix));
+  if (madeDirs.push(dir) === 1) {
+    // A clean-clone suite left 225 of these (48 MB) in /tmp before they were removed here.
+    process.on('exit', () => {
+      for (const made of madeDirs) fs.rmSync(made, { recursive: true, force: true, maxRetries: 3 });
+    });
+  }
+  return dir;
 }
 
 /**
