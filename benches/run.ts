@@ -237,10 +237,11 @@ function readBaseline(file: string): { rows: Row[]; machine?: MachineClass } {
     refuse(`--compare ${file}: ${err instanceof Error ? err.message : String(err)}`);
   }
   if (!Array.isArray(record.rows) || record.rows.some((r) => r.vidkit?.medianWall === undefined)) refuse(`--compare ${file}: not a results file of npm run bench (no rows with vidkit's times)`);
-  const mismatch = classMismatch(file, record.machine, thisMachine());
-  if (mismatch) refuse(mismatch);
   if (runs < COMPARE_RUNS) refuse(`--compare takes medians of at least ${COMPARE_RUNS} runs, as the committed results do: --runs ${runs} is too few`);
   if (opts['no-peer']) refuse('--compare judges vidkit against the peer of the same run: it cannot be used with --no-peer');
+  // Last: the machine's class includes its speed probe, which takes seconds.
+  const mismatch = classMismatch(file, record.machine, thisMachine());
+  if (mismatch) refuse(mismatch);
   return { rows: record.rows, machine: record.machine as unknown as MachineClass };
 }
 
