@@ -28,10 +28,13 @@ export declare class NativeEncoder {
 export declare class VideoFrames {
   get info(): VideoFrameInfo
   /**
-   * Writes the picture shown at media time `seconds` to `output` in the info's `format`;
-   * resolves to false, writing nothing, when that is the picture written last.
+   * Writes the picture shown at media time `seconds` to `output` in the info's `format` and
+   * resolves to the file that holds it; resolves to null, writing nothing, when that is the
+   * picture answered last. With `store` (a folder for this source's pictures, shared by every
+   * reader of the process that names it), a picture kept there is answered without decoding,
+   * as the store's file, and a decoded one is kept there.
    */
-  frameAt(seconds: number, output: string): Promise<boolean>
+  frameAt(seconds: number, output: string, store?: string | undefined | null): Promise<string | null>
   /** Ends the reader; requests after this reject. Pictures already asked for are still answered. */
   close(): void
 }

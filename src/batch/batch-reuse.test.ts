@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { tempDir, vidkit } from '../test-support/cli';
+import { REPO_ROOT, tempDir, vidkit } from '../test-support/cli';
 import { ffprobe, frameHashes } from '../test-support/media';
 import type { LocalBatchRow } from './batch-record';
 import { REUSE_DIR } from './batch-reuse';
@@ -68,7 +68,8 @@ function batchEqualsLone(dir: string, rows: Record<string, unknown>[]): Outcome 
   const batch = path.join(dir, '..', `${path.basename(dir)}.jsonl`);
   fs.writeFileSync(batch, rows.map((variables, i) => JSON.stringify({ outputKey: `row-${i + 1}.mov`, variables })).join('\n') + '\n');
   const outDir = path.join(dir, '..', `${path.basename(dir)}-out`);
-  const run = vidkit(['render', dir, '--batch', batch, '--output-dir', outDir, '--format', 'mov', '--batch-concurrency', '2', '--json']);
+  // Relative, as a user types it: the browser must still be handed every file it reads by its full path.
+  const run = vidkit(['render', dir, '--batch', batch, '--output-dir', path.relative(REPO_ROOT, outDir), '--format', 'mov', '--batch-concurrency', '2', '--json']);
   assert.is(run.status, 0, run.stderr);
   const printed = JSON.parse(run.stdout) as LocalBatchRow[];
   // Rows with the same variables have the same lone render: it is rendered once.

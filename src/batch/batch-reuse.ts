@@ -115,7 +115,7 @@ export class BatchReuse {
         joined = await this.opts.pool.withPage(planned, hooks.onWarning, async (page) => {
           if (page.totalFrames !== shared.totalFrames) return undefined;
           for (const s of shared.segments) {
-            if (own.has(s.index)) glyphs.push(await this.renderSegment(page.slot, page, s, path.join(page.renderDir, segmentName(s, extension)), hooks));
+            if (own.has(s.index)) glyphs.push(await this.renderSegment(page.slot, page, s, path.join(page.renderDir, segmentName(s, extension)), hooks, true));
           }
           return join(page.renderDir);
         });
@@ -201,14 +201,17 @@ export class BatchReuse {
     fs.mkdirSync(this.workDir, { recursive: true });
     return this.opts.pool.withPage(this.reference, hooks.onWarning ?? this.opts.onWarning, async (page) => {
       const session = await page.slot.current();
-      const segments = sharedCuts(await session.reach(page.totalFrames), this.varying, page.totalFrames);
+      const atLoad = await session.reach(page.totalFrames);
+      const segments = sharedCuts(atLoad, this.varying, page.totalFrames);
+      // The segments rows will draw again: their video pictures are kept for the rows.
+      const varying = rowSegments(atLoad, this.varying, segments);
       const missingGlyphs: MissingGlyphs[][] = [];
       for (const s of segments) {
         const file = this.segmentFile(s);
         const partial = `${file}.partial${formatExtension(this.opts.format)}`;
         trackPath(partial);
         try {
-          missingGlyphs.push(await this.renderSegment(page.slot, page, s, partial, hooks));
+          missingGlyphs.push(await this.renderSegment(page.slot, page, s, partial, hooks, 'own' in varying && varying.own.has(s.index)));
           fs.renameSync(partial, file);
         } finally {
           fs.rmSync(partial, { force: true });
@@ -238,13 +241,19 @@ export class BatchReuse {
     return undefined;
   }
 
-  private async renderSegment(slot: SessionSlot, page: PoolPage, s: ChunkRange, file: string, hooks: { signal?: AbortSignal; onFrame?: () => void }): Promise<MissingGlyphs[]> {
+  /**
+   * Renders segment `s` to `file`. With `keepPictures` (a segment some row draws itself), the
+   * page's video pictures are kept in the work folder and shown from there to every row that
+   * draws the same frames: each is decoded once per batch (docs/explanation/batch-reuse.md).
+   */
+  private async renderSegment(slot: SessionSlot, page: PoolPage, s: ChunkRange, file: string, hooks: { signal?: AbortSignal; onFrame?: () => void }, keepPictures: boolean): Promise<MissingGlyphs[]> {
     const done = await renderChunk(slot, s, segmentEncoder(page.context.settings, file, page.encoderThreads), {
       onFrame: () => {
         if (hooks.signal?.aborted) throw new VidkitError('render interrupted', { exitCode: ExitCode.Interrupted });
         hooks.onFrame?.();
       },
       onRelaunch: (message) => this.opts.onWarning?.(message),
+      videoPictures: keepPictures ? path.join(this.workDir, 'pictures') : undefined,
     });
     return done.missingGlyphs;
   }

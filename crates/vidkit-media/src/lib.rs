@@ -29,7 +29,7 @@ pub use concat::{concat_segments, ConcatOptions, ConcatStats, Soundtrack};
 pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
 pub use error::{ErrorCode, MediaError};
 pub use format::OutputFormat;
-pub use frames::{FrameDone, PictureLayout, VideoInfo, VideoReader};
+pub use frames::{FrameDone, PictureLayout, PictureStore, VideoInfo, VideoReader};
 pub use gif::{encode_gif, GifOptions, GifStats};
 pub use hls::{package_hls, HlsStats, HLS_MASTER_PLAYLIST, HLS_MEDIA_PLAYLIST};
 pub use libav::{libav_versions, LibavVersions};

@@ -5,7 +5,7 @@ use std::process::Command;
 use std::sync::mpsc;
 
 use support::*;
-use vidkit_media::{ErrorCode, MediaError, VideoReader};
+use vidkit_media::{ErrorCode, MediaError, PictureStore, VideoReader};
 
 fn ffmpeg(args: &[&str]) {
     let status = Command::new("ffmpeg")
@@ -52,14 +52,31 @@ const VP9: &[&str] = &[
 
 /// Asks `reader` for the picture at `seconds`; whether one was written, and the file's bytes.
 fn frame_at(reader: &VideoReader, seconds: f64, output: &Path) -> Result<(bool, Vec<u8>), MediaError> {
+    let (file, bytes) = stored_frame_at(reader, seconds, output, None)?;
+    if let Some(file) = file {
+        assert_eq!(file, output, "without a store the picture is written to the output");
+    }
+    Ok((bytes.is_some(), std::fs::read(output).unwrap_or_default()))
+}
+
+/// Asks `reader` for the picture at `seconds` with `store`: the file answered and its bytes
+/// (`None` when the picture answered last still shows).
+fn stored_frame_at(
+    reader: &VideoReader,
+    seconds: f64,
+    output: &Path,
+    store: Option<&Path>,
+) -> Result<(Option<PathBuf>, Option<Vec<u8>>), MediaError> {
     let (tx, rx) = mpsc::channel();
     reader.frame_at(
         seconds,
         output.to_path_buf(),
+        store.map(|dir| PictureStore::open(dir).unwrap()),
         Box::new(move |result| tx.send(result).unwrap()),
     );
-    let changed = rx.recv().unwrap()?;
-    Ok((changed, std::fs::read(output).unwrap_or_default()))
+    let file = rx.recv().unwrap()?;
+    let bytes = file.as_ref().map(|f| std::fs::read(f).unwrap());
+    Ok((file, bytes))
 }
 
 /// The brightness at x, y of a written picture: its luma plane, or red of RGBA.
@@ -323,4 +340,61 @@ fn a_picture_that_cannot_be_written_fails_naming_the_output_with_the_os_reason()
     // The reader still answers once the output can be written.
     let (written, picture) = frame_at(&reader, 0.0, &dir.join("p.raw")).unwrap();
     assert!(written && !picture.is_empty());
+}
+
+#[test]
+fn a_reader_with_a_store_answers_what_a_decoding_reader_answers_and_the_next_reader_decodes_nothing() {
+    let dir = test_dir("frames-store");
+    let source = pattern(
+        &dir,
+        "s.mp4",
+        "30",
+        4.0,
+        &["-c:v", "libx264", "-preset", "ultrafast", "-g", "50"],
+    );
+    let store = dir.join("store");
+    // A window of frames, a repeat, a jump back and one far ahead: the requests a batch row makes.
+    let times: Vec<f64> = (0..20)
+        .chain([19, 5, 6, 100, 101, 102, 130])
+        .map(|n| f64::from(n) / 30.0)
+        .collect();
+    let answers = |reader: &VideoReader, store: Option<&Path>, out: &Path| -> Vec<Option<Vec<u8>>> {
+        times
+            .iter()
+            .map(|&t| stored_frame_at(reader, t, out, store).unwrap().1)
+            .collect()
+    };
+    let plain = answers(
+        &VideoReader::open(&source).unwrap().unwrap(),
+        None,
+        &dir.join("plain.yuv"),
+    );
+    let first = VideoReader::open(&source).unwrap().unwrap();
+    assert_eq!(answers(&first, Some(&store), &dir.join("first.yuv")), plain);
+    // The first reader kept its pictures in the store, not in its output.
+    assert!(!dir.join("first.yuv").exists());
+    let kept = std::fs::read_dir(&store).unwrap().count();
+    assert!(kept >= 20, "{kept} pictures kept");
+    // A second reader is answered from the store: the same bytes, and no picture written anew.
+    let second = VideoReader::open(&source).unwrap().unwrap();
+    let again = answers(&second, Some(&store), &dir.join("second.yuv"));
+    assert_eq!(again, plain);
+    assert_eq!(std::fs::read_dir(&store).unwrap().count(), kept);
+    // Only the repeat is answered with nothing.
+    assert_eq!(again.iter().filter(|a| a.is_none()).count(), 1);
+    // Every answer comes from the store's files: marked, each answer carries the mark.
+    for entry in std::fs::read_dir(&store).unwrap() {
+        let mut bytes = std::fs::read(entry.as_ref().unwrap().path()).unwrap();
+        bytes.extend_from_slice(b"kept");
+        std::fs::write(entry.unwrap().path(), bytes).unwrap();
+    }
+    let third = VideoReader::open(&source).unwrap().unwrap();
+    let marked = answers(&third, Some(&store), &dir.join("third.yuv"));
+    assert!(marked.iter().flatten().all(|a| a.ends_with(b"kept")));
+    assert_eq!(marked.iter().flatten().count(), plain.iter().flatten().count());
+    // Pictures removed from under the store are decoded again, the same, and kept again.
+    std::fs::remove_dir_all(&store).unwrap();
+    let fourth = VideoReader::open(&source).unwrap().unwrap();
+    assert_eq!(answers(&fourth, Some(&store), &dir.join("fourth.yuv")), plain);
+    assert!(std::fs::read_dir(&store).unwrap().count() >= 20);
 }

@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use napi::bindgen_prelude::{AsyncTask, Object};
 use napi::{Env, Task};
 use napi_derive::napi;
-use vidkit_media::{ErrorCode, PictureLayout, VideoInfo, VideoReader};
+use vidkit_media::{ErrorCode, PictureLayout, PictureStore, VideoInfo, VideoReader};
 
 use crate::js::{Failure, Outcome};
 
@@ -65,20 +65,41 @@ impl VideoFrames {
         Ok(VideoFrameInfo::of(reader.info(), reader.layout()))
     }
 
-    /// Writes the picture shown at media time `seconds` to `output` in the info's `format`;
-    /// resolves to false, writing nothing, when that is the picture written last.
-    #[napi(ts_return_type = "Promise<boolean>")]
-    pub fn frame_at<'env>(&self, env: &'env Env, seconds: f64, output: String) -> napi::Result<Object<'env>> {
-        let (deferred, promise) = env.create_deferred::<bool, Box<dyn FnOnce(Env) -> napi::Result<bool>>>()?;
+    /// Writes the picture shown at media time `seconds` to `output` in the info's `format` and
+    /// resolves to the file that holds it; resolves to null, writing nothing, when that is the
+    /// picture answered last. With `store` (a folder for this source's pictures, shared by every
+    /// reader of the process that names it), a picture kept there is answered without decoding,
+    /// as the store's file, and a decoded one is kept there.
+    #[napi(ts_return_type = "Promise<string | null>")]
+    pub fn frame_at<'env>(
+        &self,
+        env: &'env Env,
+        seconds: f64,
+        output: String,
+        store: Option<String>,
+    ) -> napi::Result<Object<'env>> {
+        type Settled = Option<String>;
+        let (deferred, promise) = env.create_deferred::<Settled, Box<dyn FnOnce(Env) -> napi::Result<Settled>>>()?;
         // The JS error is made when the promise settles, on the JS thread, so that it has a code.
         let settle =
-            move |outcome: Outcome<bool>| deferred.resolve(Box::new(move |env| outcome.map_err(|f| f.into_js(env))));
-        match self.reader() {
-            Err(failure) => settle(Err(failure)),
-            Ok(reader) => reader.frame_at(
+            move |outcome: Outcome<Settled>| deferred.resolve(Box::new(move |env| outcome.map_err(|f| f.into_js(env))));
+        let store = store
+            .map(|dir| PictureStore::open(&PathBuf::from(dir)))
+            .transpose()
+            .map_err(Failure::from);
+        match (self.reader(), store) {
+            (Err(failure), _) | (_, Err(failure)) => settle(Err(failure)),
+            (Ok(reader), Ok(store)) => reader.frame_at(
                 seconds,
                 PathBuf::from(output),
-                Box::new(move |outcome| settle(outcome.map_err(Failure::from))),
+                store,
+                Box::new(move |outcome| {
+                    settle(
+                        outcome
+                            .map(|file| file.map(|f| f.to_string_lossy().into_owned()))
+                            .map_err(Failure::from),
+                    )
+                }),
             ),
         }
         Ok(promise)

@@ -415,6 +415,14 @@ export class CaptureSession {
   }
 
   /**
+   * Keeps the pictures of the page's videos under `dir` from now on, and shows those kept there
+   * without decoding them again (a batch's shared windows); undefined decodes every picture.
+   */
+  keepVideoPicturesIn(dir: string | undefined): void {
+    this.videoFrames?.keepPicturesIn(dir);
+  }
+
+  /**
    * Shows `frame` (time frame/fps) and returns its image, or null when nothing on the page changed
    * since the previous frame of this session, so the caller repeats that one. `whole` returns the
    * image even then: the first frame of a new segment has no frame before it to repeat.

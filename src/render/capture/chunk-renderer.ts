@@ -144,6 +144,8 @@ export interface ChunkHooks {
   onFrame(frame: number): void;
   /** A browser failed and is being relaunched to render on from `frame`. */
   onRelaunch?(message: string): void;
+  /** Where the page's video pictures are kept for other pages to show ({@link CaptureSession.keepVideoPicturesIn}). */
+  videoPictures?: string;
 }
 
 /**
@@ -173,6 +175,7 @@ export async function renderChunk(
       try {
         fresh ||= !slot.isOpen;
         const session = await slot.current();
+        session.keepVideoPicturesIn(hooks.videoPictures);
         image = await session.capture(frame, fresh || frame === chunk.startFrame);
       } catch (err) {
         if (!(err instanceof BrowserFailure)) throw err;

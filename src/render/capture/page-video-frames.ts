@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { CDPSession } from 'puppeteer-core';
@@ -27,6 +28,8 @@ interface OpenVideo {
    */
   picture?: string;
   pictureHeld?: boolean;
+  /** Its folder under a picture store: named by the file's path, size and modification time. */
+  storeName?: string;
 }
 
 /**
@@ -43,6 +46,8 @@ export class PageVideoFrames {
   private dir?: string;
   private nextFile = 0;
   private closed = false;
+  /** Where the sources' pictures are kept for other pages, one folder each; none: every picture is decoded. */
+  private store?: string;
 
   private constructor(
     private readonly client: CDPSession,
@@ -64,6 +69,12 @@ export class PageVideoFrames {
     await client.send('Runtime.enable');
     await client.send('Runtime.addBinding', { name: VIDEO_FRAMES_BINDING });
     return feed;
+  }
+
+  /** Keeps pictures under `dir` from the next request on, and answers from those kept there. */
+  keepPicturesIn(dir: string | undefined): void {
+    // The browser reads the files it is handed from a folder of its own.
+    this.store = dir === undefined ? undefined : path.resolve(dir);
   }
 
   private async answer(context: number, payload: string): Promise<void> {
@@ -118,12 +129,15 @@ export class PageVideoFrames {
       } else {
         handed.files.push(file);
       }
-      answer.written = await video.frames.frameAt(request.time, file).catch((err) => {
+      const store = this.store === undefined || video.file === undefined ? undefined : path.join(this.store, (video.storeName ??= storeName(video.file)));
+      // A picture kept in the store is answered as the store's file, which never changes once kept.
+      const shown = await video.frames.frameAt(request.time, file, store).catch((err) => {
         throw unplayable(`${video.name} at ${request.time!.toFixed(3)} s`, video.file, err);
       });
-      if (answer.written) {
+      answer.written = shown !== null;
+      if (shown !== null) {
         video.input ??= await this.inputOf(context, request.id);
-        await this.client.send('DOM.setFileInputFiles', { files: [file], objectId: video.input });
+        await this.client.send('DOM.setFileInputFiles', { files: [shown], objectId: video.input });
       }
     }
     return answer;
@@ -196,6 +210,12 @@ export class PageVideoFrames {
 function closeVideo(video: OpenVideo): void {
   video.frames?.close();
   if (video.picture !== undefined && !video.pictureHeld) fs.rmSync(video.picture, { force: true });
+}
+
+/** A source's folder in a picture store: another file, or the same one changed, gets another. */
+function storeName(file: string): string {
+  const stat = fs.statSync(file);
+  return createHash('sha256').update(`${path.resolve(file)}\0${stat.size}\0${stat.mtimeMs}`).digest('hex').slice(0, 24);
 }
 
 /** What one answer handed to the page: files to remove, and videos whose own file it holds. */

@@ -15,7 +15,9 @@ mod convert;
 mod reader;
 mod select;
 mod source;
+mod store;
 
 pub use convert::PictureLayout;
 pub use reader::{FrameDone, VideoReader};
 pub use source::VideoInfo;
+pub use store::PictureStore;

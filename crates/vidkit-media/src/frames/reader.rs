@@ -6,16 +6,19 @@ use std::fs::OpenOptions;
 use std::io::{self, Write};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc::{self, TryRecvError};
+use std::sync::Arc;
 use std::thread;
 
 use super::convert::{Converter, PictureLayout};
 use super::select::{shown_at, started_by, EPSILON};
 use super::source::{Picture, Source, VideoInfo};
+use super::store::PictureStore;
 use crate::error::{Cause, ErrorCode};
 use crate::MediaError;
 
-/// Settles a request: whether a new picture was written (false: the one written last still shows).
-pub type FrameDone = Box<dyn FnOnce(Result<bool, MediaError>) + Send>;
+/// Settles a request: the file holding the picture shown, or `None` when it is the one answered
+/// last (it still shows).
+pub type FrameDone = Box<dyn FnOnce(Result<Option<PathBuf>, MediaError>) + Send>;
 
 /// Decoded pictures one reader keeps: the one shown and those decoded ahead. Requests come one
 /// capture apart (tens of milliseconds) and a picture decodes in a few, so two pictures ahead
@@ -33,6 +36,7 @@ enum Request {
     Frame {
         seconds: f64,
         output: PathBuf,
+        store: Option<Arc<PictureStore>>,
         done: FrameDone,
     },
 }
@@ -70,12 +74,18 @@ impl VideoReader {
         &self.layout
     }
 
-    /// Writes the picture shown at media time `seconds` to `output` in the [`PictureLayout`], unless it is the picture written last; `done` is called on the reader
-    /// thread. Requests are answered in order. Dropping the reader ends the thread.
-    pub fn frame_at(&self, seconds: f64, output: PathBuf, done: FrameDone) {
-        if let Err(mpsc::SendError(Request::Frame { done, .. })) =
-            self.requests.send(Request::Frame { seconds, output, done })
-        {
+    /// Writes the picture shown at media time `seconds` to `output` in the [`PictureLayout`],
+    /// unless it is the picture answered last; `done` is called on the reader thread with the file.
+    /// With a `store`, the picture comes from it when kept there (no decoding) and is kept there
+    /// when decoded, and the store's file is answered instead of `output`. Requests are answered
+    /// in order. Dropping the reader ends the thread.
+    pub fn frame_at(&self, seconds: f64, output: PathBuf, store: Option<Arc<PictureStore>>, done: FrameDone) {
+        if let Err(mpsc::SendError(Request::Frame { done, .. })) = self.requests.send(Request::Frame {
+            seconds,
+            output,
+            store,
+            done,
+        }) {
             done(Err(MediaError::Usage("this video reader has stopped".into())));
         }
     }
@@ -90,7 +100,7 @@ struct Cursor {
     ended: bool,
     /// The time of the stream's first picture.
     first_time: f64,
-    /// The time of the picture written last.
+    /// The time of the picture answered last.
     written: Option<f64>,
     capacity: usize,
     /// A decoding failure while reading ahead, reported to the next request.
@@ -143,27 +153,65 @@ impl Cursor {
                     Err(_) => return,
                 }
             };
-            let Request::Frame { seconds, output, done } = request;
-            done(self.answer(seconds, &output));
+            let Request::Frame {
+                seconds,
+                output,
+                store,
+                done,
+            } = request;
+            done(self.answer(seconds, output, store.as_deref()));
         }
     }
 
-    fn answer(&mut self, seconds: f64, output: &Path) -> Result<bool, MediaError> {
+    fn answer(
+        &mut self,
+        seconds: f64,
+        output: PathBuf,
+        store: Option<&PictureStore>,
+    ) -> Result<Option<PathBuf>, MediaError> {
         if let Some(e) = self.failed.take() {
             return Err(e);
         }
+        if let Some((time, file)) = store.and_then(|s| s.shown_at(seconds, self.source.allowance, self.first_time)) {
+            return Ok(self.answered(time, file));
+        }
         self.move_to(seconds)?;
         let picture = self.queue.front().expect("move_to leaves the shown picture first");
-        if self.written == Some(picture.time) {
-            return Ok(false);
+        let time = picture.time;
+        if self.written == Some(time) {
+            return Ok(None);
         }
+        // What the decoder gives after this picture, when already known: a store keeps a picture
+        // only with it, since only then does it know which times the picture is shown at.
+        let next = match (self.queue.get(1), self.ended) {
+            (Some(next), _) => Some(Some(next.time)),
+            (None, true) => Some(None),
+            (None, false) => None,
+        };
         let bytes = self
             .converter
             .convert(picture, &self.source.display)
             .map_err(|e| MediaError::io(self.source.path(), Cause::from(e).or_code(ErrorCode::DecodeFailed)))?;
-        write_over(output, bytes).map_err(|e| MediaError::io(output, Cause::of("cannot write a video picture", e)))?;
-        self.written = Some(picture.time);
-        Ok(true)
+        if let (Some(store), Some(next)) = (store, next) {
+            let kept = store
+                .keep(time, next, bytes)
+                .map_err(|e| MediaError::io(&output, Cause::of("cannot keep a video picture", e)))?;
+            if let Some(file) = kept {
+                return Ok(self.answered(time, file));
+            }
+        }
+        write_over(&output, bytes)
+            .map_err(|e| MediaError::io(&output, Cause::of("cannot write a video picture", e)))?;
+        Ok(self.answered(time, output))
+    }
+
+    /// Answers the picture of `time`, held in `file`: `None` when it is the one answered last.
+    fn answered(&mut self, time: f64, file: PathBuf) -> Option<PathBuf> {
+        if self.written == Some(time) {
+            return None;
+        }
+        self.written = Some(time);
+        Some(file)
     }
 
     /// Leaves the picture shown at `t` first in the queue.
