@@ -1,7 +1,8 @@
+import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadComposition } from '../composition/composition';
-import { loadNative } from '../native';
+import { EncodedSoundtrack, SoundtrackOptions, loadNative } from '../native';
 import { RenderOptionSettings, resolveRenderSettings } from '../options/resolve';
 import { CaptureSession, MediaElementTiming } from '../render/capture/capture-session';
 import { SessionSlot, renderChunk, segmentEncoder } from '../render/capture/chunk-renderer';
@@ -340,6 +341,34 @@ async function direct(render: RenderJob): Promise<DirectResult & { end?: RenderE
   }
 }
 
+/**
+ * The soundtrack of the rows that reuse, encoded once per batch under the reuse key (the local
+ * batch keeps it in its work folder the same way): downloaded when a row before mixed it, else
+ * mixed from the reference's timeline, encoded and uploaded for the rows after. Every reusing row
+ * plays the reference's media at the reference's times, so the packets are the same for each.
+ * Undefined when nothing audible plays.
+ */
+async function sharedSoundtrack(
+  render: RenderJob & { reuse: NonNullable<RenderJob['reuse']> },
+  made: { timeline: MediaElementTiming[]; durationSeconds: number },
+  dir: string,
+  mix: () => Promise<SoundtrackOptions>,
+): Promise<EncodedSoundtrack | undefined> {
+  const format = encoderFormat(render.config.format);
+  const digest = createHash('sha256').update(JSON.stringify({ ...made, format })).digest('hex').slice(0, 24);
+  const key = reuseKeys.soundtrack(render.reuse.key, digest);
+  const file = path.join(dir, 'soundtrack.sound');
+  if (await exists(render.bucket, key)) {
+    await download(render.bucket, key, file);
+  } else {
+    const options = await mix();
+    if (options.tracks.length === 0 || !(await loadNative().keepSoundtrack(options, format, file))) return undefined;
+    // Rows that assemble at the same moment may each upload it: the same bytes.
+    await upload(render.bucket, key, file, 'application/octet-stream');
+  }
+  return loadNative().readSoundtrack(file, format);
+}
+
 async function assemble(render: RenderJob, totalFrames: number, segments: ChunkResult[]): Promise<AssembleResult> {
   const { format } = render.config;
   const extension = formatExtension(format);
@@ -360,11 +389,12 @@ async function assemble(render: RenderJob, totalFrames: number, segments: ChunkR
     const timeline = reused?.timeline ?? ((await getJson(render.bucket, timelineKey)) as MediaElementTiming[]);
     const siteDir = await fetchSite(render);
     const fps = fpsToRational(render.config.fps ?? loadComposition(siteDir).fps);
-    const audio = await soundtrackOf(timeline, {
-      assets: timelineAssets(siteDir, path.join(dir, 'assets')),
-      durationSeconds: (totalFrames * fps.den) / fps.num,
-    });
-    const joined = await loadNative().concatSegments(files, partial, { faststart: true, format: encoderFormat(format), audio });
+    const durationSeconds = (totalFrames * fps.den) / fps.num;
+    const mix = () => soundtrackOf(timeline, { assets: timelineAssets(siteDir, path.join(dir, 'assets')), durationSeconds });
+    const options = { faststart: true, format: encoderFormat(format) };
+    const joined = isReusing(render) && reused
+      ? await loadNative().concatSegments(files, partial, options, await sharedSoundtrack(render, { timeline, durationSeconds }, dir, mix))
+      : await loadNative().concatSegments(files, partial, { ...options, audio: await mix() });
     if (joined.frames !== totalFrames) throw new Error(`assembled ${joined.frames} frames, expected ${totalFrames}: not writing ${render.outputKey}`);
     if (await exists(render.bucket, render.outputKey)) console.warn(`vidkit: warning: replacing s3://${render.bucket}/${render.outputKey}`);
     await upload(render.bucket, render.outputKey, partial, formatContentType(format));

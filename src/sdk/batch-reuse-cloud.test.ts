@@ -2,6 +2,7 @@
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { HeadObjectCommand } from '@aws-sdk/client-s3';
 import { DescribeExecutionCommand } from '@aws-sdk/client-sfn';
 import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
@@ -120,6 +121,15 @@ async function assertRowsAreLone(dir: string, prefix: string, names: string[]): 
   }
 }
 
+/** The shared soundtrack object's ETag and upload time, to tell whether a row uploaded it again. */
+let soundtrackStamp = '';
+async function soundtrackUpload(): Promise<string> {
+  const keys = (await keysUnder(aws, bucket, 'reuse/')).filter((k) => k.endsWith('.sound'));
+  assert.is(keys.length, 1, 'one soundtrack');
+  const head = await aws.s3.send(new HeadObjectCommand({ Bucket: bucket, Key: keys[0] }));
+  return `${head.ETag} ${head.LastModified?.toISOString()}`;
+}
+
 async function progressOf(renderId: string): Promise<RenderProgress> {
   const run = await cli(['cloudfn', 'progress', renderId, '--json']);
   assert.is(run.status, 0, run.stderr);
@@ -159,8 +169,9 @@ reuse('5 rows: the frames no name reaches are drawn in one invocation, not five;
   assert.is(invocations().filter((i) => i.mode === 'chunk' && i.outputKey.startsWith('five/')).reduce((n, i) => n + i.chunk!.endFrame - i.chunk!.startFrame, 0), FRAMES + 4 * 5, 'frames drawn');
   await assertRowsAreLone(project, 'five', NAMES);
 
-  const shared = (await keysUnder(aws, bucket, 'reuse/')).map((k) => k.replace(/^reuse\/[0-9a-f]{32}\//, ''));
-  assert.equal(shared, ['frames-0000000-0000005.mov', 'frames-0000005-0000010.mov', 'frames-0000010-0000020.mov', 'shared.json'], 'the shared segments under one content key');
+  const shared = (await keysUnder(aws, bucket, 'reuse/')).map((k) => k.replace(/^reuse\/[0-9a-f]{32}\//, '').replace(/^soundtrack-[0-9a-f]{24}\.sound$/, 'soundtrack'));
+  assert.equal(shared, ['frames-0000000-0000005.mov', 'frames-0000005-0000010.mov', 'frames-0000010-0000020.mov', 'shared.json', 'soundtrack'], 'the shared segments and the one soundtrack under one content key');
+  soundtrackStamp = await soundtrackUpload();
   for (const r of rows) assert.equal(await keysUnder(aws, bucket, `renders/${r.renderId}/segments/`), [], 'a row\'s own segments are removed once it is joined');
 
   const first = await progressOf(rows[0].renderId!);
@@ -178,6 +189,7 @@ reuse('run again (--force): the shared segments are in the bucket, so only the n
   assert.equal(chunksByRange('five'), { '5-10': 4 });
   assert.equal((await progressOf(rows[0].renderId!)).reuse, { segments: 3, reusedSegments: 3, framesRendered: 0, framesReused: 20 });
   await assertRowsAreLone(project, 'five', NAMES);
+  assert.equal(await soundtrackUpload(), soundtrackStamp, 'no row mixed the sound again: the soundtrack object is the first run\'s');
 });
 
 reuse('a page script that reads the name: every row renders whole, as without reuse, and its progress says why', async () => {

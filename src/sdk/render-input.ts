@@ -190,6 +190,8 @@ export const reuseKeys = {
   unshared: (key: string) => `reuse/${key}/unshared.json`,
   /** `extension` is the output format's, with its dot. */
   segment: (key: string, startFrame: number, endFrame: number, extension: string) => `reuse/${key}/frames-${pad(startFrame, 7)}-${pad(endFrame, 7)}${extension}`,
+  /** The reusing rows' soundtrack, mixed and encoded once; `digest` names its timeline, length and format. */
+  soundtrack: (key: string, digest: string) => `reuse/${key}/soundtrack-${digest}.sound`,
 };
 
 export const siteKeys = {
