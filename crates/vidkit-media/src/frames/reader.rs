@@ -193,10 +193,7 @@ impl Cursor {
             .convert(picture, &self.source.display)
             .map_err(|e| MediaError::io(self.source.path(), Cause::from(e).or_code(ErrorCode::DecodeFailed)))?;
         if let (Some(store), Some(next)) = (store, next) {
-            let kept = store
-                .keep(time, next, bytes)
-                .map_err(|e| MediaError::io(&output, Cause::of("cannot keep a video picture", e)))?;
-            if let Some(file) = kept {
+            if let Some(file) = store.keep(time, next, bytes)? {
                 return Ok(self.answered(time, file));
             }
         }

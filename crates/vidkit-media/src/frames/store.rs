@@ -128,7 +128,12 @@ impl PictureStore {
 
     /// Keeps `bytes` as the picture of `time`, followed by the picture of `next`, and returns its
     /// file; `None` when the store is full.
-    pub(crate) fn keep(&self, time: f64, next: Option<f64>, bytes: &[u8]) -> io::Result<Option<PathBuf>> {
+    pub(crate) fn keep(&self, time: f64, next: Option<f64>, bytes: &[u8]) -> Result<Option<PathBuf>, MediaError> {
+        self.keep_file(time, next, bytes)
+            .map_err(|e| MediaError::io(&self.dir, Cause::of("cannot keep a video picture in it", e)))
+    }
+
+    fn keep_file(&self, time: f64, next: Option<f64>, bytes: &[u8]) -> io::Result<Option<PathBuf>> {
         {
             let index = self.index.lock().unwrap_or_else(|e| e.into_inner());
             if let Some(kept) = index.pictures.get(&key(time)) {
