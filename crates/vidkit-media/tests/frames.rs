@@ -39,6 +39,8 @@ fn pattern(dir: &Path, name: &str, rate: &str, seconds: f64, codec: &[&str]) -> 
 }
 
 const H264: &[&str] = &["-c:v", "libx264", "-preset", "ultrafast", "-g", "30"];
+/// A keyframe every 50 frames: requests between them decode through or seek.
+const H264_GOP_50: &[&str] = &["-c:v", "libx264", "-preset", "ultrafast", "-g", "50"];
 const VP9: &[&str] = &[
     "-c:v",
     "libvpx-vp9",
@@ -135,13 +137,7 @@ fn every_render_frame_gets_the_source_frame_that_has_started_whatever_the_source
 #[test]
 fn seeks_back_and_far_ahead_hold_the_last_frame_and_skip_repeats() {
     let dir = test_dir("frames-seek");
-    let source = pattern(
-        &dir,
-        "seek.mp4",
-        "30",
-        4.0,
-        &["-c:v", "libx264", "-preset", "ultrafast", "-g", "50"],
-    );
+    let source = pattern(&dir, "seek.mp4", "30", 4.0, H264_GOP_50);
     let reader = VideoReader::open(&source).unwrap().unwrap();
     let info = reader.info().clone();
     assert!((info.duration_seconds - 4.0).abs() < 0.05, "{info:?}");
@@ -345,13 +341,7 @@ fn a_picture_that_cannot_be_written_fails_naming_the_output_with_the_os_reason()
 #[test]
 fn a_reader_with_a_store_answers_what_a_decoding_reader_answers_and_the_next_reader_decodes_nothing() {
     let dir = test_dir("frames-store");
-    let source = pattern(
-        &dir,
-        "s.mp4",
-        "30",
-        4.0,
-        &["-c:v", "libx264", "-preset", "ultrafast", "-g", "50"],
-    );
+    let source = pattern(&dir, "s.mp4", "30", 4.0, H264_GOP_50);
     let store = dir.join("store");
     // A window of frames, a repeat, a jump back and one far ahead: the requests a batch row makes.
     let times: Vec<f64> = (0..20)
