@@ -10,7 +10,7 @@ import { trackPath, untrackPath } from '../render/browser/leftovers';
 import { MissingGlyphs, mergeMissingGlyphs, missingGlyphsError } from '../render/capture/missing-glyphs';
 import { partialPathFor, renderWriteError } from '../render/output/output-path';
 import type { PlannedRender } from '../render/render-context';
-import { soundtrackOf } from '../render/output/soundtrack';
+import { soundtrackDigest, soundtrackOf } from '../render/output/soundtrack';
 import { settingsDigest } from './batch-record';
 import { RowReuse, differingVariables, rowSegments, sharedCuts, wholeRowAudio } from './reuse-plan';
 import type { PoolPage, PooledRender, PooledRenderHooks, WarmPool } from './warm-pool';
@@ -171,8 +171,7 @@ export class BatchReuse {
     const options = await soundtrackOf(served, { assets: this.opts.pool.assets, durationSeconds });
     if (options.tracks.length === 0) return undefined;
     const format = encoderFormat(this.opts.format);
-    const key = createHash('sha256').update(JSON.stringify({ timeline: shared.timeline, durationSeconds, format })).digest('hex').slice(0, 24);
-    const file = path.join(this.workDir, `soundtrack-${key}.sound`);
+    const file = path.join(this.workDir, `soundtrack-${soundtrackDigest(shared.timeline, durationSeconds, format)}.sound`);
     if (fs.existsSync(file)) return file;
     return (await loadNative().keepSoundtrack(options, format, file)) ? file : undefined;
   }

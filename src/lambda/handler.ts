@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { loadComposition } from '../composition/composition';
@@ -11,7 +10,7 @@ import { fpsToRational } from '../values/fps';
 import { RenderContextOptions, createRenderContext, framesOfPage, planRender, profileFor } from '../render/render-context';
 import { MissingGlyphs, describeMissingGlyphs } from '../render/capture/missing-glyphs';
 import { serveComposition } from '../render/serve/served-composition';
-import { soundtrackOf } from '../render/output/soundtrack';
+import { soundtrackDigest, soundtrackOf } from '../render/output/soundtrack';
 import { deleteKeys, download, exists, getJson, listKeys, putJson, upload } from '../sdk/bucket-files';
 import { ChunkProgressRecord, ChunkSpec, DirectResult, PlanRecord, PlannedReuse, RenderJob, renderKeys, reuseKeys, siteKeys } from '../sdk/render-input';
 import { TransientChunkError, classifyChunkError } from './chunk-errors';
@@ -355,8 +354,7 @@ async function sharedSoundtrack(
   mix: () => Promise<SoundtrackOptions>,
 ): Promise<EncodedSoundtrack | undefined> {
   const format = encoderFormat(render.config.format);
-  const digest = createHash('sha256').update(JSON.stringify({ ...made, format })).digest('hex').slice(0, 24);
-  const key = reuseKeys.soundtrack(render.reuse.key, digest);
+  const key = reuseKeys.soundtrack(render.reuse.key, soundtrackDigest(made.timeline, made.durationSeconds, format));
   const file = path.join(dir, 'soundtrack.sound');
   if (await exists(render.bucket, key)) {
     await download(render.bucket, key, file);

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import { type EncodedSoundtrack, type NativeOutputFormat, type SoundtrackOptions, loadNative } from '../../native';
 import type { AssetRouter } from '../serve/asset-router';
 import { BrowserFailure, type CaptureSession, type MediaElementTiming } from '../capture/capture-session';
@@ -40,6 +41,14 @@ export async function soundtrackOf(
 }
 
 /** What an output writer muxes: the soundtrack, and its encoding where one was made ahead for it. */
+/**
+ * What names a soundtrack kept for a batch's reusing rows (in its work folder, or under its reuse
+ * key in the bucket): the timeline it is mixed from, its length and the output format.
+ */
+export function soundtrackDigest(timeline: MediaElementTiming[], durationSeconds: number, format: NativeOutputFormat): string {
+  return createHash('sha256').update(JSON.stringify({ timeline, durationSeconds, format })).digest('hex').slice(0, 24);
+}
+
 export interface Soundtrack {
   options: SoundtrackOptions;
   encoded?: EncodedSoundtrack;
