@@ -63,8 +63,14 @@ bash scripts/build-libav.sh >/dev/null
 export CARGO_TARGET_DIR
 log "building the native core (cargo, release, in $CARGO_TARGET_DIR)"
 npm run --silent build:native >&2
-log "building the TypeScript"
-npm run --silent build:ts >&2
+# dist/ records the fingerprint of what it was built from (scripts/source-hash.ts): a checkout
+# whose sources did not change since its last build is not built again.
+if npx --no-install tsx scripts/source-hash.ts current; then
+  log "the TypeScript build is current"
+else
+  log "building the TypeScript"
+  npm run --silent build:ts >&2
+fi
 
 # The web templates (templates/*): each app's own dependencies, and what each serves from vidkit
 # (the player, the bundled composition, the request contracts) installed.

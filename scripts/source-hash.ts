@@ -7,7 +7,8 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 
 export const HASH_FILE = path.join('dist', 'source-hash');
-const INPUTS = ['src', 'tsconfig.json', 'scripts/build-browser.mjs', 'scripts/build-fonts.mjs'];
+// package-lock.json: the command line bundles its libraries (scripts/build-cli.mjs).
+const INPUTS = ['src', 'tsconfig.json', 'package-lock.json', 'scripts/build-browser.mjs', 'scripts/build-fonts.mjs', 'scripts/build-cli.mjs'];
 
 function isBuildInput(rel: string): boolean {
   return !rel.endsWith('.test.ts') && !rel.split('/').includes('test-support');
@@ -28,12 +29,14 @@ export function sourceHash(root: string): string {
 }
 
 // `tsx scripts/source-hash.ts clear` before a build, `... write` after it succeeds: a build that
-// fails half-way leaves no hash, so dist/ reads as stale.
+// fails half-way leaves no hash, so dist/ reads as stale. `... current` exits 0 when dist/ is the
+// build of the inputs as they are now (setup then skips the build), 1 when it is not.
 if (require.main === module) {
   const root = path.join(__dirname, '..');
   const file = path.join(root, HASH_FILE);
   const verb = process.argv[2];
   if (verb === 'clear') fs.rmSync(file, { force: true });
   else if (verb === 'write') fs.writeFileSync(file, `${sourceHash(root)}\n`);
-  else throw new Error(`usage: tsx scripts/source-hash.ts clear|write (got ${verb ?? 'nothing'})`);
+  else if (verb === 'current') process.exitCode = fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim() === sourceHash(root) ? 0 : 1;
+  else throw new Error(`usage: tsx scripts/source-hash.ts clear|write|current (got ${verb ?? 'nothing'})`);
 }

@@ -9,7 +9,7 @@
 #   cloud  the tests that start the AWS emulator (MiniStack).
 # A test file names its tier in its first line (`// tier: unit`, `// tier: cloud`); any other is e2e.
 # Test files run in processes of their own, two at a time, each under a deadline
-# (scripts/run-tests.mjs). Sets everything up first. Prints each tier's counts and wall time; the
+# (scripts/run-tests.mjs); the unit tier runs beside the other two. Sets everything up first. Prints each tier's counts and wall time; the
 # last line is the summary `tests: N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -73,11 +73,13 @@ cargo_tests() {
   count "$p" "$f"
 }
 
-uvu_tests() { # test files, relative to src/
+uvu_tests() { # log name, test files relative to src/
+  local log="$logs/$1.log"
+  shift
   [ $# -eq 0 ] && return
-  node scripts/run-tests.mjs ${VIDKIT_TEST_RECORD:+--record} "$@" 2>&1 | tee "$logs/uvu.log"
+  node scripts/run-tests.mjs ${VIDKIT_TEST_RECORD:+--record} "$@" 2>&1 | tee "$log"
   local status=${PIPESTATUS[0]} p f
-  read -r p f < <(strip <"$logs/uvu.log" | sed -n 's/^uvu: \([0-9]\+\) passed, \([0-9]\+\) failed$/\1 \2/p' | tail -1)
+  read -r p f < <(strip <"$log" | sed -n 's/^uvu: \([0-9]\+\) passed, \([0-9]\+\) failed$/\1 \2/p' | tail -1)
   p=${p:-0} f=${f:-0}
   # A runner that crashed before its summary counts as a failure, never as zero tests.
   [ "$status" -ne 0 ] && [ "$f" -eq 0 ] && f=1
@@ -124,7 +126,7 @@ unit_tier() {
   # A unit test that reaches dist/ (test-support refuses it) or launches a browser fails.
   printf '#!/bin/sh\necho "a unit test launched a browser: it belongs in the e2e tier (scripts/test.sh)" >&2\nexit 1\n' >"$logs/no-browser"
   chmod +x "$logs/no-browser"
-  VIDKIT_TEST_TIER=unit VIDKIT_BROWSER="$logs/no-browser" uvu_tests --tier unit $unit_tests
+  VIDKIT_TEST_TIER=unit VIDKIT_BROWSER="$logs/no-browser" uvu_tests unit-uvu --tier unit $unit_tests
 }
 
 summary=()
@@ -140,20 +142,45 @@ run_tier() { # name, command...
   failed=$((failed + tier_failed))
 }
 
-pool=() pooled=()
+unit=no pool=() pooled=()
 for tier in "${tiers[@]}"; do
   case "$tier" in
-    unit) run_tier unit unit_tier ;;
+    unit) unit=yes ;;
     e2e) pool+=(--tier e2e $e2e_tests) pooled+=(e2e) ;;
     cloud) pool+=(--tier cloud $cloud_tests) pooled+=(cloud) ;;
   esac
 done
+# The unit tier runs beside the pool below: its compiles and type checks keep one core busy for
+# long stretches (bindgen, tsc), and the end-to-end files take the other. Its output is printed
+# whole once the pool is done.
+unit_pid=
+if [ "$unit" = yes ]; then
+  (
+    summary=() passed=0 failed=0
+    run_tier unit unit_tier
+    printf '%s\n' "$passed $failed" "${summary[@]}" >"$logs/unit.result"
+  ) >"$logs/unit.out" 2>&1 &
+  unit_pid=$!
+fi
 # The end-to-end and cloud tiers share one pool of lanes, so neither waits for the other's last
 # file; the runner counts them apart.
 if [ ${#pool[@]} -gt 0 ]; then
-  run_tier "${pooled[*]}" uvu_tests "${pool[@]}"
-  mapfile -t lines < <(strip <"$logs/uvu.log" | grep -E '^tier (e2e|cloud): ')
+  run_tier "${pooled[*]}" uvu_tests pool "${pool[@]}"
+  mapfile -t lines < <(strip <"$logs/pool.log" | grep -E '^tier (e2e|cloud): ')
   summary+=("${lines[@]}")
+fi
+if [ -n "$unit_pid" ]; then
+  wait "$unit_pid"
+  cat "$logs/unit.out"
+  if [ -s "$logs/unit.result" ]; then
+    { read -r unit_passed unit_failed; mapfile -t lines; } <"$logs/unit.result"
+    passed=$((passed + unit_passed)) failed=$((failed + unit_failed))
+    summary=("${lines[@]}" "${summary[@]}")
+  else
+    # The tier died before its counts were written.
+    echo "tier unit: no result"
+    failed=$((failed + 1))
+  fi
 fi
 
 printf '%s\n' "${summary[@]}"

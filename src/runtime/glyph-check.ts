@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { builtFile } from '../package-info';
 import { SYSTEM_FACE_NAMES } from '../fonts/fontconfig';
 
 export type { MissingGlyphs } from './protocol';
@@ -17,8 +17,8 @@ let cachedSource: string | undefined;
  */
 export function glyphCheckScript(): string {
   if (cachedSource === undefined) {
-    const built = path.join(__dirname, GLYPH_CHECK_FILE);
-    cachedSource = fs.existsSync(built) ? fs.readFileSync(built, 'utf8') : bundleGlyphCheckScript();
+    const built = builtFile('runtime', GLYPH_CHECK_FILE);
+    cachedSource = built !== undefined && fs.existsSync(built) ? fs.readFileSync(built, 'utf8') : bundleGlyphCheckScript();
   }
   return cachedSource;
 }

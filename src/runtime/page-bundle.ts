@@ -1,9 +1,9 @@
 import * as path from 'node:path';
 import { buildSync } from 'esbuild';
+import { PACKAGE_ROOT } from '../package-info';
 
-// The page scripts' modules stay in src/ (tsc does not emit them): this path holds from
-// src/runtime and from dist/runtime alike.
-const SOURCES = path.join(__dirname, '..', '..', 'src', 'runtime');
+// The page scripts' modules stay in src/ (tsc does not emit them).
+const SOURCES = path.join(PACKAGE_ROOT, 'src', 'runtime');
 
 /**
  * A page script's modules bundled into one classic script: no module syntax, wrapped in a strict

@@ -1,5 +1,5 @@
 import * as fs from 'node:fs';
-import * as path from 'node:path';
+import { builtFile } from '../package-info';
 import type { RuntimeBoot } from './protocol';
 
 export type { RuntimeBoot } from './protocol';
@@ -18,8 +18,8 @@ let cachedSource: string | undefined;
  */
 export function runtimeSource(): string {
   if (cachedSource === undefined) {
-    const built = path.join(__dirname, PAGE_RUNTIME_FILE);
-    cachedSource = fs.existsSync(built) ? fs.readFileSync(built, 'utf8') : bundleNow();
+    const built = builtFile('runtime', PAGE_RUNTIME_FILE);
+    cachedSource = built !== undefined && fs.existsSync(built) ? fs.readFileSync(built, 'utf8') : bundleNow();
   }
   return cachedSource;
 }
