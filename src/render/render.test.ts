@@ -104,6 +104,19 @@ clock('screenshot capture (the full-Chromium path) is frame exact across seams t
   frames.forEach((f, i) => assert.is(readBits(f, 0), i, `frame ${i}`));
 });
 
+clock('auto on a page that draws its 60 frames fast: one browser draws both planned ranges, in turn, frame exact', () => {
+  const output = path.join(out, 'clock-auto.mp4');
+  const run = vidkit(['render', frameClock(2, out), '--output', output, '--width', '320', '--json']);
+  assert.is(run.status, 0, run.stderr);
+  const result = JSON.parse(run.stdout);
+  // A second browser would take about as long to reach its first frame as the first took to draw
+  // everything: it is not started. The ranges planned for two are still the segments joined.
+  assert.is(result.workers, 1, run.stderr);
+  assert.is(result.segments, 2);
+  decodeGray(output, 320, 180).forEach((f, i) => assert.is(readBits(f, 0, 0.5), i, `frame ${i}`));
+  assert.is(ffprobe(output).streams[0].nb_read_frames, '60');
+});
+
 clock('--width renders at a device scale factor: half size, still frame exact', () => {
   const output = path.join(out, 'clock-half.mp4');
   const run = vidkit(['render', frameClock(2, out), '--output', output, '--width', '320', '--workers', '2']);

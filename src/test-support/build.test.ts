@@ -22,6 +22,8 @@ function checkout(): string {
   write('tsconfig.json', '{}\n');
   write('scripts/build-browser.mjs', '\n');
   write('scripts/build-fonts.mjs', '\n');
+  write('scripts/build-cli.mjs', '\n');
+  write('package-lock.json', '{"lockfileVersion":3}\n');
   write('dist/source-hash', `${sourceHash(root)}\n`);
   return root;
 }
@@ -35,6 +37,10 @@ test('current after the build; stale once a source changes; current again after 
   assert.is(staleness(root), undefined);
   fs.renameSync(path.join(root, 'src/render/a.ts'), path.join(root, 'src/render/b.ts'));
   assert.is(staleness(root), 'dist/ is stale: run npm run build:ts', 'a renamed source');
+  fs.writeFileSync(path.join(root, 'dist/source-hash'), sourceHash(root));
+  // The command line bundles its libraries: another locked version of one is another build.
+  fs.writeFileSync(path.join(root, 'package-lock.json'), '{"lockfileVersion":3,"packages":{}}\n');
+  assert.is(staleness(root), 'dist/ is stale: run npm run build:ts', 'a changed lockfile');
   fs.rmSync(root, { recursive: true });
 });
 

@@ -81,4 +81,19 @@ test('repeated steals keep the parts contiguous and cover every frame once', () 
   assert.ok(ordered.length > 2);
 });
 
+test('next: a planned range nobody took comes first, whole once its predecessor is done, then steals', () => {
+  // `auto` let the first worker draw alone: it takes the second planned range itself.
+  const s = new FrameScheduler(planned, 15);
+  const a = s.takePlanned()!;
+  a.next = 60;
+  assert.is(s.canSplit(), true, 'the untaken range counts as frames to take');
+  a.next = 100;
+  const b = s.next()!;
+  assert.equal(span(b), [100, 200]);
+  assert.is(a.endFrame, 100);
+  b.next = 120;
+  assert.equal(span(s.next()), [160, 200]);
+  assert.is(b.endFrame, 160);
+});
+
 test.run();

@@ -53,9 +53,18 @@ export class FrameScheduler {
     return this.add(largest.endFrame, end);
   }
 
+  /**
+   * What a worker takes once its part is done, or a worker added mid-render: a planned range no
+   * worker has taken yet (`auto` may leave some to the first worker, see local-render.ts), else
+   * the second half of the largest remainder.
+   */
+  next(): FramePart | undefined {
+    return this.takePlanned() ?? this.steal();
+  }
+
   /** Whether a worker added now would find frames to take. */
   canSplit(): boolean {
-    return this.largestRemainder() !== undefined;
+    return this.unstarted.length > 0 || this.largestRemainder() !== undefined;
   }
 
   /** Every part handed out, in frame order: the segments join in this order. */
