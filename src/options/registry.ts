@@ -153,7 +153,7 @@ export const RENDER_OPTIONS = {
     api: 'workers',
     value: '<n|auto>',
     default: 'auto',
-    description: 'Parallel browser sessions: a number, or "auto" (one per core, one more while the cores sit idle; limited by memory and frames)',
+    description: 'Parallel browser sessions: a number, or "auto" (up to one per core, each started only where it pays for its start, one more while the cores sit idle; limited by memory and frames)',
     doc: RENDER_DOC,
     appliesTo: ['render'],
     docker: true,
