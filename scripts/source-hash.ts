@@ -28,6 +28,12 @@ export function sourceHash(root: string): string {
   return hash.digest('hex');
 }
 
+/** The fingerprint dist/ under `root` was built from, as the build wrote it; undefined where no build completed. */
+export function builtHash(root: string): string | undefined {
+  const file = path.join(root, HASH_FILE);
+  return fs.existsSync(file) ? fs.readFileSync(file, 'utf8').trim() : undefined;
+}
+
 // `tsx scripts/source-hash.ts clear` before a build, `... write` after it succeeds: a build that
 // fails half-way leaves no hash, so dist/ reads as stale. `... current` exits 0 when dist/ is the
 // build of the inputs as they are now (setup then skips the build), 1 when it is not.
@@ -37,6 +43,6 @@ if (require.main === module) {
   const verb = process.argv[2];
   if (verb === 'clear') fs.rmSync(file, { force: true });
   else if (verb === 'write') fs.writeFileSync(file, `${sourceHash(root)}\n`);
-  else if (verb === 'current') process.exitCode = fs.existsSync(file) && fs.readFileSync(file, 'utf8').trim() === sourceHash(root) ? 0 : 1;
+  else if (verb === 'current') process.exitCode = builtHash(root) === sourceHash(root) ? 0 : 1;
   else throw new Error(`usage: tsx scripts/source-hash.ts clear|write|current (got ${verb ?? 'nothing'})`);
 }

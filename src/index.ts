@@ -26,6 +26,7 @@ export interface RenderOptions extends ApiOptions<'render'> {
   signal?: AbortSignal;
   onWarning?: (message: string) => void;
   onInfo?: (message: string) => void;
+  /** `workers`: those planned. Under `auto` the first may draw alone; the result's `workers` counts those that ran. */
   onStart?: (plan: { totalFrames: number; workers: number }) => void;
   /** Called once per captured frame. */
   onFrame?: () => void;

@@ -4,7 +4,7 @@ import * as path from 'node:path';
 /**
  * The repository (or installed package) root: the nearest folder above this module with a
  * package.json. The module sits in src/ (tests), in dist/ (the API) or bundled into
- * dist/cli/main.js (the command line), so its depth below the root differs.
+ * dist/cli/bundle.js (the command line), so its depth below the root differs.
  */
 export const PACKAGE_ROOT = packageRoot(__dirname);
 

@@ -207,8 +207,6 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       running.catch(() => undefined);
       pool.push(running);
     };
-    // The other workers start their browsers once the first has drawn: started together they
-    // share the cores and every one reaches its first frame late.
     // `auto` starts the other planned workers only where they pay for their start. Each costs about
     // what the first took to its first frame (a browser, the page's load); where one browser would
     // draw the rest in less than twice that, it draws it alone (the planned ranges it has not
@@ -222,6 +220,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       const perFrame = (performance.now() - from.at) / Math.max(1, framesDrawn - from.frames);
       return (totalFrames - framesDrawn) * perFrame > 2 * startUp;
     };
+    // The other workers start their browsers once the first has drawn: started together they
+    // share the cores and every one reaches its first frame late.
     const takePlanned = () => scheduler.takePlanned();
     launch(takePlanned, firstSlot);
     await waitFor(() => drawing > 0 || failed);

@@ -1,15 +1,14 @@
-import * as fs from 'node:fs';
 import * as path from 'node:path';
-import { HASH_FILE, sourceHash } from '../../scripts/source-hash';
+import { HASH_FILE, builtHash, sourceHash } from '../../scripts/source-hash';
 
 const REPO_ROOT = path.resolve(__dirname, '..', '..');
 let checked = false;
 
 /** Why the dist/ under `root` is not the build of the sources there now; undefined when it is. */
 export function staleness(root: string): string | undefined {
-  const file = path.join(root, HASH_FILE);
-  if (!fs.existsSync(file)) return `dist/ is stale: ${HASH_FILE} is missing (no complete build): run npm run build:ts`;
-  if (fs.readFileSync(file, 'utf8').trim() !== sourceHash(root)) return 'dist/ is stale: run npm run build:ts';
+  const built = builtHash(root);
+  if (built === undefined) return `dist/ is stale: ${HASH_FILE} is missing (no complete build): run npm run build:ts`;
+  if (built !== sourceHash(root)) return 'dist/ is stale: run npm run build:ts';
   return undefined;
 }
 

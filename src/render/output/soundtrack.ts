@@ -40,7 +40,6 @@ export async function soundtrackOf(
   return { tracks, durationSeconds: opts.durationSeconds };
 }
 
-/** What an output writer muxes: the soundtrack, and its encoding where one was made ahead for it. */
 /**
  * What names a soundtrack kept for a batch's reusing rows (in its work folder, or under its reuse
  * key in the bucket): the timeline it is mixed from, its length and the output format.
@@ -49,6 +48,7 @@ export function soundtrackDigest(timeline: MediaElementTiming[], durationSeconds
   return createHash('sha256').update(JSON.stringify({ timeline, durationSeconds, format })).digest('hex').slice(0, 24);
 }
 
+/** What an output writer muxes: the soundtrack, and its encoding where one was made ahead for it. */
 export interface Soundtrack {
   options: SoundtrackOptions;
   encoded?: EncodedSoundtrack;
