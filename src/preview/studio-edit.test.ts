@@ -45,8 +45,21 @@ async function serve(dir: string): Promise<ServingCli> {
 }
 
 /** Opens the studio at 1280x800 and waits until the player, the timeline and the variables panel are drawn. */
-async function openStudio(url: string): Promise<Page> {
+async function openStudio(url: string, opts: { holdEvents?: boolean } = {}): Promise<Page> {
   const page = await browser.newPage();
+  // The studio hears of a file saved elsewhere through its event stream and reads the file again;
+  // a test of an edit that crosses such a save keeps the stream's handle to close it first.
+  if (opts.holdEvents) {
+    await page.evaluateOnNewDocument(() => {
+      const Native = window.EventSource;
+      window.EventSource = class extends Native {
+        constructor(url: string | URL, init?: EventSourceInit) {
+          super(url, init);
+          (window as unknown as { studioEvents: EventSource }).studioEvents = this;
+        }
+      };
+    });
+  }
   page.on('console', (m) => {
     // Chromium logs every 4xx answer; the 409 of an edit refused on purpose (the conflict test) is the studio working.
     const refused = /status of 409/.test(m.text()) && /\/__vidkit\/studio\/(edit|undo)$/.test(m.location().url ?? '');
@@ -309,7 +322,10 @@ edit('undo and redo across a reload of the studio; the history is never served',
 });
 
 edit('an edit of a file changed on disk meanwhile shows a conflict and writes nothing; undo then refuses too, the history kept', async () => {
-  const page = await openStudio(server.url);
+  const page = await openStudio(server.url, { holdEvents: true });
+  // The save below must cross the studio's edit, not reach the studio before it: how soon the
+  // watcher tells the page is the machine's timing, so the page is not told at all.
+  await page.evaluate(() => (window as unknown as { studioEvents: EventSource }).studioEvents.close());
   await page.focus('.tl-clip[data-clip="1"]');
   const byEditor = fs.readFileSync(file, 'utf8').replace('#box {', '#box { border-radius: 4px;');
   fs.writeFileSync(file, byEditor);
