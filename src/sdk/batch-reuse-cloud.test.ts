@@ -24,6 +24,8 @@ const out = tempDir('vidkit-batch-reuse-cloud-test-');
 const project = path.join(out, 'template');
 const scripted = path.join(out, 'scripted');
 const invocationLog = path.join(out, 'invocations.jsonl');
+/** While it exists, the reference row's invocations answer that many ms late (test-support/lambda-runtime-client.js). */
+const holdReference = path.join(out, 'hold-reference');
 const FRAMES = 20;
 const NAMES = ['Ann', 'Bob', 'Cy', 'Dee', 'Eve'];
 let emu: AwsEmulator;
@@ -153,7 +155,7 @@ reuse.before(async () => {
   emu = await startAwsEmulator();
   aws = testAwsClients(emu);
   ({ bucket, machine } = deployTestStack(emu));
-  await registerZipHandler(aws, { bucket, workDir: out, env: { VIDKIT_TEST_INVOCATION_LOG: invocationLog } });
+  await registerZipHandler(aws, { bucket, workDir: out, env: { VIDKIT_TEST_INVOCATION_LOG: invocationLog, VIDKIT_TEST_HOLD_REFERENCE: holdReference } });
 });
 
 reuse.after(async () => {
@@ -194,7 +196,10 @@ reuse('run again (--force): the shared segments are in the bucket, so only the n
 
 reuse('a page script that reads the name: every row renders whole, as without reuse, and its progress says why', async () => {
   fs.writeFileSync(invocationLog, '');
-  const rows = await renderBatch(scripted, writeBatch('scripted.jsonl', NAMES.slice(0, 3), 'scripted'));
+  // The reference's end is held 5 s (16 gate polls), so rows that waited for it would start after it
+  // however fast this machine draws its 20 frames.
+  fs.writeFileSync(holdReference, '5000');
+  const rows = await renderBatch(scripted, writeBatch('scripted.jsonl', NAMES.slice(0, 3), 'scripted')).finally(() => fs.rmSync(holdReference, { force: true }));
   assert.equal(chunksByRange('scripted'), { '0-20*': 1, '0-20': 2 });
   await assertRowsAreLone(scripted, 'scripted', NAMES.slice(0, 3));
   // The first row's page read the name as it loaded: it said so at once, and the other rows did not wait for its video.

@@ -5,6 +5,9 @@
 // images cannot run. Usage: node lambda-runtime-client.js <handler module> <export name>
 // With VIDKIT_TEST_INVOCATION_LOG set (a function environment variable), each invocation's mode,
 // render and frame range is appended to that file as a JSON line, for tests that count them.
+// With VIDKIT_TEST_HOLD_REFERENCE set to a file's path: while that file exists, the answer to a chunk
+// invocation of a batch's reference row is held for as many milliseconds as the file says, so a
+// test can tell "the other rows started before the reference ended" from a fast machine's luck.
 'use strict';
 const fs = require('node:fs');
 const http = require('node:http');
@@ -15,6 +18,15 @@ function logInvocation(event) {
   const render = event && event.render;
   const line = { mode: event && event.mode, renderId: render && render.renderId, outputKey: render && render.outputKey, reference: Boolean(render && render.reuse && render.reuse.reference), chunk: event && event.chunk };
   fs.appendFileSync(file, JSON.stringify(line) + '\n');
+}
+
+/** Waits as the hold file asks, when `event` is a chunk of a reference row and the file exists. */
+async function holdReference(event) {
+  const file = process.env.VIDKIT_TEST_HOLD_REFERENCE;
+  const render = event && event.render;
+  if (!file || event.mode !== 'chunk' || !(render && render.reuse && render.reuse.reference) || !fs.existsSync(file)) return;
+  const ms = Number(fs.readFileSync(file, 'utf8'));
+  await new Promise((resolve) => setTimeout(resolve, Number.isFinite(ms) ? ms : 0));
 }
 
 const [modulePath, exportName] = process.argv.slice(2);
@@ -50,6 +62,7 @@ async function main() {
       const event = JSON.parse(next.body);
       logInvocation(event);
       const result = await handler(event);
+      await holdReference(event);
       await call('POST', `${base}/invocation/${id}/response`, JSON.stringify(result ?? null));
     } catch (err) {
       await call('POST', `${base}/invocation/${id}/error`, errorBody(err), { 'Lambda-Runtime-Function-Error-Type': (err && err.name) || 'Error' });
