@@ -323,8 +323,10 @@ edit('undo and redo across a reload of the studio; the history is never served',
 
 edit('an edit of a file changed on disk meanwhile shows a conflict and writes nothing; undo then refuses too, the history kept', async () => {
   const page = await openStudio(server.url, { holdEvents: true });
-  // The save below must cross the studio's edit, not reach the studio before it: how soon the
-  // watcher tells the page is the machine's timing, so the page is not told at all.
+  // The save below must cross the studio's edit, not reach the studio before it. The studio has
+  // read the file's hash once its undo button is live (the history holds the edits above); the
+  // watcher would tell it of the save as soon as the machine allows, so it is not told at all.
+  await page.waitForFunction(() => !(document.getElementById('undo') as HTMLButtonElement).disabled, { timeout: 10_000 });
   await page.evaluate(() => (window as unknown as { studioEvents: EventSource }).studioEvents.close());
   await page.focus('.tl-clip[data-clip="1"]');
   const byEditor = fs.readFileSync(file, 'utf8').replace('#box {', '#box { border-radius: 4px;');
