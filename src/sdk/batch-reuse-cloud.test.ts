@@ -24,7 +24,7 @@ const out = tempDir('vidkit-batch-reuse-cloud-test-');
 const project = path.join(out, 'template');
 const scripted = path.join(out, 'scripted');
 const invocationLog = path.join(out, 'invocations.jsonl');
-/** While it exists, the reference row's invocations answer that many ms late (test-support/lambda-runtime-client.js). */
+/** While it exists, the reference row's chunk invocations answer as many ms late as it says (test-support/lambda-runtime-client.js). */
 const holdReference = path.join(out, 'hold-reference');
 const FRAMES = 20;
 const NAMES = ['Ann', 'Bob', 'Cy', 'Dee', 'Eve'];
