@@ -10,7 +10,8 @@
 # A test file names its tier in its first line (`// tier: unit`, `// tier: cloud`); any other is e2e.
 # Test files run in processes of their own, two at a time, each under a deadline
 # (scripts/run-tests.mjs); the unit tier runs beside the other two. Sets everything up first.
-# Prints each tier's counts and wall time; the last line is the summary `tests: N passed, N failed`.
+# Prints each tier's counts and wall time; the last line is the summary
+# `tests: N passed, N failed`.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 

@@ -8,9 +8,10 @@ import { vidkitCacheDir } from '../cache-dir';
 /**
  * Runs the command line's bundle (scripts/build-cli.mjs) in place of the module `host`, as Node
  * runs a CommonJS module, with V8's code for it kept in the cache folder: compiling the 6 MB
- * bundle anew was a third of the CPU `vidkit --version` takes, and every command pays it. The code is kept after the first command
- * that found none (or whose code V8 refused: another Node, other V8 flags, a rebuilt bundle), with
- * what that command compiled; a folder that cannot be written only costs the compile.
+ * bundle anew was a third of the CPU `vidkit --version` takes, and every command pays it. The
+ * code is kept after the first command that found none (or whose code V8 refused: another Node,
+ * other V8 flags, a rebuilt bundle), with what that command compiled; a folder that cannot be
+ * written only costs the compile.
  */
 export function runWithCodeCache(file: string, host: NodeJS.Module): void {
   const source = fs.readFileSync(file, 'utf8');

@@ -5,9 +5,10 @@
 // images cannot run. Usage: node lambda-runtime-client.js <handler module> <export name>
 // With VIDKIT_TEST_INVOCATION_LOG set (a function environment variable), each invocation's mode,
 // render and frame range is appended to that file as a JSON line, for tests that count them.
-// With VIDKIT_TEST_HOLD_REFERENCE set to a file's path: while that file exists, the answer to a chunk
-// invocation of a batch's reference row is held for as many milliseconds as the file says, so a
-// test can tell "the other rows started before the reference ended" from a fast machine's luck.
+// With VIDKIT_TEST_HOLD_REFERENCE set to a file's path: while that file exists, the answer to a
+// chunk invocation of a batch's reference row is held for as many milliseconds as the file says,
+// so a test can tell "the other rows started before the reference ended" from a fast machine's
+// luck.
 'use strict';
 const fs = require('node:fs');
 const http = require('node:http');
