@@ -51,7 +51,7 @@ test('the estimate tells each line\'s frames and sound as the batch then renders
   assert.equal(estimate.failing.map((f) => f.line), [4]);
   const reuse = estimate.reuse!;
   assert.is(reuse.totalFrames, 20);
-  assert.is(reuse.segments, 2);
+  assert.is(reuse.segments, 3, 'the render\'s cells: the intro (0-5), 5-15 and 15-20');
   assert.equal(reuse.rows.map((r) => [r.line, r.framesRendered, r.framesReused, r.audio.mixed]), [
     [1, 0, 20, 'none'],
     [2, 5, 15, 'none'],
@@ -72,7 +72,7 @@ test('the estimate tells each line\'s frames and sound as the batch then renders
 
   const text = vidkit(['render', dir, '--batch', batch, '--output-dir', outDir, '--format', 'mov', '--strict-variables', '--estimate']);
   assert.is(text.status, 0, text.stderr);
-  assert.match(text.stdout, /^Estimate: 4 lines of 20 frames; 1 would fail; with reuse the batch draws 45 frames, 0\.75x the 60 of rendering each line alone \(2 segments\)$/m);
+  assert.match(text.stdout, /^Estimate: 4 lines of 20 frames; 1 would fail; with reuse the batch draws 45 frames, 0\.75x the 60 of rendering each line alone \(3 segments\)$/m);
   assert.match(text.stdout, /^3 +20 +0 +row +a style uses the variable "tint"/m);
   assert.match(text.stdout, /^4 +- +- +- +fails: /m);
 });

@@ -46,7 +46,7 @@ export async function estimateLocalBatch(opts: LocalBatchEstimateOptions): Promi
       const reach = await session.reach(page.totalFrames);
       const sound = await soundtrackOf(await session.mediaTimeline(), page.sound);
       const rows = planned.map((p) => ({ line: p.line, boot: p.planned.boot, totalFrames: p.planned.totalFrames }));
-      return estimateReuse(atLoad, reach, rows, page.totalFrames, sound.tracks.length === 0);
+      return estimateReuse(atLoad, reach, rows, page.totalFrames, page.context.settings.fps, sound.tracks.length === 0);
     });
     return { lines, failing, reuse };
   } finally {

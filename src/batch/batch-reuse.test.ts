@@ -12,7 +12,8 @@ import { REUSE_DIR } from './batch-reuse';
 // compositions (320x180, 10 fps, 2 s = 20 frames), every row of a batch decodes to the same frames
 // and the same sound as the same row rendered alone with `vidkit render`, and segments are shared
 // exactly where the variables cannot reach. ProRes (.mov) is intra-only, so equal pictures encode
-// to equal frames however a video is cut into segments.
+// to equal frames however a video is cut into segments; an mp4 (H.264) row is checked too, against
+// a lone render at 2 workers: both are joined from the same cells, each encoded alone.
 
 const work = tempDir('vidkit-batch-reuse-test-');
 const FRAMES = 20;
@@ -61,15 +62,16 @@ interface Outcome {
 }
 
 /**
- * Renders `rows` (variables each) as one batch and each alone, asserts every row's frames and
- * sound are the lone render's, and returns the batch's rows.
+ * Renders `rows` (variables each) as one batch and each alone (with `workers`, default 1), asserts
+ * every row's frames and sound are the lone render's, and returns the batch's rows.
  */
-function batchEqualsLone(dir: string, rows: Record<string, unknown>[]): Outcome {
+function batchEqualsLone(dir: string, rows: Record<string, unknown>[], { format = 'mov', workers = '1' } = {}): Outcome {
+  const ext = `.${format}`;
   const batch = path.join(dir, '..', `${path.basename(dir)}.jsonl`);
-  fs.writeFileSync(batch, rows.map((variables, i) => JSON.stringify({ outputKey: `row-${i + 1}.mov`, variables })).join('\n') + '\n');
+  fs.writeFileSync(batch, rows.map((variables, i) => JSON.stringify({ outputKey: `row-${i + 1}${ext}`, variables })).join('\n') + '\n');
   const outDir = path.join(dir, '..', `${path.basename(dir)}-out`);
   // Relative, as a user types it: the browser must still be handed every file it reads by its full path.
-  const run = vidkit(['render', dir, '--batch', batch, '--output-dir', path.relative(REPO_ROOT, outDir), '--format', 'mov', '--batch-concurrency', '2', '--json']);
+  const run = vidkit(['render', dir, '--batch', batch, '--output-dir', path.relative(REPO_ROOT, outDir), '--format', format, '--batch-concurrency', '2', '--json']);
   assert.is(run.status, 0, run.stderr);
   const printed = JSON.parse(run.stdout) as LocalBatchRow[];
   // Rows with the same variables have the same lone render: it is rendered once.
@@ -77,12 +79,12 @@ function batchEqualsLone(dir: string, rows: Record<string, unknown>[]): Outcome 
   rows.forEach((variables, i) => {
     let lone = loneRenders.get(JSON.stringify(variables));
     if (!lone) {
-      lone = path.join(dir, '..', `${path.basename(dir)}-lone-${i + 1}.mov`);
-      const alone = vidkit(['render', dir, '--variables', JSON.stringify(variables), '--format', 'mov', '--output', lone]);
+      lone = path.join(dir, '..', `${path.basename(dir)}-lone-${i + 1}${ext}`);
+      const alone = vidkit(['render', dir, '--variables', JSON.stringify(variables), '--format', format, '--workers', workers, '--output', lone]);
       assert.is(alone.status, 0, alone.stderr);
       loneRenders.set(JSON.stringify(variables), lone);
     }
-    const out = path.join(outDir, `row-${i + 1}.mov`);
+    const out = path.join(outDir, `row-${i + 1}${ext}`);
     const [batchFrames, loneFrames] = [frameHashes(out), frameHashes(lone)];
     assert.is(batchFrames.length, FRAMES, `row ${i + 1}: frames`);
     assert.equal(batchFrames, loneFrames, `row ${i + 1}: its frames are those of its lone render`);
@@ -100,8 +102,9 @@ test('the name in a 0.5 s intro: rows whose name differs draw the intro alone, a
   const dir = project({ 'index.html': page('<div id="intro" style="position:absolute;left:10px;top:10px" data-start="0" data-duration="0.5">Hi <span data-var-text="name">Ada</span></div>') });
   const { rows } = batchEqualsLone(dir, [{ name: 'Ann' }, { name: 'Bob' }, { name: 'Ann' }]);
   assert.equal(drawn(rows), [0, 5, 0]);
-  assert.equal(rows.map((r) => r.reuse!.segments), [2, 2, 2]);
-  assert.equal(rows.map((r) => r.reuse!.reusedSegments), [2, 1, 2]);
+  // The render's cells: the intro (0-5), then 5-15 and 15-20 (a cell is at least 15 frames).
+  assert.equal(rows.map((r) => r.reuse!.segments), [3, 3, 3]);
+  assert.equal(rows.map((r) => r.reuse!.reusedSegments), [3, 2, 3]);
 });
 
 test('the name in a lower third from 1 to 1.5 s: each row draws those 5 frames, the frames around them are shared', () => {
@@ -114,6 +117,18 @@ test('the name in a lower third from 1 to 1.5 s: each row draws those 5 frames, 
   assert.equal(drawn(rows), [0, 5, 5]);
   assert.equal(rows[1].reuse!.segments, 3);
   assert.equal(rows[1].reuse!.framesReused, 15);
+});
+
+test('mp4: the name in a lower third; every row decodes to the frames of its lone render at 2 workers, cell for cell', () => {
+  const dir = project({
+    'index.html': page('<div class="third" data-start="1" data-duration="0.5"><b data-var-text="name">Ada</b>, engineer</div>', {
+      style: '.third{position:absolute;left:10px;bottom:10px;padding:4px;background:#fff;color:#000}',
+    }),
+  });
+  // Cells 0-10, 10-15 (the lower third) and 15-20: the lone render's second worker draws two of them.
+  const { rows } = batchEqualsLone(dir, [{ name: 'Ann' }, { name: 'Bob' }], { format: 'mp4', workers: '2' });
+  assert.equal(drawn(rows), [0, 5]);
+  assert.equal(rows.map((r) => r.reuse!.segments), [3, 3]);
 });
 
 test('a per-row image shown from 0.5 to 1 s: each row draws its image\'s frames only', () => {
@@ -233,14 +248,14 @@ test('a batch with a failed row keeps its shared segments, and its re-run joins 
   assert.is(keys.length, 1);
   const shared = path.join(outDir, REUSE_DIR, keys[0]);
   const segments = fs.readdirSync(shared).filter((f) => f.endsWith('.mov'));
-  assert.is(segments.length, 2);
+  assert.is(segments.length, 3);
   const stamp = new Date('2001-01-01T00:00:00Z');
   for (const f of segments) fs.utimesSync(path.join(shared, f), stamp, stamp);
   const second = run([['a.mov', 'Ann'], ['b.mov', 'Bob'], ['c.mov', 'Cy'], ['d.mp4', 'Dee']]);
   assert.is(second.status, 1);
   const rows = JSON.parse(second.stdout) as LocalBatchRow[];
   assert.equal(rows.map((r) => r.status), ['skipped', 'skipped', 'rendered', 'failed']);
-  assert.equal(rows[2].reuse, { segments: 2, reusedSegments: 1, framesRendered: 5, framesReused: 15, audio: { mixed: 'none' } });
+  assert.equal(rows[2].reuse, { segments: 3, reusedSegments: 2, framesRendered: 5, framesReused: 15, audio: { mixed: 'none' } });
   for (const f of segments) assert.is(fs.statSync(path.join(shared, f)).mtimeMs, stamp.getTime(), `${f} was joined, not drawn again`);
   const lone = path.join(work, 'resume-lone.mov');
   assert.is(vidkit(['render', dir, '--variables', '{"name":"Cy"}', '--format', 'mov', '--output', lone]).status, 0);

@@ -2,7 +2,8 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PageReach } from '../runtime/protocol';
-import { differingVariables, estimateReuse, framesOf, rowSegments, sharedCuts } from './reuse-plan';
+import { cutFrames } from '../render/plan/cell-grid';
+import { differingVariables, estimateReuse, rowSegments } from './reuse-plan';
 
 const reach = (over: Partial<PageReach> = {}): PageReach => ({
   reads: [],
@@ -24,18 +25,8 @@ test('differing variables: a value, or whether it is overridden at all, differs'
   assert.equal(differingVariables(ref, { variables: { name: 'Ann', tint: '#f00', size: 2, extra: { a: 1 } }, overrides: { name: 'Ann' } }), ['extra']);
 });
 
-test('cuts fall where a varying variable\'s frames begin and end; a variable the page never uses reaches no frame', () => {
-  assert.equal(
-    sharedCuts(reach(), ['name'], 100).map((s) => [s.startFrame, s.endFrame]),
-    [[0, 5], [5, 50], [50, 60], [60, 100]],
-  );
-  assert.equal(sharedCuts(reach(), ['name', 'photo'], 100).length, 6);
-  assert.equal(sharedCuts(reach(), ['unused'], 100).map((s) => [s.startFrame, s.endFrame]), [[0, 100]]);
-  assert.equal(framesOf(reach(), 'unused'), []);
-});
-
 test('a row draws the segments its own differing variables reach, and nothing when none differs', () => {
-  const segments = sharedCuts(reach(), ['name', 'photo'], 100);
+  const segments = cutFrames(reach(), ['name', 'photo'], 100);
   const own = (differing: string[]) => {
     const d = rowSegments(reach(), differing, segments);
     return 'own' in d ? [...d.own].sort((a, b) => a - b).map((i) => [segments[i].startFrame, segments[i].endFrame]) : d.whole;
@@ -47,7 +38,7 @@ test('a row draws the segments its own differing variables reach, and nothing wh
 
 test('whatever cannot be bounded renders the row whole, with the reason', () => {
   const whole = (r: PageReach, id = 'name') => {
-    const d = rowSegments(r, [id], sharedCuts(r, [id], 100));
+    const d = rowSegments(r, [id], cutFrames(r, [id], 100));
     return 'whole' in d ? d.whole : undefined;
   };
   assert.is(whole(reach({ reads: ['name'] })), 'a page script read the variable "name"');
@@ -60,7 +51,7 @@ test('whatever cannot be bounded renders the row whole, with the reason', () => 
   assert.is(whole(reach({ unbounded: 'the page runs scripts' }), 'unused'), undefined, 'an unbound variable is not reached through bindings');
   assert.match(whole(reach({ whole: 'the page has an iframe' }), 'unused')!, /iframe/);
   assert.is(whole(reach({ bindings: [{ id: 'name', element: '<span>', frames: null, why: '<span> is in no clip' }] })), '<span> is in no clip');
-  assert.equal(sharedCuts(reach({ reads: ['name'] }), ['name'], 100).length, 1, 'an unbounded variable cuts nothing');
+  assert.equal(cutFrames(reach({ reads: ['name'] }), ['name'], 100).length, 1, 'an unbounded variable cuts nothing');
 });
 
 test('the estimate: each row draws what its differing variables reach, a row that cannot be bounded draws everything and mixes its own sound', () => {
@@ -71,8 +62,9 @@ test('the estimate: each row draws what its differing variables reach, a row tha
     { line: 4, boot: boot({ name: 'Ann', photo: 'b.png' }) },
     { line: 5, boot: boot({ name: 'Ann', photo: 'a.png' }), totalFrames: 90 },
   ];
-  const estimate = estimateReuse(reach(), reach({ reads: ['photo'] }), rows, 100);
-  assert.is(estimate.segments, 6, 'cut where the name and the photo begin and end');
+  const estimate = estimateReuse(reach(), reach({ reads: ['photo'] }), rows, 100, { num: 30, den: 1 });
+  // Cells every 15 frames (an eighth of 100, at least 15), and where the name and the photo begin and end.
+  assert.is(estimate.segments, 10);
   assert.equal(estimate.rows.map((r) => [r.line, r.framesRendered, r.framesReused, r.audio.mixed]), [
     [1, 0, 100, 'once'],
     [2, 15, 85, 'once'],
@@ -84,7 +76,7 @@ test('the estimate: each row draws what its differing variables reach, a row tha
   assert.match(estimate.rows[3].whole!, /length differs/);
   assert.is(estimate.framesDrawn, 100 + 15 + 100 + 100);
   assert.is(estimate.framesAlone, 400);
-  assert.equal(estimateReuse(reach(), reach(), rows.slice(0, 2), 100, true).rows.map((r) => r.audio.mixed), ['none', 'none']);
+  assert.equal(estimateReuse(reach(), reach(), rows.slice(0, 2), 100, { num: 30, den: 1 }, true).rows.map((r) => r.audio.mixed), ['none', 'none']);
 });
 
 test.run();

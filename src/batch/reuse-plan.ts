@@ -2,6 +2,8 @@ import { differingIds } from '../composition/variables';
 import type { PageReach } from '../runtime/protocol';
 import type { RuntimeBoot } from '../runtime/runtime';
 import type { ChunkRange } from '../render/capture/chunk-renderer';
+import { cellGrid, framesOf, variablesOf } from '../render/plan/cell-grid';
+import type { Rational } from '../values/fps';
 
 /** What a row of a batch reuses of the batch's shared segments (docs/reference/batch-manifest.md). */
 export interface RowReuse {
@@ -47,44 +49,6 @@ export function differingVariables(reference: Values, row: Values): string[] {
   return [...ids].filter((id) => changed.has(id));
 }
 
-/** The frames variable `id` may change, as [start, end) runs; a string says why they cannot be bounded. */
-export function framesOf(reach: PageReach, id: string): Array<[number, number]> | string {
-  if (reach.whole !== null) return reach.whole;
-  if (reach.reads.includes('*')) return 'a page script read the render configuration, which holds every variable';
-  if (reach.reads.includes('*overrides')) return 'a page script read window.__hfVariables, which tells which variables a row overrides';
-  if (reach.reads.includes(id)) return `a page script read the variable "${id}"`;
-  if (reach.css.includes('*')) return 'a style sheet could not be read';
-  if (reach.css.includes(id)) return `a style uses the variable "${id}" through its custom property`;
-  const bindings = reach.bindings.filter((b) => b.id === id);
-  if (bindings.length > 0 && reach.unbounded !== null) return reach.unbounded;
-  const runs: Array<[number, number]> = [];
-  for (const b of bindings) {
-    if (b.frames === null) return b.why ?? `${b.element} cannot be bounded`;
-    runs.push(...b.frames);
-  }
-  return runs;
-}
-
-/**
- * The segments every row of a batch is joined from: [0, totalFrames) cut wherever the frames
- * that one of `varying` may change begin or end, so a segment is either wholly changed for a row
- * or wholly shared. Variables that cannot be bounded cut nothing: a row that differs in one is
- * rendered whole.
- */
-export function sharedCuts(reach: PageReach, varying: readonly string[], totalFrames: number): ChunkRange[] {
-  const cuts = new Set([0, totalFrames]);
-  for (const id of varying) {
-    const frames = framesOf(reach, id);
-    if (typeof frames === 'string') continue;
-    for (const [start, end] of frames) {
-      if (start > 0 && start < totalFrames) cuts.add(start);
-      if (end > 0 && end < totalFrames) cuts.add(end);
-    }
-  }
-  const sorted = [...cuts].sort((a, b) => a - b);
-  return sorted.slice(1).map((end, index) => ({ index, startFrame: sorted[index], endFrame: end }));
-}
-
 /** Which of `segments` a row renders itself (`own`), or why it renders the whole video. */
 export function rowSegments(reach: PageReach, differing: readonly string[], segments: readonly ChunkRange[]): { own: Set<number> } | { whole: string } {
   const own = new Set<number>();
@@ -123,20 +87,21 @@ export interface ReuseEstimate {
 
 /**
  * What each of `rows` (the first is the reference) would draw, from what the variables reach in
- * the reference's page: `atLoad` once it loaded (where the batch cuts its segments) and `reach`
- * after its last frame (what decides each row). A row of another length renders whole.
+ * the reference's page: `atLoad` once it loaded (where the batch cuts its segments: the render's
+ * cells) and `reach` after its last frame (what decides each row). A row of another length renders
+ * whole.
  */
 export function estimateReuse(
   atLoad: PageReach,
   reach: PageReach,
   rows: ReadonlyArray<{ line: number; boot: Values; totalFrames?: number }>,
   totalFrames: number,
+  fps: Rational,
   /** The reference's page plays nothing audible: the rows that reuse would have no sound to share. */
   silent = false,
 ): ReuseEstimate {
   const reference = rows[0].boot;
-  const varying = [...new Set(rows.flatMap((r) => differingVariables(reference, r.boot)))].sort();
-  const segments = sharedCuts(atLoad, varying, totalFrames);
+  const segments = cellGrid(atLoad, variablesOf(reference), totalFrames, fps);
   const estimated = rows.map((row): RowReuseEstimate => {
     const whole = (why: string) => ({ line: row.line, framesRendered: totalFrames, framesReused: 0, whole: why, audio: wholeRowAudio(why) });
     if (row.totalFrames !== undefined && row.totalFrames !== totalFrames) return whole('its length differs from the first row\'s');

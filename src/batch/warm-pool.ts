@@ -14,7 +14,7 @@ import { trackPath, untrackPath } from '../render/browser/leftovers';
 import { MissingGlyphs, missingGlyphsError } from '../render/capture/missing-glyphs';
 import { renderWriteError, partialPathFor } from '../render/output/output-path';
 import { outputWriter } from '../render/output/output-writer';
-import { PlannedRender, RenderContext, RenderSettings, framesOfPage, planRender, profileFor, withProfile } from '../render/render-context';
+import { PlannedRender, RenderContext, RenderSettings, cellsOfPage, framesOfPage, planRender, profileFor, withProfile } from '../render/render-context';
 import { checkTempSpace, makeRunDir } from '../render/browser/run-dir';
 import { AssetPolicy, ServedComposition, serveComposition } from '../render/serve/served-composition';
 import { SoundtrackContext, earlySoundtrack, renderSoundtrack } from '../render/output/soundtrack';
@@ -171,8 +171,9 @@ export class WarmPool {
     const partial = partialPathFor(output, extension, page.index);
     trackPath(partial);
     try {
-      // The writer of `vidkit render`, with one part: the whole video.
-      const writer = outputWriter({ settings: context.settings, tmpDir: renderDir, partial, output, encoderThreads: page.encoderThreads, gifLoop: this.opts.gifLoop });
+      // The writer of `vidkit render`, with one part: the whole video, in the same cells.
+      const cells = await cellsOfPage(context, await slot.current(), totalFrames);
+      const writer = outputWriter({ settings: context.settings, tmpDir: renderDir, partial, output, encoderThreads: page.encoderThreads, gifLoop: this.opts.gifLoop, cells });
       const early = writer.soundtrackFormat && (await earlySoundtrack(slot, writer.soundtrackFormat, sound));
       const whole = { index: 0, startFrame: 0, endFrame: totalFrames };
       const rendered = await renderChunk(slot, whole, writer.sink(whole), {

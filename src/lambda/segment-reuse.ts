@@ -1,5 +1,6 @@
 import * as path from 'node:path';
-import { differingVariables, framesOf, rowSegments, sharedCuts } from '../batch/reuse-plan';
+import { differingVariables, rowSegments } from '../batch/reuse-plan';
+import { cutFrames, framesOf } from '../render/plan/cell-grid';
 import { VERSION } from '../package-info';
 import type { BrowserProfile } from '../render/browser/browser';
 import { MediaElementTiming } from '../render/capture/capture-session';
@@ -160,7 +161,7 @@ export async function renderShared(opts: SharedRenderOptions): Promise<{ frames:
   const { key, reference } = render.reuse;
   const totalFrames = context.totalFrames!;
   const extension = formatExtension(render.config.format);
-  const segments = sharedCuts(await (await slot.current()).reach(totalFrames), reference?.varying ?? [], totalFrames);
+  const segments = cutFrames(await (await slot.current()).reach(totalFrames), reference?.varying ?? [], totalFrames);
   const missingGlyphs: MissingGlyphs[][] = [];
   // A relaunched browser's page has not seen the frames before it: the reads made there are lost.
   let relaunched = false;

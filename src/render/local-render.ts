@@ -12,7 +12,8 @@ import { trackPath, untrackPath } from './browser/leftovers';
 import { assertReplaceableDirectory } from './output/output-directory';
 import { partialPathFor, prepareOutput, renderWriteError } from './output/output-path';
 import { outputWriter } from './output/output-writer';
-import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
+import { RenderSettings, cellsOfPage, createRenderContext, framesOfPage } from './render-context';
+import { snapToCells } from './plan/cell-grid';
 import { checkTempSpace, makeRunDir } from './browser/run-dir';
 import { AssetPolicy, serveComposition } from './serve/served-composition';
 import { earlySoundtrack, renderSoundtrack } from './output/soundtrack';
@@ -124,7 +125,9 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     slots.add(firstSlot);
     const totalFrames = context.totalFrames ?? (await framesOfPage(context, await firstSlot.current()));
     const plan = resolveWorkers(opts.workers, totalFrames);
-    const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: plan.initial, chunkSize: 1 });
+    const cells = opts.sink === 'discard' ? undefined : await pageCells(async () => cellsOfPage(context, await firstSlot.current(), totalFrames));
+    const planned: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: plan.initial, chunkSize: 1 });
+    const chunks = cells ? snapToCells(planned, cells) : planned;
     opts.onInfo?.(
       `rendering ${composition.id}: ${size.width}x${size.height}, ${totalFrames} frames at ${context.fps} fps, ` +
         `${opts.workers === 'auto' ? `up to ${plan.max} worker${plan.max === 1 ? '' : 's'} (auto)` : `${chunks.length} worker${chunks.length === 1 ? '' : 's'}`}, capture ${profile.capture}, GL ${profile.gl} (${profile.glRenderer})`,
@@ -137,7 +140,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     const writer =
       opts.sink === 'discard'
         ? undefined
-        : outputWriter({ settings, tmpDir, partial, output, encoderThreads, gifLoop: opts.gifLoop, hlsSegmentSeconds: opts.hlsSegmentSeconds });
+        : outputWriter({ settings, tmpDir, partial, output, encoderThreads, gifLoop: opts.gifLoop, hlsSegmentSeconds: opts.hlsSegmentSeconds, cells });
     const sound = { assets, durationSeconds: (totalFrames * settings.fps.den) / settings.fps.num };
     const early = writer?.soundtrackFormat && (await earlySoundtrack(firstSlot, writer.soundtrackFormat, sound));
     let firstFrameSeconds = 0;
@@ -151,7 +154,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     let timeline: MediaElementTiming[] = [];
     const glyphs: MissingGlyphs[][] = [];
     const segments = new Set<number>();
-    const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES);
+    const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES, cells?.map((c) => c.startFrame));
     let failed = false;
     let drawing = 0;
     let active = 0;
@@ -285,6 +288,19 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     fs.rmSync(partial, { recursive: true, force: true });
     untrackPath(tmpDir);
     untrackPath(partial);
+  }
+}
+
+/**
+ * The render's cells, or none when the first browser failed to start: the chunk renderer relaunches
+ * it, and each part is then one segment.
+ */
+async function pageCells(read: () => Promise<ChunkRange[] | undefined>): Promise<ChunkRange[] | undefined> {
+  try {
+    return await read();
+  } catch (err) {
+    if (err instanceof BrowserFailure) return undefined;
+    throw err;
   }
 }
 

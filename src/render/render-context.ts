@@ -10,8 +10,9 @@ import type { PageTimeouts } from '../values/page-timeouts';
 import type { BrowserProfile } from './browser/browser';
 import type { CaptureSession, SessionOptions } from './capture/capture-session';
 import type { FrameFormat } from '../values/quality';
-import type { EncodeSettings } from './capture/chunk-renderer';
-import { OutputFormat, capturesPng, hasAlpha } from '../values/formats';
+import type { ChunkRange, EncodeSettings } from './capture/chunk-renderer';
+import { cellGrid, variablesOf } from './plan/cell-grid';
+import { OutputFormat, capturesPng, hasAlpha, isDirectoryFormat } from '../values/formats';
 import { Rational, fpsToRational } from '../values/fps';
 import { OutputSize, resolveOutputSize } from '../values/output-size';
 import { hasVideoElement, projectPage } from '../composition/project-page';
@@ -200,4 +201,14 @@ function assertEncodableSize({ width, height }: OutputSize): void {
  */
 export async function framesOfPage(context: PlannedRender, session: CaptureSession): Promise<number> {
   return checkedFrames(context.composition.id, await session.durationSeconds(), context.fps, 'its inferred length');
+}
+
+/**
+ * The cells a render of `context` encodes each alone (render/plan/cell-grid.ts), from what its
+ * variables reach in its loaded page; undefined for the formats that keep frames (gif,
+ * png-sequence) or cut their own grid (hls).
+ */
+export async function cellsOfPage(context: PlannedRender, session: CaptureSession, totalFrames: number): Promise<ChunkRange[] | undefined> {
+  if (context.format === 'gif' || isDirectoryFormat(context.format)) return undefined;
+  return cellGrid(await session.reach(totalFrames), variablesOf(context.boot), totalFrames, context.settings.fps);
 }

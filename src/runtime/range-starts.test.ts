@@ -152,10 +152,10 @@ const PAGES: Record<string, () => string> = {
   },
 };
 
-/** The framemd5 of each decoded frame of a ProRes render of `project` by `workers` workers. */
-function render(project: string, workers: number): string[] {
-  const output = path.join(project, 'out', `${workers}-workers.mov`);
-  const run = vidkit(['render', project, '--format', 'mov', '--output', output, '--workers', String(workers)]);
+/** The framemd5 of each decoded frame of a render of `project` (ProRes unless `format`) by `workers` workers. */
+function render(project: string, workers: number, format = 'mov'): string[] {
+  const output = path.join(project, 'out', `${workers}-workers.${format}`);
+  const run = vidkit(['render', project, '--format', format, '--output', output, '--workers', String(workers)]);
   assert.is(run.status, 0, run.stderr);
   return frameHashes(output);
 }
@@ -194,6 +194,21 @@ for (const [name, make] of Object.entries(PAGES)) {
     const problems = renders.flatMap(([how, frames]) => {
       const diff = differences(frames, one);
       return diff ? [`${how}: ${diff}`] : [];
+    });
+    assert.equal(problems, [], `${name}: ${problems.join('; ')}`);
+  });
+}
+
+// H.264 predicts a frame from those before it in its encoder: every render encodes the same cells,
+// each alone, with x264 on one thread (render/plan/cell-grid.ts), so the worker count changes nothing.
+for (const name of ['gsap', 'video'] as const) {
+  test(`${name}: mp4 frames decode byte-identical at 1, 2 and 3 workers`, () => {
+    const project = PAGES[name]();
+    const one = render(project, 1, 'mp4');
+    assert.is(one.length, FRAMES);
+    const problems = [2, 3].flatMap((workers) => {
+      const diff = differences(render(project, workers, 'mp4'), one);
+      return diff ? [`${workers} workers: ${diff}`] : [];
     });
     assert.equal(problems, [], `${name}: ${problems.join('; ')}`);
   });

@@ -36,12 +36,16 @@ export interface FrameSink {
   pushRepeat(): Promise<void>;
   finish(): Promise<{ frames: number; bytes: number }>;
   abort(): void;
+  /** Whether the sink opens a new encoder at `frame`, which then needs the whole picture: it has no frame before to repeat. */
+  opensAt?(frame: number): boolean;
 }
 
 /**
  * A native encoder writing one closed-GOP segment of the output format on its own threads.
  * `threads` 0 lets the codec use every core, right for one encoder on the machine; workers
- * encoding side by side pass their share.
+ * encoding side by side pass their share. x264 always runs on one thread: its output depends on
+ * its thread count, and a cell must encode to the same bits at any worker count, in a batch and
+ * on every machine (docs/explanation/batch-reuse.md).
  */
 export function segmentEncoder(
   settings: EncodeSettings,
@@ -50,9 +54,10 @@ export function segmentEncoder(
   keyframes?: { keyframeInterval: number; firstFrame: number },
 ): FrameSink {
   const { NativeEncoder } = loadNative();
+  const format = encoderFormat(settings.format);
   return new NativeEncoder({
     output: segmentPath,
-    format: encoderFormat(settings.format),
+    format,
     width: settings.width,
     height: settings.height,
     fpsNum: settings.fps.num,
@@ -60,7 +65,7 @@ export function segmentEncoder(
     crf: settings.crf,
     preset: settings.preset,
     x264Params: settings.x264Params,
-    threads,
+    threads: format === 'mp4' ? 1 : threads,
     input: settings.frameFormat.type,
     ...keyframes,
   });
@@ -176,7 +181,7 @@ export async function renderChunk(
         fresh ||= !slot.isOpen;
         const session = await slot.current();
         session.keepVideoPicturesIn(hooks.videoPictures);
-        image = await session.capture(frame, fresh || frame === chunk.startFrame);
+        image = await session.capture(frame, fresh || frame === chunk.startFrame || encoder.opensAt?.(frame) === true);
       } catch (err) {
         if (!(err instanceof BrowserFailure)) throw err;
         await slot.close();

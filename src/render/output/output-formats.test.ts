@@ -10,9 +10,9 @@ const out = tempDir('vidkit-formats-test-');
 const W = 320;
 const H = 180;
 
-function render(format: string, file: string, workers = '2') {
+function render(format: string, file: string, workers = '2', extra: string[] = []) {
   const output = path.join(out, file);
-  const run = vidkit(['render', path.join(FIXTURES, 'transparent-square'), '--format', format, '--output', output, '--workers', workers]);
+  const run = vidkit(['render', path.join(FIXTURES, 'transparent-square'), '--format', format, '--output', output, '--workers', workers, ...extra]);
   return { output, run };
 }
 
@@ -50,12 +50,13 @@ for (const [format, transfer, white] of [
   ['hdr-hlg', 'arib-std-b67', 64 + 876 * 0.75],
 ] as const) {
   hdr(`${format}: HEVC Main 10, BT.2020 ${transfer}, mastering metadata in every segment, white at the reference white`, () => {
-    const { output, run } = render(format, `square-${format}.mp4`);
+    // 30 frames: two cells of 15, one segment each (render/plan/cell-grid.ts).
+    const { output, run } = render(format, `square-${format}.mp4`, '2', ['--fps', '60']);
     assert.is(run.status, 0, run.stderr);
     const v = ffprobe(output).streams[0];
     assert.equal(
       [v.codec_name, v.profile, v.pix_fmt, v.color_space, v.color_primaries, v.color_transfer, v.nb_read_frames],
-      ['hevc', 'Main 10', 'yuv420p10le', 'bt2020nc', 'bt2020', transfer, '15'],
+      ['hevc', 'Main 10', 'yuv420p10le', 'bt2020nc', 'bt2020', transfer, '30'],
     );
     const sideData = execFileSync(
       'ffprobe',

@@ -21,10 +21,15 @@ export class FrameScheduler {
   private readonly parts: FramePart[] = [];
   private readonly unstarted: ChunkRange[];
 
-  /** `minFrames`: neither half of a split may have fewer frames than this. */
+  /**
+   * `minFrames`: neither half of a split may have fewer frames than this. `cuts`: where a split may
+   * fall, the render's cell boundaries (render/plan/cell-grid.ts), so no cell is drawn by two
+   * workers; anywhere when absent. The planned ranges must start and end on them.
+   */
   constructor(
     planned: ChunkRange[],
     private readonly minFrames: number,
+    private readonly cuts?: readonly number[],
   ) {
     this.unstarted = [...planned].sort((a, b) => a.startFrame - b.startFrame);
   }
@@ -39,9 +44,10 @@ export class FrameScheduler {
     const range = this.unstarted.shift();
     if (!range) return undefined;
     const before = this.parts.find((part) => part.endFrame === range.startFrame && part.next < part.endFrame);
-    if (!before) return this.add(range.startFrame, range.endFrame);
-    before.endFrame = before.next + Math.ceil((range.endFrame - before.next) / 2);
-    return this.add(before.endFrame, range.endFrame);
+    const at = before && this.splitAt(before.next, range.endFrame);
+    if (!before || at === undefined) return this.add(range.startFrame, range.endFrame);
+    before.endFrame = at;
+    return this.add(at, range.endFrame);
   }
 
   /** The second half of the largest remainder, if one is worth splitting. */
@@ -49,7 +55,7 @@ export class FrameScheduler {
     const largest = this.largestRemainder();
     if (!largest) return undefined;
     const end = largest.endFrame;
-    largest.endFrame = largest.next + Math.ceil((end - largest.next) / 2);
+    largest.endFrame = this.splitAt(largest.next, end)!;
     return this.add(largest.endFrame, end);
   }
 
@@ -76,7 +82,22 @@ export class FrameScheduler {
     let best: FramePart | undefined;
     for (const part of this.parts) {
       const left = part.endFrame - part.next;
-      if (left >= 2 * this.minFrames && (!best || left > best.endFrame - best.next)) best = part;
+      if (this.splitAt(part.next, part.endFrame) !== undefined && (!best || left > best.endFrame - best.next)) best = part;
+    }
+    return best;
+  }
+
+  /**
+   * Where frames [from, to) split in two halves as near equal as the cuts allow, neither shorter
+   * than `minFrames`; undefined when no split leaves both that long.
+   */
+  private splitAt(from: number, to: number): number | undefined {
+    const middle = from + Math.ceil((to - from) / 2);
+    const fits = (at: number) => at - from >= this.minFrames && to - at >= this.minFrames;
+    if (!this.cuts) return fits(middle) ? middle : undefined;
+    let best: number | undefined;
+    for (const at of this.cuts) {
+      if (fits(at) && (best === undefined || Math.abs(at - middle) < Math.abs(best - middle))) best = at;
     }
     return best;
   }
