@@ -75,6 +75,31 @@ function assertClockWithHead(name: string, head: string, args: string[] = []): v
   assert.ok(decodeGray(reference.output, 320, 200).every((f, i) => f.equals(frames[i])), `${name}: the frames differ from the clock's own render`);
 }
 
+exact('a clip whose span ends inside a frame shows as many frames as its span rounds to, as HyperFrames extracts them: the last one again at 31.2 frames, its own at 31.8', () => {
+  const dir = project('partial-last-frame', {
+    'index.html': page(
+      '320x40',
+      1.5,
+      '<video src="code30.mp4" data-start="0" data-duration="1.04" muted style="position:absolute;top:0;left:0;width:320px;height:20px"></video>' +
+        '<video src="code30.mp4" data-start="0" data-duration="1.06" muted style="position:absolute;top:20px;left:0;width:320px;height:20px"></video>',
+    ),
+  });
+  writeCodeVideo(path.join(dir, 'code30.mp4'), '30', 2);
+  const output = path.join(work, 'partial-last-frame.mp4');
+  const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
+  assert.is(run.status, 0, run.stderr);
+  const frames = decodeGray(output, 320, 40);
+  assert.is(frames.length, 45);
+  // 1.04 s: frames 0-31 are shown (31/30 s < 1.04 s), 31 frames extracted, so frame 31 shows 30.
+  // 1.06 s: frames 0-31 shown, round(31.8) = 32 extracted: each its own.
+  const want = (i: number): [number, number] => [i < 31 ? i : i === 31 ? 30 : 0, i < 32 ? i : 0];
+  const problems = frames.flatMap((f, i) => {
+    const got = [readCode(f, 0), readCode(f, 20)];
+    return got[0] === want(i)[0] && got[1] === want(i)[1] ? [] : [`frame ${i}: ${got}, want ${want(i)}`];
+  });
+  assert.equal(problems, []);
+});
+
 exact('a page whose Content-Security-Policy forbids WebAssembly shows the same pictures, converted without it', () => {
   // The reorder without WebAssembly is bit-exact, so the two renders encode the same pictures.
   assertClockWithHead('video-clock-csp', `<meta http-equiv="Content-Security-Policy" content="script-src 'self' 'unsafe-inline'">`);
@@ -328,7 +353,8 @@ encoding('a page with a <video> is encoded with one B-frame between references; 
     return pictureTypes(output);
   });
   assert.is(video.length, 60);
-  assert.match(video, /^I(BP)+P?$/);
+  // Four cells of 15 frames, each encoded alone (render/plan/cell-grid.ts): each starts with a keyframe.
+  assert.match(video, /^(I(BP)+P?){4}$/);
   assert.is(graphics.length, 60);
   assert.match(graphics, /BBB/);
 });

@@ -6,7 +6,7 @@ import type { VideoInfo, VideoRequest } from '../protocol';
 import { media, mediaPlacement, registerMedia } from './media';
 import { real } from './clock';
 import { fps, state, videoChannel } from './state';
-import { forgetTiming, timing } from './timing';
+import { compositionDuration, forgetTiming, timing } from './timing';
 import { DecodedVideo, adoptVideos, allVideos, askRenderer, decodedVideos, elementOf, openVideos, stateById, unopenedVideos, useCanvas } from './video-frames';
 import { yuvPixels } from './yuv-pixels';
 
@@ -28,10 +28,23 @@ function videoSourceTime(el: HTMLVideoElement, s: DecodedVideo): number {
     const period = (info.videoDurationSeconds - place.offset) / place.rate;
     if (period > 0) local %= period;
   }
-  let t = place.offset + Math.floor(local * place.rate * fps + 1e-9) / fps;
+  let index = Math.floor(local * place.rate * fps + 1e-9);
+  if (clip && !el.loop) index = Math.min(index, lastFrameIndex(place, info));
+  let t = place.offset + index / fps;
   const d = info.durationSeconds;
   if (!clip && el.loop && d > 0) t %= d;
   return t;
+}
+// The last frame a clip shows, as HyperFrames extracts its frames: its visible span (until its end,
+// the composition's end or its source's end) at the render's rate, rounded to the nearest frame
+// (ffmpeg's fps filter). A span of 10.24 s at 30 fps has 307 frames: the clip's last composition
+// frame (307, at 10.233 s) shows its frame 306 again, not 307.
+function lastFrameIndex(place: { start: number; offset: number; rate: number; end: number }, info: VideoInfo): number {
+  const source = (info.videoDurationSeconds - place.offset) / place.rate;
+  const visible = Math.min(place.end, compositionDuration(), place.start + source) - place.start;
+  // Nudged up: 2.05 s at 30 fps is 61.5 frames, which a float product puts a hair below.
+  const frames = Math.round(visible * place.rate * fps + 1e-6);
+  return frames > 0 ? frames - 1 : Infinity;
 }
 // Asks for the picture of every video whose time moved; null when none did, else a promise that
 // settles once the new pictures are painted (and requestVideoFrameCallback callbacks have run).
