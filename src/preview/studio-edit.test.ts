@@ -253,16 +253,16 @@ edit('mark as variable: a text and a colour become typed variables; the panel, t
   const before = fs.readFileSync(file, 'utf8');
   const [lx, ly] = await canvasPoint(page, 110, 120);
   await page.mouse.click(lx, ly);
-  await page.waitForSelector('#variable-id');
-  await page.click('#variable-id', { clickCount: 3 });
+  // A locator: the inspector may draw its panel again between finding the field and clicking it
+  // (a clean-clone run under load clicked a detached field).
+  await page.locator('#variable-id').click({ count: 3 });
   await page.keyboard.type('greeting');
   let reloaded = await armReload(page);
   await page.click('button[data-bind="text"]');
   await reloaded();
   await page.waitForSelector('#variables input[name="greeting"]', { timeout: 10_000 });
   await page.mouse.click(lx, ly);
-  await page.waitForSelector('#variable-id');
-  await page.click('#variable-id', { clickCount: 3 });
+  await page.locator('#variable-id').click({ count: 3 });
   await page.keyboard.type('ink');
   reloaded = await armReload(page);
   await page.click('button[data-bind="color"]');

@@ -185,7 +185,7 @@ files('a full TMPDIR is exit 4 naming TMPDIR, before any browser starts or when 
   const filled = withSmallDisks(
     { T: '40m' },
     `TMPDIR="$T" $VIDKIT render ${dir} --output ${path.join(work, 'filled-tmp.mp4')} --workers 1 & pid=$!
-for i in $(seq 600); do [ "$(cat "$T"/vidkit-render-*/part-0000.mp4 2>/dev/null | wc -c)" -gt 4096 ] && break; sleep 0.1; done
+for i in $(seq 600); do [ "$(cat "$T"/vidkit-render-*/part-* 2>/dev/null | wc -c)" -gt 4096 ] && break; sleep 0.1; done
 dd if=/dev/zero of="$T/filler" bs=1M count=64 2>/dev/null
 wait $pid; echo "exit $?"; rm -f "$T/filler"; ls -A "$T"`,
   );

