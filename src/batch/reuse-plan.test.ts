@@ -2,20 +2,10 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import type { PageReach } from '../runtime/protocol';
+import { pageReach as reach } from '../test-support/page-reach';
 import { cutFrames } from '../render/plan/cell-grid';
 import { differingVariables, estimateReuse, rowSegments } from './reuse-plan';
 
-const reach = (over: Partial<PageReach> = {}): PageReach => ({
-  reads: [],
-  bindings: [
-    { id: 'name', element: '<span>', frames: [[0, 5], [50, 60]] },
-    { id: 'photo', element: '<img#photo>', frames: [[20, 30]] },
-  ],
-  css: [],
-  unbounded: null,
-  whole: null,
-  ...over,
-});
 
 test('differing variables: a value, or whether it is overridden at all, differs', () => {
   const ref = { variables: { name: 'Ann', tint: '#f00', size: 2 }, overrides: { name: 'Ann' } };

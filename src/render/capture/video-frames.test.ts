@@ -31,6 +31,14 @@ function page(size: string, duration: number, body: string, style = ''): string 
 <body><div data-composition-id="v" data-width="${w}" data-height="${h}" data-duration="${duration}" data-fps="30">${body}</div></body></html>`;
 }
 
+/** `dir` (320 wide, `height` high) rendered by one worker: each frame's codes in the strips from rows `tops`. */
+function renderedCodes(dir: string, name: string, height: number, tops: number[]): number[][] {
+  const output = path.join(work, `${name}.mp4`);
+  const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
+  assert.is(run.status, 0, run.stderr);
+  return decodeGray(output, 320, height).map((frame) => tops.map((top) => readCode(frame, top)));
+}
+
 const exact = suite('video pictures: the exact source frame at every output frame');
 
 const clockRenders = new Map<string, { output: string; run: CliRun }>();
@@ -85,19 +93,12 @@ exact('a clip whose span ends inside a frame shows as many frames as its span ro
     ),
   });
   writeCodeVideo(path.join(dir, 'code30.mp4'), '30', 2);
-  const output = path.join(work, 'partial-last-frame.mp4');
-  const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
-  assert.is(run.status, 0, run.stderr);
-  const frames = decodeGray(output, 320, 40);
-  assert.is(frames.length, 45);
+  const codes = renderedCodes(dir, 'partial-last-frame', 40, [0, 20]);
+  assert.is(codes.length, 45);
   // 1.04 s: frames 0-31 are shown (31/30 s < 1.04 s), 31 frames extracted, so frame 31 shows 30.
   // 1.06 s: frames 0-31 shown, round(31.8) = 32 extracted: each its own.
-  const want = (i: number): [number, number] => [i < 31 ? i : i === 31 ? 30 : 0, i < 32 ? i : 0];
-  const problems = frames.flatMap((f, i) => {
-    const got = [readCode(f, 0), readCode(f, 20)];
-    return got[0] === want(i)[0] && got[1] === want(i)[1] ? [] : [`frame ${i}: ${got}, want ${want(i)}`];
-  });
-  assert.equal(problems, []);
+  const want = (i: number) => [i < 31 ? i : i === 31 ? 30 : 0, i < 32 ? i : 0].join();
+  assert.equal(codes.flatMap((got, i) => (got.join() === want(i) ? [] : [`frame ${i}: ${got}, want ${want(i)}`])), []);
 });
 
 exact('a page whose Content-Security-Policy forbids WebAssembly shows the same pictures, converted without it', () => {
@@ -198,17 +199,9 @@ requestAnimationFrame(draw);
     ),
   });
   writeCodeVideo(path.join(dir, 'code30.mp4'), '30', 1);
-  const output = path.join(work, 'textures.mp4');
-  const run = vidkit(['render', dir, '--output', output, '--workers', '1']);
-  assert.is(run.status, 0, run.stderr);
-  const frames = decodeGray(output, 320, 60);
-  assert.is(frames.length, 30);
-  const wrong: string[] = [];
-  frames.forEach((f, i) => {
-    const got = [0, 20, 40].map((top) => readCode(f, top));
-    if (got.join() !== [i, i, i].join()) wrong.push(`frame ${i}: WebGL, drawImage, VideoFrame show ${got}, want ${i}`);
-  });
-  assert.equal(wrong, []);
+  const codes = renderedCodes(dir, 'textures', 60, [0, 20, 40]);
+  assert.is(codes.length, 30);
+  assert.equal(codes.flatMap((got, i) => (got.join() === [i, i, i].join() ? [] : [`frame ${i}: WebGL, drawImage, VideoFrame show ${got}, want ${i}`])), []);
 });
 
 scripts('the element reports its source: metadata events, size, duration, readyState, and a currentTime set before it plays starts it there', () => {

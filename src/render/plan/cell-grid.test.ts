@@ -1,20 +1,9 @@
 // tier: unit
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import type { PageReach } from '../../runtime/protocol';
+import { pageReach as reach } from '../../test-support/page-reach';
 import { cellGrid, cutFrames, framesOf, snapToCells, variablesOf } from './cell-grid';
 
-const reach = (over: Partial<PageReach> = {}): PageReach => ({
-  reads: [],
-  bindings: [
-    { id: 'name', element: '<span>', frames: [[0, 5], [50, 60]] },
-    { id: 'photo', element: '<img#photo>', frames: [[20, 30]] },
-  ],
-  css: [],
-  unbounded: null,
-  whole: null,
-  ...over,
-});
 const spans = (ranges: Array<{ startFrame: number; endFrame: number }>) => ranges.map((r) => [r.startFrame, r.endFrame]);
 
 test('cuts fall where a variable\'s frames begin and end; a variable the page never uses reaches no frame', () => {
