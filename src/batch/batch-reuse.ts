@@ -13,7 +13,7 @@ import type { PlannedRender } from '../render/render-context';
 import { soundtrackDigest, soundtrackOf } from '../render/output/soundtrack';
 import { settingsDigest } from './batch-record';
 import { RowReuse, differingVariables, rowSegments, wholeRowAudio } from './reuse-plan';
-import { cellGrid, variablesOf } from '../render/plan/cell-grid';
+import { cellGrid } from '../render/plan/cell-grid';
 import type { PoolPage, PooledRender, PooledRenderHooks, WarmPool } from './warm-pool';
 
 /** The folder under a batch's --output-dir that keeps its shared segments until every row is complete. */
@@ -48,8 +48,8 @@ export interface BatchReuseOptions {
 /**
  * Segment reuse in a local batch (docs/explanation/batch-reuse.md). The first row that planned is
  * the reference: its video is rendered once as segments, the render's cells (cut where the frames
- * its variables reach begin and end, and every few seconds), into the batch's work folder, while its page records what the
- * variables reach. Every row, the reference included, is then joined by stream copy from those
+ * its variables reach begin and end, and every few seconds), into the batch's work folder, while
+ * its page records what the variables reach. Every row, the reference included, is then joined by stream copy from those
  * segments and the segments it renders itself: those holding frames one of its own differing
  * variables reaches. A row whose differing variables cannot be bounded is rendered whole.
  */
@@ -202,7 +202,7 @@ export class BatchReuse {
     return this.opts.pool.withPage(this.reference, hooks.onWarning ?? this.opts.onWarning, async (page) => {
       const session = await page.slot.current();
       const atLoad = await session.reach(page.totalFrames);
-      const segments = cellGrid(atLoad, variablesOf(this.reference.boot), page.totalFrames, page.context.settings.fps);
+      const segments = cellGrid(atLoad, this.reference.boot, page.totalFrames, page.context.settings.fps);
       // The segments rows will draw again: their video pictures are kept for the rows.
       const varying = rowSegments(atLoad, this.varying, segments);
       const missingGlyphs: MissingGlyphs[][] = [];

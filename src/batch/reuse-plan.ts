@@ -2,7 +2,7 @@ import { differingIds } from '../composition/variables';
 import type { PageReach } from '../runtime/protocol';
 import type { RuntimeBoot } from '../runtime/runtime';
 import type { ChunkRange } from '../render/capture/chunk-renderer';
-import { cellGrid, framesOf, variablesOf } from '../render/plan/cell-grid';
+import { cellGrid, framesOf } from '../render/plan/cell-grid';
 import type { Rational } from '../values/fps';
 
 /** What a row of a batch reuses of the batch's shared segments (docs/reference/batch-manifest.md). */
@@ -101,7 +101,7 @@ export function estimateReuse(
   silent = false,
 ): ReuseEstimate {
   const reference = rows[0].boot;
-  const segments = cellGrid(atLoad, variablesOf(reference), totalFrames, fps);
+  const segments = cellGrid(atLoad, reference, totalFrames, fps);
   const estimated = rows.map((row): RowReuseEstimate => {
     const whole = (why: string) => ({ line: row.line, framesRendered: totalFrames, framesReused: 0, whole: why, audio: wholeRowAudio(why) });
     if (row.totalFrames !== undefined && row.totalFrames !== totalFrames) return whole('its length differs from the first row\'s');

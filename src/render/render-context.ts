@@ -11,7 +11,7 @@ import type { BrowserProfile } from './browser/browser';
 import type { CaptureSession, SessionOptions } from './capture/capture-session';
 import type { FrameFormat } from '../values/quality';
 import type { ChunkRange, EncodeSettings } from './capture/chunk-renderer';
-import { cellGrid, variablesOf } from './plan/cell-grid';
+import { cellGrid } from './plan/cell-grid';
 import { OutputFormat, capturesPng, hasAlpha, isDirectoryFormat } from '../values/formats';
 import { Rational, fpsToRational } from '../values/fps';
 import { OutputSize, resolveOutputSize } from '../values/output-size';
@@ -210,5 +210,5 @@ export async function framesOfPage(context: PlannedRender, session: CaptureSessi
  */
 export async function cellsOfPage(context: PlannedRender, session: CaptureSession, totalFrames: number): Promise<ChunkRange[] | undefined> {
   if (context.format === 'gif' || isDirectoryFormat(context.format)) return undefined;
-  return cellGrid(await session.reach(totalFrames), variablesOf(context.boot), totalFrames, context.settings.fps);
+  return cellGrid(await session.reach(totalFrames), context.boot, totalFrames, context.settings.fps);
 }

@@ -18,12 +18,13 @@ test('cuts fall where a variable\'s frames begin and end; a variable the page ne
 test('cells: every 2 s, an eighth of a short render but at least 15 frames, and at every variable\'s bounds', () => {
   const fps = { num: 30, den: 1 };
   const none = reach({ bindings: [] });
-  assert.equal(spans(cellGrid(none, [], 450, fps)).slice(0, 2), [[0, 57], [57, 114]], 'an eighth of 450 frames is under 2 s');
-  assert.equal(spans(cellGrid(none, [], 900, fps)).slice(0, 2), [[0, 60], [60, 120]]);
-  assert.equal(spans(cellGrid(none, [], 60, fps)), [[0, 15], [15, 30], [30, 45], [45, 60]]);
-  assert.equal(spans(cellGrid(none, [], 10, fps)), [[0, 10]]);
-  assert.equal(spans(cellGrid(reach(), ['name', 'photo'], 100, fps)), [[0, 5], [5, 15], [15, 20], [20, 30], [30, 45], [45, 50], [50, 60], [60, 75], [75, 90], [90, 100]]);
-  assert.equal(spans(cellGrid(none, [], 900, { num: 30000, den: 1001 })).slice(0, 1), [[0, 60]]);
+  const noVariables = { variables: {}, overrides: {} };
+  assert.equal(spans(cellGrid(none, noVariables, 450, fps)).slice(0, 2), [[0, 57], [57, 114]], 'an eighth of 450 frames is under 2 s');
+  assert.equal(spans(cellGrid(none, noVariables, 900, fps)).slice(0, 2), [[0, 60], [60, 120]]);
+  assert.equal(spans(cellGrid(none, noVariables, 60, fps)), [[0, 15], [15, 30], [30, 45], [45, 60]]);
+  assert.equal(spans(cellGrid(none, noVariables, 10, fps)), [[0, 10]]);
+  assert.equal(spans(cellGrid(reach(), { variables: { name: 'Ada' }, overrides: { photo: 'a.png' } }, 100, fps)), [[0, 5], [5, 15], [15, 20], [20, 30], [30, 45], [45, 50], [50, 60], [60, 75], [75, 90], [90, 100]]);
+  assert.equal(spans(cellGrid(none, noVariables, 900, { num: 30000, den: 1001 })).slice(0, 1), [[0, 60]]);
 });
 
 test('planned ranges snap to the nearest cell boundary; a range left empty is dropped', () => {

@@ -66,10 +66,11 @@ export const MIN_CELL_FRAMES = 15;
  * of its own and drawn whole by one worker, so that a frame's encoding depends only on its cell's
  * frames, never on the worker count or where a worker's range began. The boundaries depend on the
  * composition alone: every {@link CELL_SECONDS} (an eighth of a short render, at least
- * {@link MIN_CELL_FRAMES} frames), and wherever the frames one of its variables reaches begin or end,
- * so a batch's rows share whole cells with each other and with their lone renders.
+ * {@link MIN_CELL_FRAMES} frames), and wherever the frames one of the variables `boot` holds (all
+ * of them, not only those a batch varies) reaches begin or end, so a batch's rows share whole cells
+ * with each other and with their lone renders.
  */
-export function cellGrid(reach: PageReach, variables: readonly string[], totalFrames: number, fps: Rational): ChunkRange[] {
+export function cellGrid(reach: PageReach, boot: Pick<RuntimeBoot, 'variables' | 'overrides'>, totalFrames: number, fps: Rational): ChunkRange[] {
   const step = Math.max(MIN_CELL_FRAMES, Math.min(Math.round((CELL_SECONDS * fps.num) / fps.den), Math.ceil(totalFrames / 8)));
-  return cutFrames(reach, variables, totalFrames, step);
+  return cutFrames(reach, variablesOf(boot), totalFrames, step);
 }

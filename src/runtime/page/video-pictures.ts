@@ -3,7 +3,7 @@
 // gets its picture: asked of the renderer, read from the file it hands over, converted and painted
 // on the video's canvas, before the frame's animation callbacks run (seek.ts).
 import type { VideoInfo, VideoRequest } from '../protocol';
-import { media, mediaPlacement, registerMedia } from './media';
+import { Placement, media, mediaPlacement, registerMedia } from './media';
 import { real } from './clock';
 import { fps, state, videoChannel } from './state';
 import { compositionDuration, forgetTiming, timing } from './timing';
@@ -18,7 +18,7 @@ const realDrawImage = window.CanvasRenderingContext2D.prototype.drawImage as (th
 // from its start at its rate, taken on the render's frame grid; a looping clip repeats the span
 // from its playback start to the end of its video stream, a looping element of the page (no
 // data-start) its whole source, as a browser loops it.
-function videoSourceTime(el: HTMLVideoElement, s: DecodedVideo): number {
+function videoSourceTime(el: HTMLVideoElement, s: DecodedVideo, compositionEnd: () => number): number {
   const info = s.info as VideoInfo;
   const m = media.get(el);
   const place = m ? mediaPlacement(el, m) : { start: 0, offset: s.offset, rate: el.playbackRate || 1, end: Infinity };
@@ -29,7 +29,7 @@ function videoSourceTime(el: HTMLVideoElement, s: DecodedVideo): number {
     if (period > 0) local %= period;
   }
   let index = Math.floor(local * place.rate * fps + 1e-9);
-  if (clip && !el.loop) index = Math.min(index, lastFrameIndex(place, info));
+  if (clip && !el.loop) index = Math.min(index, lastFrameIndex(place, info, compositionEnd()));
   let t = place.offset + index / fps;
   const d = info.durationSeconds;
   if (!clip && el.loop && d > 0) t %= d;
@@ -39,9 +39,9 @@ function videoSourceTime(el: HTMLVideoElement, s: DecodedVideo): number {
 // the composition's end or its source's end) at the render's rate, rounded to the nearest frame
 // (ffmpeg's fps filter). A span of 10.24 s at 30 fps has 307 frames: the clip's last composition
 // frame (307, at 10.233 s) shows its frame 306 again, not 307.
-function lastFrameIndex(place: { start: number; offset: number; rate: number; end: number }, info: VideoInfo): number {
+function lastFrameIndex(place: Placement, info: VideoInfo, compositionEnd: number): number {
   const source = (info.videoDurationSeconds - place.offset) / place.rate;
-  const visible = Math.min(place.end, compositionDuration(), place.start + source) - place.start;
+  const visible = Math.min(place.end, compositionEnd, place.start + source) - place.start;
   // Nudged up: 2.05 s at 30 fps is 61.5 frames, which a float product puts a hair below.
   const frames = Math.round(visible * place.rate * fps + 1e-6);
   return frames > 0 ? frames - 1 : Infinity;
@@ -56,11 +56,17 @@ export function videoPictures(): Promise<unknown> | null {
   const opening = openVideos(unopenedVideos());
   if (opening) return opening.then(videoPictures);
   const asked: VideoRequest[] = [];
+  // Read at most once a frame: a page without data-duration counts it from every clip.
+  let end: number | null = null;
+  const compositionEnd = function (): number {
+    if (end === null) end = compositionDuration();
+    return end;
+  };
   decodedVideos.forEach(function (s, el) {
     if (!s.info) return;
     // A clip outside its window shows nothing: its picture can wait until it is shown.
     if (el.isConnected && el.hasAttribute('data-start') && !timing().shownAt(el, state.frame)) return;
-    const t = videoSourceTime(el, s);
+    const t = videoSourceTime(el, s, compositionEnd);
     if (s.painted && s.time === t) return;
     s.time = t;
     asked.push({ id: s.id, time: t });
