@@ -6,7 +6,8 @@
 // Prints wall time, CPU seconds (user + system of the whole process tree, read from /proc) and bytes written per
 // row, the batch's frames drawn and reused, the CPU ratio against the issue's check (at most
 // 0.35x, goal 0.2x), and how many rows' decoded frames are identical to their lone render's (both
-// are joined from the same cells, each encoded alone: src/render/plan/cell-grid.ts).
+// are joined from the same cells, each encoded alone: src/render/plan/cell-grid.ts), and the CPU s
+// per frame drawn by each, beside the ratio of frames drawn (the CPU ratio at equal cost a frame).
 //   npm run bench:batch-reuse -- [--rows 20] [--width 1080 --height 1920] [--format mp4]
 import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
@@ -112,6 +113,13 @@ async function main(): Promise<void> {
       ['each row alone', f1(lone.wallSeconds), f1(lone.cpuSeconds), f1(lone.cpuSeconds / rowCount), f1(bytes(loneFiles) / 2 ** 20), f1(lone.peakRssBytes / 2 ** 20)],
     ]);
     process.stdout.write(`\nframes drawn ${drawn} of ${rowCount * FRAMES} (${shared} of them once for every row; rows reused ${reused}), ${whole} rows rendered whole\n`);
+    // A frame the batch draws costs what a lone render's frame costs (the same page, capture and
+    // encoder), so the frames drawn set the CPU ratio the batch can reach: the floor below.
+    const perFrame = (cpu: number, frames: number) => (cpu / frames).toFixed(3);
+    process.stdout.write(
+      `CPU s per frame drawn: batch ${perFrame(batch.cpuSeconds, drawn)}, each row alone ${perFrame(lone.cpuSeconds, rowCount * FRAMES)} (start-up included); ` +
+        `frames drawn against each row alone: ${(drawn / (rowCount * FRAMES)).toFixed(3)}x, the CPU ratio at the same cost a frame\n`,
+    );
     const ratio = batch.cpuSeconds / lone.cpuSeconds;
     printColumns([
       ['check', 'measured', 'wanted', 'met'],
