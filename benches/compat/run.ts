@@ -6,7 +6,9 @@
 // With --hyperframes <checkout>, HyperFrames' own producer regression fixtures instead (hyperframes-fixtures.ts):
 //   npm run compat -- --hyperframes <checkout> [--only a,b] [--keep <dir>] [--timeout <s>] [--out <file>]
 // With --fuzz N, N generated compositions instead (fuzz/main.ts):
-//   npm run compat -- --fuzz N [--seed S] [--keep <dir>] [--out <file>]
+//   npm run compat -- --fuzz N [--seed S] [--keep <dir>] [--out <file>] [--resume]
+// --resume goes on with the results file (--out, or the day's default) of a run that stopped:
+// the cases it holds are kept, the others rendered.
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
@@ -40,6 +42,7 @@ const { values: opts } = parseArgs({
     timeout: { type: 'string', default: '600' },
     fuzz: { type: 'string' },
     seed: { type: 'string', default: '1' },
+    resume: { type: 'boolean', default: false },
   },
 });
 
@@ -214,7 +217,7 @@ async function fuzz(count: number): Promise<void> {
   const dir = opts.keep ? path.resolve(opts.keep) : fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-compat-'));
   fs.mkdirSync(dir, { recursive: true });
   // The fuzzer names its own results file unless --out is given.
-  await runFuzz({ count, seed: Number(opts.seed), root: ROOT, work: dir, out: opts.out });
+  await runFuzz({ count, seed: Number(opts.seed), root: ROOT, work: dir, out: opts.out, resume: opts.resume });
   if (!opts.keep) fs.rmSync(dir, { recursive: true, force: true });
 }
 

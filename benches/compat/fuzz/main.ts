@@ -3,7 +3,8 @@
  * and by vidkit and compared frame by frame; each mismatch is reduced (reduce.ts) to a smallest set
  * of parts that still differs and kept as a regression row of the compatibility suite (a folder
  * under compositions/ and a line of fuzz/rows.json), unless an earlier row already holds the same
- * reduced parts. Prints a summary; writes JSON after every case.
+ * reduced parts. Prints a summary; writes JSON after every case, so a run stopped part-way can go
+ * on with --resume.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
@@ -39,13 +40,17 @@ export interface FuzzOptions {
   root: string;
   work: string;
   out?: string;
+  /** Keeps the cases the results file at `out` already holds for this seed and renders only the others. */
+  resume?: boolean;
 }
 
 export async function runFuzz(opts: FuzzOptions): Promise<void> {
   const rowsFile = path.join(opts.root, 'benches', 'compat', 'fuzz', 'rows.json');
   const compositions = path.join(opts.root, 'benches', 'compat', 'compositions');
   const out = opts.out ?? path.join(opts.root, 'benches', 'results', `${new Date().toISOString().slice(0, 10)}-compat-fuzz-seed${opts.seed}.json`);
-  const records: CaseRecord[] = [];
+  const records: CaseRecord[] = opts.resume ? earlierCases(out, opts.seed) : [];
+  const done = new Set(records.map((r) => r.index).filter((i) => i < opts.count));
+  if (opts.resume) log(`resuming ${out}: ${done.size} of the ${opts.count} cases are there already`);
   /** Reduced part sets already kept as rows, by what they are regardless of their cells. */
   const kept = new Map<string, string>();
   for (const row of readRows(rowsFile)) kept.set(signatureOfRow(compositions, row.name), row.name);
@@ -57,6 +62,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<void> {
   };
 
   for (let index = 0; index < opts.count; index++) {
+    if (done.has(index)) continue;
     const c = generateCase(opts.seed, index);
     const name = caseName(c);
     const outcome = await renderAndCompare(opts.root, c.parts, name, opts.work);
@@ -92,9 +98,22 @@ export async function runFuzz(opts: FuzzOptions): Promise<void> {
       log(`case ${index}: reduced to ${record.reduced.parts.join(' ')} in ${reduction.tests} tests, min ${db(final.minDb)} dB; ${existing ? `same as row ${existing}` : `kept as row ${name}`}`);
     }
     records.push(record);
+    records.sort((a, b) => a.index - b.index);
     write();
   }
-  summarise(records, out);
+  summarise(records.filter((r) => r.index < opts.count), out);
+}
+
+/**
+ * The cases an earlier run of `seed` wrote to `out` (a run stopped part-way writes every case it
+ * finished); none when there is no such file. A file of another seed is refused: resuming it would
+ * mix two runs' cases.
+ */
+function earlierCases(out: string, seed: number): CaseRecord[] {
+  if (!fs.existsSync(out)) return [];
+  const earlier = JSON.parse(fs.readFileSync(out, 'utf8')) as { seed?: number; cases?: CaseRecord[] };
+  if (earlier.seed !== seed) throw new Error(`--resume: ${out} holds seed ${earlier.seed}'s cases, not seed ${seed}'s`);
+  return earlier.cases ?? [];
 }
 
 function caseName(c: FuzzCase): string {
