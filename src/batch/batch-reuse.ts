@@ -49,9 +49,10 @@ export interface BatchReuseOptions {
  * Segment reuse in a local batch (docs/explanation/batch-reuse.md). The first row that planned is
  * the reference: its video is rendered once as segments, the render's cells (cut where the frames
  * its variables reach begin and end, and every few seconds), into the batch's work folder, while
- * its page records what the variables reach. Every row, the reference included, is then joined by stream copy from those
- * segments and the segments it renders itself: those holding frames one of its own differing
- * variables reaches. A row whose differing variables cannot be bounded is rendered whole.
+ * its page records what the variables reach. Every row, the reference included, is then joined by
+ * stream copy from those segments and the segments it renders itself: those holding frames one of
+ * its own differing variables reaches. A row whose differing variables cannot be bounded is
+ * rendered whole.
  */
 export class BatchReuse {
   private shared?: Promise<SharedRecord>;

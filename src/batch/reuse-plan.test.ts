@@ -6,7 +6,6 @@ import { pageReach as reach } from '../test-support/page-reach';
 import { cutFrames } from '../render/plan/cell-grid';
 import { differingVariables, estimateReuse, rowSegments } from './reuse-plan';
 
-
 test('differing variables: a value, or whether it is overridden at all, differs', () => {
   const ref = { variables: { name: 'Ann', tint: '#f00', size: 2 }, overrides: { name: 'Ann' } };
   assert.equal(differingVariables(ref, { variables: { name: 'Bob', tint: '#f00', size: 2 }, overrides: { name: 'Bob' } }), ['name']);
