@@ -82,6 +82,29 @@ clips('clips in the page\'s flow: length from the last clip, a CSS animation sta
   assert.equal(wrong, []);
 });
 
+clips('a CSS animation sampled exactly on an iteration boundary draws the next iteration\'s start, in a clip and in the root', () => {
+  const frames = decodeGray(render(fixtureCopy('hf-iteration-boundaries', out), 'boundaries.mp4', ['--workers', '2']), W, H);
+  assert.is(frames.length, 60);
+  // Thirds of a millisecond keep every boundary exact: frame i is at 100 i.
+  const boxes: Array<[string, number, number, number, number]> = [
+    // name, centre x, clip start, delay, iteration (all in thirds of a ms)
+    ['#a', 40, 2850, 150, 2400],
+    ['#b', 160, 0, 900, 1200],
+    ['#c', 280, 0, 300, 2400],
+  ];
+  const wrong: string[] = [];
+  frames.forEach((f, i) => {
+    for (const [name, x, start, delay, iteration] of boxes) {
+      const t = 100 * i;
+      const active = t - start - delay;
+      const want = t < start ? 0 : active < 0 ? 255 : Math.round(255 * (1 - (active % iteration) / iteration));
+      const got = f[80 * W + x];
+      if (Math.abs(got - want) > 12) wrong.push(`frame ${i}: ${name} ${got}, want ${want}`);
+    }
+  });
+  assert.equal(wrong, []);
+});
+
 clips('window.__hf is there before page scripts; its duration and seek are the renderer\'s, replacing the page\'s own', () => {
   const frames = decodeGray(render(fixtureCopy('hf-protocol', out), 'protocol.mp4'), W, H);
   assert.is(frames.length, 15);

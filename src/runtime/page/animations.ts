@@ -38,11 +38,29 @@ function phaseAt(anim: Animation, localMs: number): Phase {
   if (localMs >= (t.delay as number) + (t.activeDuration as number)) return 'after';
   return 'active';
 }
+// A time exactly on an iteration boundary starts the next iteration; Chromium subtracts the delay
+// in seconds, so 850 ms with a 50 ms delay and 800 ms iterations comes out a hair short of the
+// boundary and draws the last iteration's end. Such a time is moved one microsecond on, past the
+// rounding and far below anything a frame could show.
+const BOUNDARY_EPSILON_MS = 1e-3;
+function pastIterationBoundary(anim: Animation, localMs: number): number {
+  const t = anim.effect ? anim.effect.getComputedTiming() : null;
+  if (!t) return localMs;
+  const duration = Number(t.duration);
+  const delay = t.delay as number;
+  const active = localMs - delay;
+  if (!(duration > 0) || active <= 0 || active >= (t.activeDuration as number)) return localMs;
+  const iterations = active / duration + (t.iterationStart || 0);
+  const boundary = Math.round(iterations);
+  if (Math.abs(iterations - boundary) * duration >= BOUNDARY_EPSILON_MS) return localMs;
+  return delay + (boundary - (t.iterationStart || 0)) * duration + BOUNDARY_EPSILON_MS;
+}
 export function syncAnimations(): void {
   const all = registerAnimations();
   for (let i = 0; i < all.length; i++) {
     const anim = all[i];
-    const local = (animationOffset.get(anim) as number) + Math.max(0, state.nowMs - animationOrigin(anim));
+    const elapsed = (animationOffset.get(anim) as number) + Math.max(0, state.nowMs - animationOrigin(anim));
+    const local = pastIterationBoundary(anim, elapsed);
     const phase = phaseAt(anim, local);
     if (phase !== 'active' && heldPhase.get(anim) === phase) continue;
     heldPhase.set(anim, phase);
