@@ -3,7 +3,7 @@
 // first appeared; a CSS animation inside a clip (data-start) from its clip's start instead, as
 // in HyperFrames, however late it appeared (a clip leaving display: none restarts its CSS
 // animations). One the page paused itself is still driven, from the time it was paused at.
-import { state } from './state';
+import { fps, state } from './state';
 import { timing } from './timing';
 
 const animationStart = new WeakMap<Animation, number>();
@@ -20,12 +20,21 @@ export function registerAnimations(): Animation[] {
   }
   return all;
 }
-// Where an animation's own time 0 falls on the composition's timeline, in ms.
-function animationOrigin(anim: Animation): number {
-  if (typeof CSSAnimation === 'undefined' || !(anim instanceof CSSAnimation)) return animationStart.get(anim) as number;
+// The animation's own time at the frame drawn, in ms: from its clip's start (in seconds) for a
+// CSS animation inside a clip, else from when it first appeared. The frame's time is i / fps
+// seconds and each difference is taken in the units HyperFrames takes it in, in the same order:
+// on a frame that falls exactly on an iteration boundary the rounding decides which iteration
+// shows (Chromium subtracts the delay in seconds), and it then rounds as in the peer's render.
+function elapsedMs(anim: Animation): number {
+  const seconds = state.frame / fps;
+  const clip = clipOf(anim);
+  if (clip) return Math.max(0, seconds - timing().startOf(clip)) * 1000;
+  return Math.max(0, seconds * 1000 - (animationStart.get(anim) as number));
+}
+function clipOf(anim: Animation): Element | null {
+  if (typeof CSSAnimation === 'undefined' || !(anim instanceof CSSAnimation)) return null;
   const target = anim.effect && (anim.effect as KeyframeEffect).target;
-  const clip = target && target.closest ? target.closest('[data-start]') : null;
-  return clip ? timing().startOf(clip) * 1000 : (animationStart.get(anim) as number);
+  return target && target.closest ? target.closest('[data-start]') : null;
 }
 type Phase = 'before' | 'active' | 'after';
 // An animation holding still before its delay or after its end shows the same thing on every
@@ -38,29 +47,11 @@ function phaseAt(anim: Animation, localMs: number): Phase {
   if (localMs >= (t.delay as number) + (t.activeDuration as number)) return 'after';
   return 'active';
 }
-// A time exactly on an iteration boundary starts the next iteration; Chromium subtracts the delay
-// in seconds, so 850 ms with a 50 ms delay and 800 ms iterations comes out a hair short of the
-// boundary and draws the last iteration's end. Such a time is moved one microsecond on, past the
-// rounding and far below anything a frame could show.
-const BOUNDARY_EPSILON_MS = 1e-3;
-function pastIterationBoundary(anim: Animation, localMs: number): number {
-  const t = anim.effect ? anim.effect.getComputedTiming() : null;
-  if (!t) return localMs;
-  const duration = Number(t.duration);
-  const delay = t.delay as number;
-  const active = localMs - delay;
-  if (!(duration > 0) || active <= 0 || active >= (t.activeDuration as number)) return localMs;
-  const iterations = active / duration + (t.iterationStart || 0);
-  const boundary = Math.round(iterations);
-  if (Math.abs(iterations - boundary) * duration >= BOUNDARY_EPSILON_MS) return localMs;
-  return delay + (boundary - (t.iterationStart || 0)) * duration + BOUNDARY_EPSILON_MS;
-}
 export function syncAnimations(): void {
   const all = registerAnimations();
   for (let i = 0; i < all.length; i++) {
     const anim = all[i];
-    const elapsed = (animationOffset.get(anim) as number) + Math.max(0, state.nowMs - animationOrigin(anim));
-    const local = pastIterationBoundary(anim, elapsed);
+    const local = (animationOffset.get(anim) as number) + elapsedMs(anim);
     const phase = phaseAt(anim, local);
     if (phase !== 'active' && heldPhase.get(anim) === phase) continue;
     heldPhase.set(anim, phase);
