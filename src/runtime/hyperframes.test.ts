@@ -89,7 +89,7 @@ clips('a CSS animation in a clip sampled exactly on an iteration boundary shows 
     // name, centre x, clip start, delay, iteration (thirds of a ms: frame i is at 100 i exactly),
     // the boundary frame, what HyperFrames 0.8.170 draws there (compat rows fuzz-s2-c43, fuzz-s2-c137)
     ['#a', 40, 2850, 150, 2400, 54, 255],
-    ['#d', 160, 900, 0, 2700, 36, 0],
+    ['#b', 160, 900, 0, 2700, 36, 0],
   ];
   const wrong: string[] = [];
   frames.forEach((f, i) => {
