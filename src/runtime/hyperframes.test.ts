@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import type { Browser } from 'puppeteer-core';
@@ -172,6 +173,22 @@ output('video: relative data-start, data-media-start, data-playback-start, data-
     const got = [readPatternCode(f, 0), readPatternCode(f, 96)];
     const want = [i >= 15 && i < 30 ? 15 + 2 * (i - 15) : 0, i >= 30 ? i : 0];
     if (got.join() !== want.join()) wrong.push(`frame ${i}: got ${got}, want ${want}`);
+  });
+  assert.equal(wrong, []);
+});
+
+output('the root\'s clips are layers over each other, sized by data-width/height or the root; a video in a flex row fills its box from the first frame of every range', () => {
+  const project = fixtureCopy('hf-root-layers', out);
+  writePatternVideo(path.join(project, 'pattern.mp4'));
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-i', path.join(project, 'pattern.mp4'), '-vf', 'scale=160:32', '-c:v', 'libx264', '-preset', 'ultrafast', '-g', '30', path.join(project, 'small.mp4')]);
+  const frames = decodeGray(render(project, 'root-layers.mp4', ['--workers', '2']), W, H);
+  assert.is(frames.length, 30);
+  const wrong: string[] = [];
+  frames.forEach((f, i) => {
+    const at = (x: number, y: number) => f[y * W + x];
+    const got = { under: Math.abs(at(10, 40) - 64) < 12, code: readPatternCode(f, 100), sized: at(90, 40) > 200, beside: at(70, 40) < 100, full: at(310, 175) > 200 };
+    const want = { under: true, code: 30 + i, sized: true, beside: true, full: true };
+    if (JSON.stringify(got) !== JSON.stringify(want)) wrong.push(`frame ${i}: got ${JSON.stringify(got)}`);
   });
   assert.equal(wrong, []);
 });

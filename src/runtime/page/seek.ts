@@ -19,6 +19,7 @@ import { framesReady, seekFrames } from './frames';
 import { mountLateHosts } from './late-hosts';
 import { cssImageUrls, decodeCssImages, decodeImages, pendingLoads, stepMayLoad, takeFailedLoads, undecodedImages } from './loads';
 import { mediaReady, mediaTimeline, registerMedia, syncVideos, unpresented } from './media';
+import { layoutRootClips } from './page-layout';
 import { pageReach } from './reach';
 import { fps, state } from './state';
 import { timelinesReady, syncTimelines } from './timelines';
@@ -183,6 +184,7 @@ function ready(): Promise<void> {
   return whenLoaded()
     .then(pageScriptsRan)
     .then(function () { return mountLateHosts(); })
+    .then(layoutRootClips)
     .then(function () { return document.fonts ? document.fonts.ready : null; })
     .then(imagesReady)
     .then(cssImagesReady)

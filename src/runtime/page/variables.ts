@@ -6,7 +6,8 @@
 // render or the player was given, as in HyperFrames.
 import { recordingCopy, recordingGlobal } from './reach';
 import { boot, variables } from './state';
-import { compositionRoot, positiveNumber } from './timing';
+import { preparePage } from './page-layout';
+import { compositionRoot } from './timing';
 
 // Each copy records which variables a page script reads (reach.ts).
 export function currentVariables(): Record<string, unknown> { return recordingCopy(JSON.parse(JSON.stringify(variables))); }
@@ -103,33 +104,6 @@ function bindElements(): void {
     const value = variables[(el.getAttribute('data-var-text') as string).trim()];
     if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') setOwnText(el, String(value));
   });
-}
-
-// --- the page around the root -------------------------------------------------------------------
-// As in HyperFrames: html and body without margin, padding or scrollbars, the root a box of
-// data-width × data-height that clips what overflows it; in an output with alpha (webm, mov),
-// html and body are transparent whatever the page's CSS says, while a background the root paints
-// itself stays, as in HyperFrames' webm renders.
-function preparePage(): void {
-  const root = compositionRoot();
-  if (!root) return;
-  [document.documentElement, document.body].forEach(function (el) {
-    if (!el) return;
-    el.style.margin = '0';
-    el.style.padding = '0';
-    el.style.overflow = 'hidden';
-  });
-  const width = positiveNumber(root.getAttribute('data-width'));
-  const height = positiveNumber(root.getAttribute('data-height'));
-  if (!root.style.position) root.style.position = 'relative';
-  root.style.overflow = 'hidden';
-  if (width !== null) root.style.width = width + 'px';
-  if (height !== null) root.style.height = height + 'px';
-  if (boot.transparent) {
-    const style = document.createElement('style');
-    style.textContent = 'html,body{background:transparent!important;background-color:transparent!important;background-image:none!important}';
-    document.head.appendChild(style);
-  }
 }
 
 /** Runs `fn` once the document is parsed: at once when it is already. */

@@ -19,6 +19,9 @@ export function syncVideoFrames(): void {
     }
     if (!s.host) {
       s.host = document.createElement(FRAME_TAG);
+      // Out of the flow before it enters the document: the video's box is measured below with the
+      // host beside it, where a host in the flow (a flex item, a line box) would move or shrink it.
+      s.host.style.cssText = 'position:absolute!important';
       const root = s.host.attachShadow({ mode: 'closed' });
       canvas.style.cssText = 'display:block;width:100%;height:100%';
       root.appendChild(canvas);
