@@ -110,6 +110,39 @@ files('a sub-composition\'s own audio is mixed from its host\'s start', () => {
   assert.equal(wrong, []);
 });
 
+files('a scene\'s <script src> for a library the page loads already is not loaded again, mounted by the markup or late: one GSAP for the page, as in HyperFrames', () => {
+  // Each case against the same page whose scenes do not load GSAP.
+  const stripTags = (project: string) => {
+    for (const scene of ['scene-a.html', 'scene-b.html']) {
+      const file = path.join(project, 'compositions', scene);
+      const html = fs.readFileSync(file, 'utf8');
+      assert.ok(html.includes('<script src="../gsap.min.js"></script>'), `${scene} loads GSAP`);
+      fs.writeFileSync(file, html.replace('<script src="../gsap.min.js"></script>', ''));
+    }
+    return project;
+  };
+  // Scene b's host added by a page script instead, mounted once the page has loaded.
+  const mountLate = (project: string) => {
+    const index = path.join(project, 'index.html');
+    const page = fs.readFileSync(index, 'utf8');
+    const host = page.split('\n').find((line) => line.includes('id="b"'));
+    assert.ok(host, 'scene b\'s host line');
+    const adds = `<script>document.getElementById('root').insertAdjacentHTML('beforeend', ${JSON.stringify(host.trim())});</script>\n</body>`;
+    fs.writeFileSync(index, page.replace(host, '').replace('</body>', adds));
+    return project;
+  };
+  const copy = () => fixtureCopy('hf-sub-shared-library', out, { gsap: true });
+  const frames = (project: string, file: string) => decodeGray(render(project, file, ['--workers', '2']), W, H);
+  const differing = (got: Buffer[], want: Buffer[]) => got.flatMap((f, i) => (f.equals(want[i]) ? [] : [i]));
+  const inMarkup = frames(copy(), 'shared-library.mp4');
+  assert.is(inMarkup.length, 30);
+  assert.equal(differing(inMarkup, frames(stripTags(copy()), 'shared-library-once.mp4')), [], 'mounted by the markup');
+  assert.equal(differing(frames(mountLate(copy()), 'shared-library-late.mp4'), frames(mountLate(stripTags(copy())), 'shared-library-late-once.mp4')), [], 'scene b mounted late');
+  // Both chips move: the scenes' tweens are there, not failed.
+  const chips = inMarkup.map((f) => [f[90 * W + 80], f[90 * W + 240]]);
+  assert.ok(new Set(chips.map((c) => c.join())).size > 2, `the chips change: ${JSON.stringify(chips)}`);
+});
+
 files('vidkit render --composition renders a sub-composition file on its own; a missing data-composition-src is bad input', () => {
   const project = fixtureCopy('hf-sub-scenes', out, { gsap: true });
   const frames = decodeGray(render(project, 'standalone.mp4', ['--composition', 'compositions/scene.html']), W, 40);

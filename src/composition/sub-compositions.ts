@@ -83,9 +83,21 @@ function inlineTemplate(doc: HTMLElement, id: string): HTMLElement | undefined {
 
 const SCRIPT_TYPES = new Set(['', 'text/javascript', 'application/javascript']);
 
+function classicScript(script: HTMLElement): boolean {
+  return SCRIPT_TYPES.has((script.getAttribute('type') ?? '').trim().toLowerCase());
+}
+
 class Mounter {
   private readonly used = new Set<string>();
   private readonly scripts: string[] = [];
+  /**
+   * External classic scripts the page has already, or an earlier instance brought, by URL: as in
+   * HyperFrames, an instance's `<script src>` loads only when no script with that URL came before.
+   * Loading GSAP again from each scene would give each scene its own GSAP, whose tweens no longer
+   * see each other's pending renders (a `from` tween on an element another scene tweens would
+   * start from a different value than in the peer).
+   */
+  private readonly loadedScripts = new Set<string>();
   /** Inline templates a host used: removed once mounted, the others stay. */
   private readonly usedTemplates = new Set<HTMLElement>();
   private readonly pageDir: string;
@@ -104,6 +116,9 @@ class Mounter {
     if (hosts.length === 0) return unwrapped;
     for (const el of this.doc.querySelectorAll('[data-composition-id]')) {
       if (!hosts.includes(el) && !insideTemplate(el)) this.used.add(el.getAttribute('data-composition-id') ?? '');
+    }
+    for (const script of this.doc.querySelectorAll('script[src]')) {
+      if (!insideTemplate(script) && classicScript(script)) this.loadedScripts.add(this.scriptUrl(script.getAttribute('src') ?? ''));
     }
     for (const host of hosts) this.mount(host, []);
     for (const template of this.usedTemplates) template.remove();
@@ -175,7 +190,8 @@ class Mounter {
     const scripts = [...source.headScripts, ...content.querySelectorAll('script')];
     for (const script of scripts) {
       script.remove();
-      this.scripts.push(this.instanceScript(script, id, compositionId, variables));
+      const wrapped = this.instanceScript(script, id, compositionId, variables);
+      if (wrapped) this.scripts.push(wrapped);
     }
     host.set_content(content.toString());
     if (styles.length > 0) host.insertAdjacentHTML('afterbegin', `<style>${scopeCss(styles.join('\n'), scope)}</style>`);
@@ -232,16 +248,30 @@ class Mounter {
   }
 
   private instanceScript(script: HTMLElement, id: string, compositionId: string | undefined, variables: Record<string, unknown>): string {
-    const type = (script.getAttribute('type') ?? '').toLowerCase();
     const src = script.getAttribute('src');
-    // External and module scripts run as the page's own, data blocks stay data; classic inline
-    // scripts see the instance's scope.
-    if (src !== undefined || !SCRIPT_TYPES.has(type)) return script.toString();
+    // External and module scripts run as the page's own (a classic one once per URL: none when
+    // the page or an earlier instance loads it), data blocks stay data; classic inline scripts
+    // see the instance's scope.
+    if (src !== undefined && classicScript(script)) {
+      const url = this.scriptUrl(src);
+      if (this.loadedScripts.has(url)) return '';
+      this.loadedScripts.add(url);
+    }
+    if (src !== undefined || !classicScript(script)) return script.toString();
     const json = (value: unknown) => JSON.stringify(value ?? null).replace(/</g, '\\u003c');
     return (
       `<script>window.__vidkitSubComposition(${json(id)}, ${json(compositionId)}, ${json(variables)}, ` +
       `function (window, document, gsap, __timelines, __hyperframes, __hfVariables) {\n${script.rawText}\n});</script>`
     );
+  }
+
+  /** A script's `src` (as it reads from the page) as an absolute URL, to compare with others. */
+  private scriptUrl(src: string): string {
+    try {
+      return new URL(src.trim(), BASE + (this.pageDir === '' ? '' : `${this.pageDir}/`)).href;
+    } catch {
+      return src.trim();
+    }
   }
 
   /**

@@ -33,10 +33,21 @@ function fromMarkup(markup: string): Element | null {
   return template.content.firstElementChild;
 }
 
+// A classic script with a URL some script of the page already has (GSAP, say) is not loaded again,
+// as the project server leaves it out of the hosts it mounts (src/composition/sub-compositions.ts).
+const CLASSIC: Record<string, number> = { '': 1, 'text/javascript': 1, 'application/javascript': 1 };
+function loadedAlready(parsed: HTMLScriptElement): boolean {
+  if (!parsed.hasAttribute('src') || !CLASSIC[(parsed.getAttribute('type') || '').trim().toLowerCase()]) return false;
+  const url = new URL(parsed.getAttribute('src') || '', document.baseURI).href;
+  const scripts = document.querySelectorAll<HTMLScriptElement>('script[src]');
+  for (let i = 0; i < scripts.length; i++) if (scripts[i].src === url) return true;
+  return false;
+}
+
 // A script parsed from markup does not run: a fresh one with its attributes and text does.
 function runScript(markup: string): Promise<void> {
   const parsed = fromMarkup(markup);
-  if (!(parsed instanceof HTMLScriptElement)) return Promise.resolve();
+  if (!(parsed instanceof HTMLScriptElement) || loadedAlready(parsed)) return Promise.resolve();
   const script = document.createElement('script');
   for (let i = 0; i < parsed.attributes.length; i++) script.setAttribute(parsed.attributes[i].name, parsed.attributes[i].value);
   script.text = parsed.text;
