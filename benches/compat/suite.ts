@@ -81,6 +81,8 @@ export const SUITE: CompatCase[] = [
     timeoutSeconds: 1200,
   },
   { name: 'clips-hidden-descendants', feature: "clips: a hidden clip hides what it holds, even descendants whose CSS or GSAP made them visible (a CTA's buttons)" },
+  { name: 'sub-unnamed-root', feature: 'sub-compositions: a host without an id whose composition root has its own data-start and data-duration' },
+  { name: 'root-layers', feature: 'layout: the root\'s clips in the page\'s flow laid over each other and sized; a video in a flex row from its first frame' },
   { name: 'sub-at-zero', feature: 'sub-compositions at t=0: from() and fromTo() tweens at 0, a host with and without a length, the root timeline beside them' },
   { name: 'iframe-spinner', feature: 'same-origin iframe: spinners from a self-playing GSAP tween and requestAnimationFrame' },
   { name: 'gsap-chunks-1', folder: 'gsap-chunks', workers: 1, feature: 'GSAP cross-fades straddling 1 s and 2 s, one worker each' },

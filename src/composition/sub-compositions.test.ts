@@ -91,6 +91,12 @@ files('without data-duration, a host with no data-composition-id stays to its co
   assert.equal(bars('named-host.mp4'), Array.from({ length: 30 }, (_v, i) => (i < 18 ? playing(i) : -1)));
 });
 
+files('in a host without a data-composition-id, the composition root\'s own data-start counts in the page\'s time and its data-duration leaves the host\'s window alone, as HyperFrames reads them', () => {
+  const frames = decodeGray(render(fixtureCopy('hf-sub-unnamed-root', out), 'unnamed-root.mp4', ['--workers', '2']), W, H);
+  assert.is(frames.length, 30);
+  assert.equal(frames.map((f, i) => [i, f[90 * W + 160] > 128]).filter(([, shown]) => shown).map(([i]) => i), Array.from({ length: 21 }, (_v, i) => 9 + i));
+});
+
 files('a sub-composition\'s own audio is mixed from its host\'s start', () => {
   const project = fixtureCopy('hf-sub-audio', out);
   fs.mkdirSync(path.join(project, 'assets'));

@@ -16,6 +16,11 @@ export function compositionRoot(): HTMLElement | null {
   return document.querySelector<HTMLElement>('[data-composition-id][data-root="true"]') || document.querySelector<HTMLElement>('[data-composition-id]');
 }
 
+/** The root element of a composition mounted in a host without a data-composition-id of its own. */
+function isUnnamedRoot(el: Element): boolean {
+  return el.hasAttribute('data-vidkit-root') && !!el.parentElement && el.parentElement.hasAttribute('data-vidkit-unnamed-host');
+}
+
 const REFERENCE_ID = /^[A-Za-z0-9_.:-]+$/;
 // `data-start` as { ref, offset }: ref null for seconds; null when absent or unreadable.
 export function parseStart(raw: string | null): { ref: string | null; offset: number } | null {
@@ -176,9 +181,12 @@ function readTiming(): Timing {
     return null;
   }
   function referenced(id: string): Element | null { return document.getElementById(id) || compositionNamed(id); }
-  // The composition an element's own start is counted in.
+  // The composition an element's own start is counted in. The root of a composition mounted in a
+  // host that named none counts its own data-start in the composition around the host: in
+  // HyperFrames that root keeps the composition's id, and the host is a plain clip around it.
   function enclosingComposition(el: Element): Element | null {
-    const from = el.hasAttribute('data-composition-id') ? el.parentElement : el;
+    let from = el.hasAttribute('data-composition-id') ? el.parentElement : el;
+    if (from === el && isUnnamedRoot(el)) from = (el.parentElement as Element).parentElement;
     return from ? from.closest('[data-composition-id]') : null;
   }
   // Where time 0 of `el`'s composition falls on the root timeline: its start, less the part of
@@ -237,6 +245,9 @@ function readTiming(): Timing {
   // transform) and has no length of its own stays until the composition around it ends, its
   // timeline holding its last state, as HyperFrames renders it; a named host lasts its timeline.
   function endOf(el: Element): number {
+    // The root inside such a host ends with the host: HyperFrames keeps a nested composition's
+    // data-duration from its window.
+    if (isUnnamedRoot(el)) return Infinity;
     if (el.hasAttribute('data-vidkit-unnamed-host') && !el.hasAttribute('data-duration') && !el.hasAttribute('data-end')) return Infinity;
     const d = durationOf(el);
     return d === null ? Infinity : startOf(el) + d;
