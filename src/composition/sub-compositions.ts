@@ -249,20 +249,25 @@ class Mounter {
 
   private instanceScript(script: HTMLElement, id: string, compositionId: string | undefined, variables: Record<string, unknown>): string {
     const src = script.getAttribute('src');
+    const classic = classicScript(script);
     // External and module scripts run as the page's own (a classic one once per URL: none when
     // the page or an earlier instance loads it), data blocks stay data; classic inline scripts
     // see the instance's scope.
-    if (src !== undefined && classicScript(script)) {
-      const url = this.scriptUrl(src);
-      if (this.loadedScripts.has(url)) return '';
-      this.loadedScripts.add(url);
-    }
-    if (src !== undefined || !classicScript(script)) return script.toString();
+    if (src !== undefined) return classic && !this.firstLoadOf(src) ? '' : script.toString();
+    if (!classic) return script.toString();
     const json = (value: unknown) => JSON.stringify(value ?? null).replace(/</g, '\\u003c');
     return (
       `<script>window.__vidkitSubComposition(${json(id)}, ${json(compositionId)}, ${json(variables)}, ` +
       `function (window, document, gsap, __timelines, __hyperframes, __hfVariables) {\n${script.rawText}\n});</script>`
     );
+  }
+
+  /** Whether no script with the URL of `src` came before; from now on, one has. */
+  private firstLoadOf(src: string): boolean {
+    const url = this.scriptUrl(src);
+    if (this.loadedScripts.has(url)) return false;
+    this.loadedScripts.add(url);
+    return true;
   }
 
   /** A script's `src` (as it reads from the page) as an absolute URL, to compare with others. */

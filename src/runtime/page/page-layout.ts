@@ -61,7 +61,7 @@ export function layoutRootClips(): void {
 
 function sizeLayer(el: HTMLElement, side: 'width' | 'height', used: string): void {
   if (el.style[side]) return;
-  // Like the root's size, in px, with or without the unit.
+  // In px, with or without the unit, as HyperFrames reads it.
   const declared = parseFloat(el.getAttribute('data-' + side) || '');
   if (declared > 0 && isFinite(declared)) {
     if (used === '0px' || used === 'auto') el.style[side] = declared + 'px';
