@@ -193,6 +193,27 @@ output('the root\'s clips are layers over each other, sized by data-width/height
   assert.equal(wrong, []);
 });
 
+output('timelines sharing targets: a scene\'s timeline plays past its clip, and a running stagger shows its members that have not started in their from-state', () => {
+  const frames = decodeGray(render(fixtureCopy('hf-shared-targets', out, { gsap: true }), 'shared-targets.mp4', ['--workers', '2']), W, H);
+  assert.is(frames.length, 60);
+  // From 1 s the chips drawn are scene c's, members 3 and 4 of both scenes' staggers (0.2 s each,
+  // 0.3 s apart): scene a's from 0.1 s, so its last member fades c's right chip in at 1.0-1.2 s,
+  // after scene a's clip; scene c's from 1.4 s, so its members 3 and 4 start after the video and
+  // show the from-state (hidden) from the first frame the stagger runs (HyperFrames re-renders the
+  // timeline 1 ms back each frame, which renders them).
+  const state = (f: Buffer, x: number) => (f[90 * W + x] > 200 ? 'shown' : f[90 * W + x] < 30 ? 'hidden' : 'between');
+  const staggerRuns = (i: number) => i / 30 > 1.4 + 1e-9;
+  const left = (i: number) => (staggerRuns(i) ? 'hidden' : 'shown');
+  const right = (i: number) => (staggerRuns(i) || i === 30 ? 'hidden' : i <= 34 ? 'between' : 'shown');
+  const wrong: string[] = [];
+  for (let i = 30; i < 60; i++) {
+    const got = [state(frames[i], 80), state(frames[i], 240)].join('/');
+    const want = [left(i), right(i)].join('/');
+    if (got !== want) wrong.push(`frame ${i}: ${got}, want ${want}`);
+  }
+  assert.equal(wrong, []);
+});
+
 output('the mix follows a timeline tweening volume, data-volume and trims by data-duration, across 3 chunks', () => {
   const project = fixtureCopy('hf-volume', out, { gsap: true });
   writeTone(path.join(project, 'tone.wav'), 2);

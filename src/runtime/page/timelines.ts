@@ -5,14 +5,16 @@
 // the globals HyperFrames' libraries look for.
 import { real } from './clock';
 import { state } from './state';
+import { hasInstantCallback, settleTimeline } from './timeline-settle';
 import { Timeline, compositionRoot, timelineRegistry, timing } from './timing';
 
 // A finished timeline (time past its total duration, as at the previous frame) is left alone.
 export const timelineTime = new WeakMap<Timeline, number>();
-function seekTimeline(tl: Timeline, seconds: number): void {
+// Returns whether the timeline moved.
+function seekTimeline(tl: Timeline, seconds: number): boolean {
   const total = typeof tl.totalDuration === 'function' ? tl.totalDuration() : Infinity;
   const applied = Math.min(seconds, total >= 0 ? total : Infinity);
-  if (timelineTime.get(tl) === applied) return;
+  if (timelineTime.get(tl) === applied) return false;
   const first = !timelineTime.has(tl);
   timelineTime.set(tl, applied);
   // GSAP renders nothing when the playhead does not move, so a timeline first shown at the time it
@@ -22,13 +24,20 @@ function seekTimeline(tl: Timeline, seconds: number): void {
   if (typeof tl.totalTime === 'function') tl.totalTime(seconds, false);
   else tl.seek(seconds, false);
   state.changed = true;
+  return true;
 }
 export function syncTimelines(): void {
   const seconds = state.nowMs / 1000;
   const t = timing();
   const registry = t.timelines;
-  if (registry.root) seekTimeline(registry.root, seconds);
-  registry.children.forEach(function (child) { seekTimeline(child.tl, registry.childTime(child, t, seconds)); });
+  // HyperFrames nests the compositions' timelines in the root's and re-renders that each frame
+  // (timeline-settle.ts): a timeline is settled where it moved, a composition's once its clip began.
+  const settle = !(registry.root && hasInstantCallback(registry.root)) && !registry.children.some(function (child) { return hasInstantCallback(child.tl); });
+  if (registry.root && seekTimeline(registry.root, seconds) && settle) settleTimeline(registry.root, seconds);
+  registry.children.forEach(function (child) {
+    const local = registry.childTime(child, t, seconds);
+    if (seekTimeline(child.tl, local) && settle && seconds >= t.startOf(child.host)) settleTimeline(child.tl, local);
+  });
   registry.others.forEach(function (tl) { seekTimeline(tl, seconds); });
 }
 

@@ -123,11 +123,11 @@ export function timelineRegistry(): TimelineRegistry {
     if (hosts[key]) children.push({ tl: tl, host: hosts[key] });
     else others.push(tl);
   });
-  // Seconds into a nested composition's timeline at composition time `seconds`.
+  // Seconds into a nested composition's timeline at composition time `seconds`. Its clip's end
+  // does not stop it (HyperFrames plays it to its own end): a timeline whose targets lie outside
+  // its clip goes on moving them.
   function childTime(child: ChildTimeline, t: Timing, seconds: number): number {
-    const local = playbackStartOf(child.host) + Math.max(0, seconds - t.startOf(child.host)) * playbackRateOf(child.host);
-    const length = t.durationOf(child.host);
-    return length === null ? local : Math.min(local, playbackStartOf(child.host) + length * playbackRateOf(child.host));
+    return playbackStartOf(child.host) + Math.max(0, seconds - t.startOf(child.host)) * playbackRateOf(child.host);
   }
   // Where the last timeline ends on the composition's timeline, 0 when there is none. A nested
   // timeline counts whole, however short its clip (HyperFrames places it in the root timeline).
