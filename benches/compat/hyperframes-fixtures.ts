@@ -26,6 +26,13 @@ export interface FixtureRunOptions {
   out: string;
   /** Seconds one render may take before it is stopped and reported. */
   timeoutSeconds: number;
+  /**
+   * Folders kept by earlier runs (--keep): a fixture whose peer render one of them holds
+   * (`<fixture>-peer.<format>`, first folder first) is compared with that render instead of
+   * rendering the peer again. The peer's pictures do not depend on vidkit's code, so a change to
+   * vidkit is checked in a third of the time; the row says which render it used.
+   */
+  peerRenders?: string[];
 }
 
 /** `error`: the harness itself failed on the fixture (staging, decoding, comparing), named in the note. */
@@ -67,7 +74,7 @@ export async function runHyperframesFixtures(opts: FixtureRunOptions): Promise<n
   process.stderr.write(`compat: ${fixtures.length} HyperFrames fixtures, smallest first\n`);
   try {
     for (const fixture of fixtures) {
-      const row = await runFixture(fixture, work, opts.timeoutSeconds).catch((err: unknown) => harnessError(fixture, err));
+      const row = await runFixture(fixture, work, opts.timeoutSeconds, opts.peerRenders ?? []).catch((err: unknown) => harnessError(fixture, err));
       record.rows.push(row);
       // A full run takes hours: each row's outcome, and the results so far, as it lands.
       process.stderr.write(`compat: ${row.fixture}: ${row.verdict}, frames ${row.frames.vidkit ?? '-'}/${row.frames.peer ?? '-'}, min ${db(row.minDb)} dB, failures ${failures(row)}, audio ${audio(row)}, wall ${wall(row)}${row.notes.length ? `; ${row.notes.join('; ')}` : ''}\n`);
@@ -82,7 +89,7 @@ export async function runHyperframesFixtures(opts: FixtureRunOptions): Promise<n
   return record.rows.some((r) => r.verdict === 'FAIL' || r.verdict === 'error') ? 1 : 0;
 }
 
-async function runFixture(fixture: Fixture, work: string, timeoutSeconds: number): Promise<FixtureRow> {
+async function runFixture(fixture: Fixture, work: string, timeoutSeconds: number, peerRenders: string[]): Promise<FixtureRow> {
   const row: FixtureRow = {
     fixture: fixture.id,
     tags: fixture.tags,
@@ -118,15 +125,23 @@ async function runFixture(fixture: Fixture, work: string, timeoutSeconds: number
   const vidkitOut = path.join(work, `${fixture.id}-vidkit${ext}`);
   for (const out of [peerOut, vidkitOut]) fs.rmSync(out, { recursive: true, force: true });
   const limitMs = timeoutSeconds * 1000;
-  process.stderr.write(`compat: ${fixture.id}: peer\n`);
-  const peer = await measure('bash', [path.join(ROOT, 'benches', 'peer', 'render.sh'), project, peerOut, ...flags.peer], flags.peerEnv, limitMs);
+  // null: the peer's render of an earlier run is used.
+  const earlier = peerRenders.map((dir) => path.join(path.resolve(dir), path.basename(peerOut))).find((file) => fs.existsSync(file));
+  let peer: Measured | null = null;
+  if (earlier) {
+    fs.cpSync(earlier, peerOut, { recursive: true });
+    row.notes.push(`the peer's render of an earlier run: ${earlier}`);
+  } else {
+    process.stderr.write(`compat: ${fixture.id}: peer\n`);
+    peer = await measure('bash', [path.join(ROOT, 'benches', 'peer', 'render.sh'), project, peerOut, ...flags.peer], flags.peerEnv, limitMs);
+  }
   process.stderr.write(`compat: ${fixture.id}: vidkit\n`);
   const vidkit = await measure(process.execPath, [path.join(ROOT, 'dist', 'cli', 'main.js'), 'render', project, '--output', vidkitOut, '--json', ...flags.vidkit], {}, limitMs);
-  row.wallSeconds = { vidkit: vidkit.wallSeconds, peer: peer.wallSeconds };
-  const timedOut = ([['peer', peer], ['vidkit', vidkit]] as const).filter(([, m]) => m.timedOut).map(([tool]) => tool);
+  row.wallSeconds = { vidkit: vidkit.wallSeconds, peer: peer?.wallSeconds ?? null };
+  const timedOut = ([['peer', peer], ['vidkit', vidkit]] as const).filter(([, m]) => m?.timedOut).map(([tool]) => tool);
   if (timedOut.length > 0) row.timedOut = timedOut;
 
-  if (peer.status !== 0) return { ...row, verdict: 'peer failed', notes: [...row.notes, failure(peer, 'peer', timeoutSeconds)] };
+  if (peer && peer.status !== 0) return { ...row, verdict: 'peer failed', notes: [...row.notes, failure(peer, 'peer', timeoutSeconds)] };
   const [peerVideo, vidkitVideo] = meta.format === 'png-sequence' ? [asVideo(peerOut, meta), null] : [peerOut, vidkitOut];
   row.frames.peer = frameCount(peerVideo);
   if (vidkit.status !== 0) return { ...row, verdict: 'FAIL', notes: [...row.notes, failure(vidkit, 'vidkit', timeoutSeconds)] };

@@ -4,7 +4,8 @@
 // audio, by loudness over time. Prints a table; writes JSON.
 //   npm run compat -- [--only clips-window,adapter-anime] [--keep <dir>] [--out benches/results/compat-latest.json]
 // With --hyperframes <checkout>, HyperFrames' own producer regression fixtures instead (hyperframes-fixtures.ts):
-//   npm run compat -- --hyperframes <checkout> [--only a,b] [--keep <dir>] [--timeout <s>] [--out <file>]
+//   npm run compat -- --hyperframes <checkout> [--only a,b] [--keep <dir>] [--timeout <s>] [--out <file>] [--peer-renders <kept dir>,...]
+// (--peer-renders: compare with the peer's renders that earlier runs kept, instead of rendering them again)
 // With --fuzz N, N generated compositions instead (fuzz/main.ts):
 //   npm run compat -- --fuzz N [--seed S] [--keep <dir>] [--out <file>] [--resume]
 // --resume goes on with the results file (--out, or the day's default) of a run that stopped:
@@ -43,6 +44,7 @@ const { values: opts } = parseArgs({
     fuzz: { type: 'string' },
     seed: { type: 'string', default: '1' },
     resume: { type: 'boolean', default: false },
+    'peer-renders': { type: 'string' },
   },
 });
 
@@ -210,7 +212,7 @@ async function hyperframes(checkout: string): Promise<void> {
   if (!(timeoutSeconds > 0)) throw new Error(`--timeout: a number of seconds above 0 (got ${opts.timeout})`);
   const date = new Date().toISOString().slice(0, 10);
   const out = opts.out ?? path.join('benches', 'results', `${date}-compat-hyperframes.json`);
-  process.exitCode = await runHyperframesFixtures({ checkout, only: opts.only?.split(','), keep: opts.keep, out, timeoutSeconds });
+  process.exitCode = await runHyperframesFixtures({ checkout, only: opts.only?.split(','), keep: opts.keep, out, timeoutSeconds, peerRenders: opts['peer-renders']?.split(',') });
 }
 
 async function fuzz(count: number): Promise<void> {
