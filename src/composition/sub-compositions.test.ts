@@ -97,6 +97,20 @@ files('in a host without a data-composition-id, the composition root\'s own data
   assert.equal(frames.map((f, i) => [i, f[90 * W + 160] > 128]).filter(([, shown]) => shown).map(([i]) => i), Array.from({ length: 21 }, (_v, i) => 9 + i));
 });
 
+files('in a host without a data-composition-id, the timeline follows the composition root\'s data-playback-start, not the host\'s, as HyperFrames reads it', () => {
+  const frames = decodeGray(render(fixtureCopy('hf-sub-unnamed-offset', out, { gsap: true }), 'unnamed-offset.mp4', ['--workers', '2']), W, H);
+  assert.is(frames.length, 30);
+  // Each bar grows 300 px a second: its width is 300 × (offset + i / 30), at most 300.
+  const width = (f: Buffer, y: number) => Array.from({ length: W }, (_v, x) => f[y * W + x]).filter((v) => v > 128).length;
+  const wrong: string[] = [];
+  frames.forEach((f, i) => {
+    const got = [width(f, 50), width(f, 130)];
+    const want = [300 * (i / 30), Math.min(300, 300 * (0.5 + i / 30))];
+    if (got.some((w, k) => Math.abs(w - want[k]) > 2)) wrong.push(`frame ${i}: bars ${got.join('/')} px, want ${want.map(Math.round).join('/')}`);
+  });
+  assert.equal(wrong, []);
+});
+
 files('a sub-composition\'s own audio is mixed from its host\'s start', () => {
   const project = fixtureCopy('hf-sub-audio', out);
   fs.mkdirSync(path.join(project, 'assets'));

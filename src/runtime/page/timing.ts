@@ -61,6 +61,15 @@ export function playbackRateOf(el: Element): number {
   if (rate === null) rate = isMediaElement(el) ? el.playbackRate || 1 : 1;
   return Math.min(10, Math.max(0.1, rate));
 }
+// The element whose data-playback-start and data-playback-rate a nested composition's timeline
+// follows: its host, or, for a host that named no composition, the composition's own root (in
+// HyperFrames that root keeps the id and the host is a plain clip around it, whose offset and
+// rate reach no timeline).
+function timelineClock(host: Element): Element {
+  if (!host.hasAttribute('data-vidkit-unnamed-host')) return host;
+  const root = host.querySelector('[data-vidkit-root="' + CSS.escape(host.getAttribute('data-composition-id') || '') + '"]');
+  return root || host;
+}
 // --- timelines registered in window.__timelines --------------------------------------------------
 // HyperFrames' rules (docs/guide/hyperframes.md): the root composition's timeline is the
 // one under its data-composition-id, or the only one registered; a timeline under the id of a
@@ -127,7 +136,8 @@ export function timelineRegistry(): TimelineRegistry {
   // does not stop it (HyperFrames plays it to its own end): a timeline whose targets lie outside
   // its clip goes on moving them.
   function childTime(child: ChildTimeline, t: Timing, seconds: number): number {
-    return playbackStartOf(child.host) + Math.max(0, seconds - t.startOf(child.host)) * playbackRateOf(child.host);
+    const clock = timelineClock(child.host);
+    return playbackStartOf(clock) + Math.max(0, seconds - t.startOf(child.host)) * playbackRateOf(clock);
   }
   // Where the last timeline ends on the composition's timeline, 0 when there is none. A nested
   // timeline counts whole, however short its clip (HyperFrames places it in the root timeline).
@@ -136,7 +146,8 @@ export function timelineRegistry(): TimelineRegistry {
     children.forEach(function (child) {
       const length = timelineLength(child.tl);
       if (length === null) return;
-      const played = Math.max(0, length - playbackStartOf(child.host)) / playbackRateOf(child.host);
+      const clock = timelineClock(child.host);
+      const played = Math.max(0, length - playbackStartOf(clock)) / playbackRateOf(clock);
       latest = Math.max(latest, t.startOf(child.host) + played);
     });
     others.forEach(function (tl) { latest = Math.max(latest, timelineLength(tl) || 0); });
