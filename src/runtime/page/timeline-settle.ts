@@ -27,8 +27,9 @@ function startingLater(children: Gsap[], time: number, out: Gsap[]): Gsap[] {
   return out;
 }
 
-// A tween that started less than `window` seconds before `local` (its own time) shows its start
-// values again before the forward pass: what a from-tween begins with is not lost to the nudge.
+// A tween that started less than `window` seconds before `time` (its parent's time) shows its
+// start values again before the forward pass: what a from-tween begins with is not lost to the
+// nudge.
 function reapplyStarts(children: Gsap[], time: number, window: number): void {
   children.forEach(function (child) {
     if (typeof child.render !== 'function' || typeof child.timeScale !== 'function' || child.timeScale() <= 0 || child.paused()) return;
