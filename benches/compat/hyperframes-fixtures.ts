@@ -125,8 +125,8 @@ async function runFixture(fixture: Fixture, work: string, timeoutSeconds: number
   const vidkitOut = path.join(work, `${fixture.id}-vidkit${ext}`);
   for (const out of [peerOut, vidkitOut]) fs.rmSync(out, { recursive: true, force: true });
   const limitMs = timeoutSeconds * 1000;
-  // null: the peer's render of an earlier run is used.
   const earlier = peerRenders.map((dir) => path.join(path.resolve(dir), path.basename(peerOut))).find((file) => fs.existsSync(file));
+  // null: the peer's render of an earlier run is used.
   let peer: Measured | null = null;
   if (earlier) {
     fs.cpSync(earlier, peerOut, { recursive: true });

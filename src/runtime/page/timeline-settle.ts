@@ -11,6 +11,7 @@ import { Timeline } from './timing';
 const NUDGE_SECONDS = 0.001;
 const START_EPSILON = 1e-6;
 const TINY = 2e-8;
+const CALLBACKS = ['onStart', 'onUpdate', 'onComplete', 'onReverseComplete', 'onRepeat'];
 
 type Gsap = Timeline;
 
@@ -57,17 +58,17 @@ export function hasInstantCallback(tl: Gsap): boolean {
   if (!isGsapTimeline(tl)) return false;
   return tl.getChildren(true, true, true).some(function (child: Gsap) {
     const vars = child && child.vars;
-    if (!vars || !['onStart', 'onUpdate', 'onComplete', 'onReverseComplete', 'onRepeat'].some(function (name) { return typeof vars[name] === 'function'; })) return false;
+    if (!vars || !CALLBACKS.some(function (name) { return typeof vars[name] === 'function'; })) return false;
     const length = typeof child.totalDuration === 'function' ? Number(child.totalDuration()) : Number(child.duration());
     return isFinite(length) && length <= START_EPSILON;
   });
 }
 
-/** Re-renders `tl`, just seeked to `time` (clamped to its end, as the seek is), as HyperFrames does each frame. */
-export function settleTimeline(tl: Gsap, time: number): void {
-  if (!isGsapTimeline(tl)) return;
-  const seconds = Math.min(time, Number(tl.totalDuration()));
-  if (!(seconds >= NUDGE_SECONDS)) return;
+/** Re-renders `tl`, just seeked to `seconds` (within its length), as HyperFrames does each frame. */
+export function settleTimeline(tl: Gsap, seconds: number): void {
+  if (!isGsapTimeline(tl) || !(seconds >= NUDGE_SECONDS)) return;
+  // Brings GSAP's cached lengths up to date before they are saved and put back below.
+  tl.totalDuration();
   const children: Gsap[] = tl.getChildren(false, true, true);
   const kept = tl.getChildren(true, true, true)
     .filter(function (child: Gsap) { return typeof child.getChildren === 'function' || Number(child.totalDuration()) === 0; })

@@ -10,11 +10,11 @@ import { Timeline, compositionRoot, timelineRegistry, timing } from './timing';
 
 // A finished timeline (time past its total duration, as at the previous frame) is left alone.
 export const timelineTime = new WeakMap<Timeline, number>();
-// Returns whether the timeline moved.
-function seekTimeline(tl: Timeline, seconds: number): boolean {
+// Returns the time the timeline now stands at (bounded by its end), or null when it did not move.
+function seekTimeline(tl: Timeline, seconds: number): number | null {
   const total = typeof tl.totalDuration === 'function' ? tl.totalDuration() : Infinity;
   const applied = Math.min(seconds, total >= 0 ? total : Infinity);
-  if (timelineTime.get(tl) === applied) return false;
+  if (timelineTime.get(tl) === applied) return null;
   const first = !timelineTime.has(tl);
   timelineTime.set(tl, applied);
   // GSAP renders nothing when the playhead does not move, so a timeline first shown at the time it
@@ -24,7 +24,7 @@ function seekTimeline(tl: Timeline, seconds: number): boolean {
   if (typeof tl.totalTime === 'function') tl.totalTime(seconds, false);
   else tl.seek(seconds, false);
   state.changed = true;
-  return true;
+  return applied;
 }
 export function syncTimelines(): void {
   const seconds = state.nowMs / 1000;
@@ -32,11 +32,19 @@ export function syncTimelines(): void {
   const registry = t.timelines;
   // HyperFrames nests the compositions' timelines in the root's and re-renders that each frame
   // (timeline-settle.ts): a timeline is settled where it moved, a composition's once its clip began.
-  const settle = !(registry.root && hasInstantCallback(registry.root)) && !registry.children.some(function (child) { return hasInstantCallback(child.tl); });
-  if (registry.root && seekTimeline(registry.root, seconds) && settle) settleTimeline(registry.root, seconds);
+  // Whether any holds a zero-length callback (no settling then) is read only when one moved.
+  let settles: boolean | null = null;
+  function settle(tl: Timeline, at: number): void {
+    if (settles === null) settles = !(registry.root && hasInstantCallback(registry.root)) && !registry.children.some(function (child) { return hasInstantCallback(child.tl); });
+    if (settles) settleTimeline(tl, at);
+  }
+  if (registry.root) {
+    const at = seekTimeline(registry.root, seconds);
+    if (at !== null) settle(registry.root, at);
+  }
   registry.children.forEach(function (child) {
-    const local = registry.childTime(child, t, seconds);
-    if (seekTimeline(child.tl, local) && settle && seconds >= t.startOf(child.host)) settleTimeline(child.tl, local);
+    const at = seekTimeline(child.tl, registry.childTime(child, t, seconds));
+    if (at !== null && seconds >= t.startOf(child.host)) settle(child.tl, at);
   });
   registry.others.forEach(function (tl) { seekTimeline(tl, seconds); });
 }
