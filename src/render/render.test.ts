@@ -35,15 +35,16 @@ for (const workers of ['1', '3']) {
 
 /**
  * frame-clock made 10 s long, its clock stopping after frame 149: the second half holds still.
- * Below the clock, until then, two layers of noise cross-fade every frame: costly to encode.
+ * Until then, two layers of noise cross-fade every frame behind the clock's blocks, over the whole
+ * picture: costly to capture and encode.
  */
 function clockThenHold(): string {
   const dir = path.join(out, 'clock-hold');
   fs.mkdirSync(dir, { recursive: true });
   const noise = `
-  <canvas class="noise" width="1280" height="280"></canvas><canvas class="noise" width="1280" height="280"></canvas>
+  <canvas class="noise" width="1280" height="720"></canvas><canvas class="noise" width="1280" height="720"></canvas>
 </div>
-<style>.noise{position:absolute;left:0;top:220px;width:640px;height:140px}</style>
+<style>.noise{position:absolute;left:0;top:0;width:640px;height:360px}#c{position:relative;z-index:1}</style>
 <script>
   var noise = document.querySelectorAll('.noise'), seed = 1;
   noise.forEach(function (c) {
@@ -58,24 +59,27 @@ function clockThenHold(): string {
     .readFileSync(path.join(fixture('frame-clock'), 'index.html'), 'utf8')
     .replace('data-duration="5"', 'data-duration="10"')
     .replace('</div>\n<script>', noise)
+    .replace('ctx.fillRect(0, 0, 640, 360);', 'ctx.clearRect(0, 0, 640, 360);')
     .replace(
       'function tick(ts) {',
       `function tick(ts) {
     if (Math.round(ts * 30 / 1000) >= 150) { noise[0].hidden = noise[1].hidden = true; return; }
     noise[1].style.opacity = (Math.round(ts * 30 / 1000) % 16) / 15;`,
     );
-  assert.match(html, /data-duration="10"[\s\S]*class="noise"[\s\S]*>= 150\) \{ noise/);
+  assert.match(html, /data-duration="10"[\s\S]*class="noise"[\s\S]*>= 150\) \{ noise[\s\S]*clearRect/);
   fs.writeFileSync(path.join(dir, 'index.html'), html);
   return dir;
 }
 
 clock('a worker done early takes over half of the range left: more segments, every frame still exact', () => {
   const output = path.join(out, 'hold.mp4');
-  // The animated half's frames are captured and their noise encoded; the still half's are black
+  // The animated half's frames are captured and their noise encoded; the still half's are
   // repeats, never captured again. Each worker's page runs every frame's script, so that is kept
-  // cheap. With a 1080p video render beside it on the two cores the still half's worker finished
-  // with 46-91 of the other's 150 frames drawn (a split needs 30 left); with plain clock frames,
-  // 71-150, and three of six renders had no third segment.
+  // cheap. The halves are [0, 152) and [152, 300), cut every 38 frames: a split of the first needs
+  // its worker at frame 99 or before (cut 114, 15 frames each side). With noise under a third of
+  // the picture, beside one busy core, 5 of 14 renders had no third segment (the still half's
+  // worker done at frames 101-110); with noise over the whole picture, beside one or two busy
+  // cores or a two-worker render, 14 of 14 split, at frames 43-75.
   const run = vidkit(['render', clockThenHold(), '--output', output, '--workers', '2', '--width', '1280', '--json']);
   assert.is(run.status, 0, run.stderr);
   const result = JSON.parse(run.stdout);
