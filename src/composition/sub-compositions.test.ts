@@ -8,7 +8,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { findBrowser, launchBrowser } from '../render/browser/browser';
 import { ServingCli, built, fixtureCopy, tempDir, vidkit, vidkitServe } from '../test-support/cli';
-import { brightFrom, decodeGray, decodePcm, decodeRgbFrame, decodeRgba, hfSubScenesProblems, psnr, writeTone } from '../test-support/media';
+import { brightFrom, decodeGray, decodePcm, decodeRgbFrame, decodeRgba, hfSubScenesProblems, psnr, readCode, writeCodeVideo, writeTone } from '../test-support/media';
 import { addPlayer, playerFrame } from '../test-support/player';
 
 // Sub-compositions (docs/guide/hyperframes.md): the fixtures hf-sub-* rendered by the
@@ -97,8 +97,10 @@ files('in a host without a data-composition-id, the composition root\'s own data
   assert.equal(frames.map((f, i) => [i, f[90 * W + 160] > 128]).filter(([, shown]) => shown).map(([i]) => i), Array.from({ length: 21 }, (_v, i) => 9 + i));
 });
 
-files('in a host without a data-composition-id, the timeline follows the composition root\'s data-playback-start, not the host\'s, as HyperFrames reads it', () => {
-  const frames = decodeGray(render(fixtureCopy('hf-sub-unnamed-offset', out, { gsap: true }), 'unnamed-offset.mp4', ['--workers', '2']), W, H);
+files('in a host without a data-composition-id, the timeline follows the composition root\'s data-playback-start, not the host\'s, and a video either one, as HyperFrames reads them', () => {
+  const project = fixtureCopy('hf-sub-unnamed-offset', out, { gsap: true });
+  writeCodeVideo(path.join(project, 'code30.mp4'), '30', 3);
+  const frames = decodeGray(render(project, 'unnamed-offset.mp4', ['--workers', '2']), W, H);
   assert.is(frames.length, 30);
   // Each bar grows 300 px a second: its width is 300 × (offset + i / 30), at most 300.
   const width = (f: Buffer, y: number) => Array.from({ length: W }, (_v, x) => f[y * W + x]).filter((v) => v > 128).length;
@@ -107,6 +109,9 @@ files('in a host without a data-composition-id, the timeline follows the composi
     const got = [width(f, 50), width(f, 130)];
     const want = [300 * (i / 30), Math.min(300, 300 * (0.5 + i / 30))];
     if (got.some((w, k) => Math.abs(w - want[k]) > 2)) wrong.push(`frame ${i}: bars ${got.join('/')} px, want ${want.map(Math.round).join('/')}`);
+    // Each video starts 0.2 s in, 0.5 s trimmed: at frame i it shows source frame i + 9.
+    const codes = [readCode(f, 70), readCode(f, 150)];
+    if (codes.some((c) => c !== i + 9)) wrong.push(`frame ${i}: videos show ${codes.join('/')}, want ${i + 9}`);
   });
   assert.equal(wrong, []);
 });

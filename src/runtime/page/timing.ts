@@ -201,10 +201,15 @@ function readTiming(): Timing {
     return from ? from.closest('[data-composition-id]') : null;
   }
   // Where time 0 of `el`'s composition falls on the root timeline: its start, less the part of
-  // it trimmed away by data-playback-start.
+  // it trimmed away by data-playback-start. In a host that named no composition, a medium is also
+  // trimmed by the root's data-playback-start, as its timeline is (timelineClock); in HyperFrames
+  // other clips there are not.
   function compositionOffset(el: Element): number {
     const comp = enclosingComposition(el);
-    return comp ? startOf(comp) - playbackStartOf(comp) : 0;
+    if (!comp) return 0;
+    const clock = timelineClock(comp);
+    const rootTrim = clock !== comp && isMediaElement(el) ? playbackStartOf(clock) : 0;
+    return startOf(comp) - playbackStartOf(comp) - rootTrim;
   }
   function startOf(el: Element): number {
     if (starts.has(el)) return starts.get(el) as number;
