@@ -170,7 +170,11 @@ const KINDS = {
         (o.paused ? ` a${cell}.pause();` : ''),
     }),
   },
-  /** A sub-composition from its own file with its own timeline, at any start and track, mounted by the markup or by a script. */
+  /**
+   * A sub-composition from its own file with its own timeline, at any start and track, mounted by
+   * the markup or by a script; its host names the composition or not, its playback start is on the
+   * host or on the composition's root, and it may hold a timed clip or a video of its own.
+   */
   'sub-composition': {
     generate: (rng) => ({
       start: rng.seconds(0, 1.4),
@@ -179,26 +183,37 @@ const KINDS = {
       anim: rng.pick(['clip-path', 'opacity', 'scale', 'x']),
       mount: rng.pick(['markup', 'markup', 'script']),
       playbackStart: rng.pick([0, 0, rng.seconds(0.1, 0.5)]),
+      named: rng.chance(0.3),
+      offsetOn: rng.pick(['host', 'root']),
+      inner: rng.pick(['none', 'none', 'clip', 'video']),
     }),
-    simplest: { start: 0, duration: 0, track: 0, anim: 'x', mount: 'markup', playbackStart: 0 },
+    simplest: { start: 0, duration: 0, track: 0, anim: 'x', mount: 'markup', playbackStart: 0, named: false, offsetOn: 'host', inner: 'none' },
     render: (cell, o) => {
       const { x, y } = cellOrigin(cell);
       const id = `s${cell}`;
       const from = { 'clip-path': "clipPath: 'inset(0% 100% 0% 0%)'", opacity: 'opacity: 0', scale: 'scale: 0.2', x: 'x: 0' }[String(o.anim)];
       const to = { 'clip-path': "clipPath: 'inset(0% 0% 0% 0%)'", opacity: 'opacity: 1', scale: 'scale: 1', x: 'x: 120' }[String(o.anim)];
+      const offset = Number(o.playbackStart) > 0 ? ` data-playback-start="${o.playbackStart}"` : '';
+      const inner = {
+        none: '',
+        clip: `    <div data-start="0.3" data-duration="0.6" style="position: absolute; left: 100px; top: 10px; width: 60px; height: 40px; background: #ffffff"></div>\n`,
+        video: `    <video src="clip.mp4" data-start="0.2" muted playsinline style="position: absolute; left: 90px; top: 80px; width: 96px; height: 54px"></video>\n`,
+      }[String(o.inner)];
       const file =
-        `<template id="${id}-template">\n  <div data-composition-id="${id}" data-width="190" data-height="150">\n` +
+        `<template id="${id}-template">\n  <div data-composition-id="${id}" data-width="190" data-height="150"${o.offsetOn === 'root' ? offset : ''}>\n` +
         `    <div class="chip-${cell}"></div>\n` +
+        inner +
         `    <style>.chip-${cell} { position: absolute; left: 10px; top: 10px; width: 60px; height: 60px; background: ${COLOURS[cell]}; border: 4px solid #ffffff; }</style>\n` +
         `    <script>\n      window.__timelines['${id}'] = gsap.timeline({ paused: true }).fromTo('.chip-${cell}', { ${from} }, { ${to}, duration: 0.8, ease: 'power1.inOut' });\n    </script>\n  </div>\n</template>\n`;
       const attrs: Array<[string, string]> = [
         ['id', `h${cell}`],
         ['style', `position:absolute;left:${x}px;top:${y}px;width:190px;height:150px`],
+        ...(o.named ? [['data-composition-id', id] as [string, string]] : []),
         ['data-composition-src', `compositions/${id}.html`],
         ['data-start', String(o.start)],
         ...(Number(o.duration) > 0 ? [['data-duration', String(o.duration)] as [string, string]] : []),
         ['data-track-index', String(o.track)],
-        ...(Number(o.playbackStart) > 0 ? [['data-playback-start', String(o.playbackStart)] as [string, string]] : []),
+        ...(Number(o.playbackStart) > 0 && o.offsetOn === 'host' ? [['data-playback-start', String(o.playbackStart)] as [string, string]] : []),
       ];
       const files = { [`compositions/${id}.html`]: file };
       if (o.mount === 'markup') return { gsap: true, files, body: `<div ${attrs.map(([k, v]) => `${k}="${v}"`).join(' ')}></div>` };
