@@ -82,6 +82,7 @@ export const SUITE: CompatCase[] = [
   },
   { name: 'clips-hidden-descendants', feature: "clips: a hidden clip hides what it holds, even descendants whose CSS or GSAP made them visible (a CTA's buttons)" },
   { name: 'sub-unnamed-root', feature: 'sub-compositions: a host without an id whose composition root has its own data-start and data-duration' },
+  { name: 'sub-media-offsets', feature: 'sub-compositions: data-playback-start on a host with and without an id, or on its root; the timeline, a clip and a video inside each' },
   { name: 'root-layers', feature: 'layout: the root\'s clips in the page\'s flow laid over each other and sized; a video in a flex row from its first frame' },
   { name: 'sub-at-zero', feature: 'sub-compositions at t=0: from() and fromTo() tweens at 0, a host with and without a length, the root timeline beside them' },
   { name: 'iframe-spinner', feature: 'same-origin iframe: spinners from a self-playing GSAP tween and requestAnimationFrame' },
