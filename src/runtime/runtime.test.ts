@@ -57,8 +57,9 @@ clock('a paused GSAP timeline and an animation started by setTimeout follow the 
 
 clock('a transition and a tween a timeline sets off between frames are where they would be at a later worker\'s first frame', () => {
   // #c: a CSS transition (0.8 s, linear) the timeline sets off at 0.5 s. #k: a tween on GSAP's own
-  // clock that a callback of the timeline starts at 0.4 s. The second and third workers start at
-  // frames 20 and 40, after both began: they must not start them again there.
+  // clock that a callback of the timeline starts at 0.4 s, before that frame's tick of GSAP's clock:
+  // it has moved one frame when frame 12 is drawn, as HyperFrames draws it. The second and third
+  // workers start at frames 20 and 40, after both began: they must not start them again there.
   const project = gsapProject(
     'vidkit-stepped-',
     2,
@@ -82,7 +83,7 @@ clock('a transition and a tween a timeline sets off between frames are where the
   const three = edges(3);
   for (const i of [14, 15, 19, 20, 21, 27, 39, 40, 41, 59]) {
     const transition = Math.round(320 * Math.min(1, Math.max(0, (i - 15) / 24)));
-    const tween = Math.round(300 * Math.min(1, Math.max(0, (i - 12) / 30)));
+    const tween = Math.round(300 * Math.min(1, Math.max(0, (i - 11) / 30)));
     for (const [name, got] of [['1 worker', one[i]], ['3 workers', three[i]]] as const) {
       assert.ok(Math.abs(got[0] - transition) <= 2, `${name}: transition at frame ${i}: ${got[0]}, want ${transition}`);
       assert.ok(Math.abs(got[1] - tween) <= 2, `${name}: tween at frame ${i}: ${got[1]}, want ${tween}`);

@@ -92,9 +92,10 @@ function stepTo(target: number, stepped: boolean, timersRun: boolean): Seeked {
 // show depends on its time alone.
 function stepThrough(): void {
   syncAnimations();
-  runAnimationFrame(state.nowMs, noteStarted);
   forgetTiming();
   syncTimelines();
+  runAnimationFrame(state.nowMs, noteStarted);
+  forgetTiming();
   showClips(state.frame);
   syncAnimations();
 }
@@ -103,11 +104,15 @@ function showFrame(target: number, stepped: boolean): Seeked {
   // timelines change styles: a transition they retarget then starts from where the running one is
   // now, not from where it was a frame ago (a timeline moving an element with `transition` set).
   syncAnimations();
+  // The timelines move to the frame's time before its animation callbacks run, as a frame is drawn
+  // after a seek: a callback reading a timeline's state draws this frame's, and a tween a
+  // timeline's callback starts on GSAP's own clock has moved one frame when first drawn.
+  forgetTiming();
+  syncTimelines();
   if (stepped) runAnimationFrame(state.nowMs, noteStarted);
   forgetTiming();
   registerMedia();
   const waits: Promise<unknown>[] = [];
-  syncTimelines();
   syncAdapters(waits);
   // Clips first: one that leaves display: none starts its CSS animations anew, to be driven now.
   showClips(state.frame);
