@@ -332,7 +332,14 @@ edit('an edit of a file changed on disk meanwhile shows a conflict and writes no
   const byEditor = fs.readFileSync(file, 'utf8').replace('#box {', '#box { border-radius: 4px;');
   fs.writeFileSync(file, byEditor);
   await page.keyboard.press('ArrowRight');
-  await page.waitForFunction(() => document.getElementById('edit-status')!.dataset.kind === 'conflict', { timeout: 10_000 });
+  // Once in a clean-clone suite the conflict did not show within 10 s: a failure says what did.
+  await page.waitForFunction(() => document.getElementById('edit-status')!.dataset.kind === 'conflict', { timeout: 10_000 }).catch(async (err) => {
+    const shown = await page.evaluate(() => {
+      const status = document.getElementById('edit-status')!;
+      return `status ${status.dataset.kind ?? '-'} "${status.textContent ?? ''}", focus on ${document.activeElement?.outerHTML.slice(0, 80) ?? '-'}`;
+    });
+    throw new Error(`${(err as Error).message}: ${shown}`);
+  });
   assert.match(await page.$eval('#edit-status', (el) => el.textContent ?? ''), /changed on disk since the studio read it: nothing was written/);
   assert.is(fs.readFileSync(file, 'utf8'), byEditor);
   await page.click('#undo');
