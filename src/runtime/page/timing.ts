@@ -207,9 +207,10 @@ function readTiming(): Timing {
   function compositionOffset(el: Element): number {
     const comp = enclosingComposition(el);
     if (!comp) return 0;
+    const offset = startOf(comp) - playbackStartOf(comp);
+    if (!isMediaElement(el)) return offset;
     const clock = timelineClock(comp);
-    const rootTrim = clock !== comp && isMediaElement(el) ? playbackStartOf(clock) : 0;
-    return startOf(comp) - playbackStartOf(comp) - rootTrim;
+    return clock === comp ? offset : offset - playbackStartOf(clock);
   }
   function startOf(el: Element): number {
     if (starts.has(el)) return starts.get(el) as number;
