@@ -6,6 +6,9 @@
 import FUZZ_ROWS from './fuzz/rows.json';
 import { PRODUCTION_SPECS, ProductionSpec } from './production';
 
+/** Every frame of a row (and every cell of a fuzzer's row) must reach this against the peer's frame. */
+export const PASS_DB = 30;
+
 export interface CompatCase {
   /** The row's name; also its folder under benches/compat/compositions unless `folder` is given. */
   name: string;
@@ -18,6 +21,11 @@ export interface CompatCase {
    * alone (the two tools draw the same font files with different settings), and is named so.
    */
   text?: true;
+  /**
+   * A fuzzer's row (640x360, a part in each cell of a 3x2 grid): each cell must pass on its own
+   * too, as in the fuzzer's oracle, or a row kept for one small part could pass on whole frames.
+   */
+  cells?: true;
   /** Output format, mp4 unless given. */
   format?: 'webm';
   /** Given to both tools with `--variables`. */
@@ -105,7 +113,7 @@ export const SUITE: CompatCase[] = [
   })),
   { name: 'fonts-faces', feature: "fonts: HyperFrames' static faces and aliases, a weight between them, generic fallbacks after an unknown family, the default font", text: true },
   // Mismatches the fuzzer found (npm run compat -- --fuzz), reduced, each named by its seed and case.
-  ...(FUZZ_ROWS as Array<{ name: string; feature: string; text?: true }>),
+  ...(FUZZ_ROWS as Array<{ name: string; feature: string; text?: true }>).map((row) => ({ ...row, cells: true as const })),
 ];
 
 function productionFeature(spec: ProductionSpec): string {

@@ -25,17 +25,26 @@ export function psnr(file: string, reference: string): number {
   return parsePsnr(runPsnr(file, reference, 'yuv444p'));
 }
 
+/** A rectangle of the frame, px. */
+export interface Rect {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
 /**
  * PSNR of every frame of `file` against the same frame of `reference`, in order, up to the shorter
  * of the two (ffmpeg's psnr filter, all planes averaged; Infinity where the frames are identical).
  * With `alpha`, both are decoded with their alpha plane (libvpx for VP9 in webm) and compared premultiplied
  * in yuva444p, so the alpha plane counts and the colour under fully transparent pixels does not.
+ * With `crop`, only that rectangle of each frame is compared.
  */
-export function framePsnr(file: string, reference: string, opts: { alpha?: boolean } = {}): number[] {
+export function framePsnr(file: string, reference: string, opts: { alpha?: boolean; crop?: Rect } = {}): number[] {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-psnr-'));
   const stats = path.join(dir, 'stats.log');
   try {
-    runPsnr(file, reference, opts.alpha ? 'yuva444p,premultiply=inplace=1' : 'yuv444p', { stats, alpha: opts.alpha });
+    runPsnr(file, reference, opts.alpha ? 'yuva444p,premultiply=inplace=1' : 'yuv444p', { stats, alpha: opts.alpha, crop: opts.crop });
     return fs
       .readFileSync(stats, 'utf8')
       .split('\n')
@@ -49,14 +58,15 @@ export function framePsnr(file: string, reference: string, opts: { alpha?: boole
   }
 }
 
-function runPsnr(file: string, reference: string, format: string, opts: { stats?: string; alpha?: boolean } = {}): string {
+function runPsnr(file: string, reference: string, format: string, opts: { stats?: string; alpha?: boolean; crop?: Rect } = {}): string {
   // ffmpeg's own VP9 decoder drops the alpha plane; libvpx keeps it. Other codecs keep theirs.
   const decoder = (input: string) => (opts.alpha && input.endsWith('.webm') ? ['-c:v', 'libvpx-vp9'] : []);
   const filter = opts.stats === undefined ? 'psnr' : `psnr=shortest=1:stats_file=${opts.stats}`;
+  const crop = opts.crop ? `crop=${opts.crop.width}:${opts.crop.height}:${opts.crop.x}:${opts.crop.y},` : '';
   // ffmpeg prints the filter's summary on stderr.
   const run = spawnSync(
     'ffmpeg',
-    ['-v', 'info', '-nostats', ...decoder(file), '-i', file, ...decoder(reference), '-i', reference, '-lavfi', `[0:v]format=${format}[a];[1:v]format=${format}[b];[a][b]${filter}`, '-f', 'null', '-'],
+    ['-v', 'info', '-nostats', ...decoder(file), '-i', file, ...decoder(reference), '-i', reference, '-lavfi', `[0:v]${crop}format=${format}[a];[1:v]${crop}format=${format}[b];[a][b]${filter}`, '-f', 'null', '-'],
     { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   if (run.status !== 0) throw new Error(`ffmpeg psnr of ${file} against ${reference} failed: ${run.stderr.slice(-500)}`);

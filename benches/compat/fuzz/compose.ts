@@ -10,7 +10,7 @@ import { Fragment, KIND_NAMES, Part, generatePart, renderPart } from './parts';
 export const ROOT_ID = 'fuzz';
 export const SECONDS = 2;
 /** Cells of the frame, and so the most parts a case has. */
-const CELLS = 6;
+export const CELLS = 6;
 
 export interface FuzzCase {
   seed: number;

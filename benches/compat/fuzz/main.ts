@@ -4,16 +4,20 @@
  * of parts that still differs and kept as a regression row of the compatibility suite (a folder
  * under compositions/ and a line of fuzz/rows.json), unless an earlier row already holds the same
  * reduced parts. Prints a summary; writes JSON after every case, so a run stopped part-way can go
- * on with --resume.
+ * on with --resume. The oracle (oracle.ts) compares whole frames and each cell of them.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { printColumns } from '../../lib/table';
 import { drawsText, FuzzCase, generateCase } from './compose';
-import { Outcome, PASS_DB, renderAndCompare, writeProject } from './oracle';
+import { PASS_DB } from '../suite';
+import { lowestCellDb, Outcome, renderAndCompare, writeProject } from './oracle';
 import { describePart, Part } from './parts';
 import { reduce } from './reduce';
+
+/** What the oracle compares, written in the results file: a run compared otherwise is not resumed. */
+const COMPARES = 'frames and cells';
 
 /** Renders one reduction may spend (each renders with both tools). */
 const REDUCE_TESTS = 12;
@@ -28,7 +32,9 @@ interface CaseRecord {
   index: number;
   parts: string[];
   verdict: Outcome['verdict'];
+  /** Lowest PSNR of a whole frame, and of any cell of a frame. */
   minDb: number | null;
+  minCellDb: number | null;
   note?: string;
   wallSeconds: Outcome['wallSeconds'];
   reduced?: { parts: string[]; minDb: number | null; worstFrame: number | null; note?: string; tests: number; row: string; newRow: boolean };
@@ -57,7 +63,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<void> {
 
   const write = () => {
     fs.mkdirSync(path.dirname(out), { recursive: true });
-    const record = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model }, seed: opts.seed, count: opts.count, passDb: PASS_DB, cases: records };
+    const record = { date: new Date().toISOString(), machine: { cpus: os.cpus().length, model: os.cpus()[0]?.model }, seed: opts.seed, count: opts.count, passDb: PASS_DB, compares: COMPARES, cases: records };
     fs.writeFileSync(out, `${JSON.stringify(record, null, 2)}\n`);
   };
 
@@ -66,8 +72,8 @@ export async function runFuzz(opts: FuzzOptions): Promise<void> {
     const c = generateCase(opts.seed, index);
     const name = caseName(c);
     const outcome = await renderAndCompare(opts.root, c.parts, name, opts.work);
-    const record: CaseRecord = { index, parts: c.parts.map(describePart), verdict: outcome.verdict, minDb: finite(outcome.minDb), note: outcome.note, wallSeconds: outcome.wallSeconds };
-    log(`case ${index}: ${outcome.verdict}, min ${db(outcome.minDb)} dB${outcome.note ? `; ${outcome.note}` : ''} (${record.parts.join(' ')})`);
+    const record: CaseRecord = { index, parts: c.parts.map(describePart), verdict: outcome.verdict, minDb: finite(outcome.minDb), minCellDb: finite(lowestCellDb(outcome.cells)), note: outcome.note, wallSeconds: outcome.wallSeconds };
+    log(`case ${index}: ${outcome.verdict}, min ${db(outcome.minDb)} dB, cells ${db(lowestCellDb(outcome.cells))} dB${outcome.note ? `; ${outcome.note}` : ''} (${record.parts.join(' ')})`);
     const ownRow = outcome.verdict === 'differs' ? readRows(rowsFile).find((r) => r.name === name) : undefined;
     if (ownRow) {
       // Reduced and kept by an earlier run of this seed: its row stands for it.
@@ -81,7 +87,7 @@ export async function runFuzz(opts: FuzzOptions): Promise<void> {
         async (parts) => {
           const o = await renderAndCompare(opts.root, parts, `${name}-r${++step}`, opts.work);
           outcomes.set(JSON.stringify(parts), o);
-          log(`case ${index}: reduce ${step}: ${o.verdict}, min ${db(o.minDb)} dB (${parts.map(describePart).join(' ')})`);
+          log(`case ${index}: reduce ${step}: ${o.verdict}, min ${db(o.minDb)} dB, cells ${db(lowestCellDb(o.cells))} dB (${parts.map(describePart).join(' ')})`);
           return o.verdict === 'differs';
         },
         REDUCE_TESTS,
@@ -111,8 +117,9 @@ export async function runFuzz(opts: FuzzOptions): Promise<void> {
  */
 function earlierCases(out: string, seed: number): CaseRecord[] {
   if (!fs.existsSync(out)) return [];
-  const earlier = JSON.parse(fs.readFileSync(out, 'utf8')) as { seed?: number; cases?: CaseRecord[] };
+  const earlier = JSON.parse(fs.readFileSync(out, 'utf8')) as { seed?: number; compares?: string; cases?: CaseRecord[] };
   if (earlier.seed !== seed) throw new Error(`--resume: ${out} holds seed ${earlier.seed}'s cases, not seed ${seed}'s`);
+  if (earlier.compares !== COMPARES) throw new Error(`--resume: ${out} was compared by whole frames only; start a new run (another --out)`);
   return earlier.cases ?? [];
 }
 
@@ -125,7 +132,7 @@ function keepRow(compositions: string, rowsFile: string, c: FuzzCase, parts: Par
   const name = caseName(c);
   const described = parts.map(describePart).join(' ');
   writeProject(parts, `fuzzer seed ${c.seed} case ${c.index}, reduced: ${described}`, path.join(compositions, name));
-  const row: FuzzRow = { name, feature: `fuzz seed ${c.seed} case ${c.index} (reduced; min ${db(outcome.minDb)} dB when found): ${described}` };
+  const row: FuzzRow = { name, feature: `fuzz seed ${c.seed} case ${c.index} (reduced; min ${db(outcome.minDb)} dB, cells ${db(lowestCellDb(outcome.cells))} dB when found): ${described}` };
   if (drawsText(parts)) row.text = true;
   fs.mkdirSync(path.dirname(rowsFile), { recursive: true });
   fs.writeFileSync(rowsFile, `${JSON.stringify([...readRows(rowsFile), row], null, 2)}\n`);

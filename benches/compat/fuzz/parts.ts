@@ -4,6 +4,7 @@
  * own styles, script lines and files, so the reducer can drop any part and keep the rest as they
  * were. Each numeric option of a part has a simplest value the reducer tries in its place.
  */
+import { Rect } from '../../lib/video';
 import { Rng } from './prng';
 
 export type OptionValue = string | number | boolean;
@@ -43,7 +44,13 @@ const COLOURS = ['#e63946', '#2a9d8f', '#e9c46a', '#f4a261', '#457b9d', '#8ecae6
 const EASES = ['none', 'power2.inOut', 'back.out(1.7)', 'sine.in'];
 const CSS_EASINGS = ['linear', 'ease-in-out', 'cubic-bezier(0.3,1.4,0.6,1)', 'steps(4)'];
 
-/** Top-left corner of a cell, px. */
+/** The rectangle of the 640x360 frame a cell covers, px: what the oracle compares for the part in it. */
+export function cellRect(cell: number): Rect {
+  const column = cell % 3;
+  return { x: column * 213, y: Math.floor(cell / 3) * 180, width: column === 2 ? 640 - 2 * 213 : 213, height: 180 };
+}
+
+/** Top-left corner of a cell's box, px. */
 export function cellOrigin(cell: number): { x: number; y: number } {
   return { x: (cell % 3) * 213 + 16, y: Math.floor(cell / 3) * 180 + 16 };
 }

@@ -1,10 +1,18 @@
-// `tsx benches/compat/fuzz/self-check.ts`: checks the fuzzer without rendering anything. The
-// generator gives the same cases and files for a seed (and other cases for another seed), and the
+// `tsx benches/compat/fuzz/self-check.ts`: checks the fuzzer without rendering a page. The
+// generator gives the same cases and files for a seed (and other cases for another seed), the
 // reducer, against a fake oracle (a plain function of the parts), finds the known minimal part set
-// with its numeric options simplified and stays within its test budget. Exits 1 on the first failure.
+// with its numeric options simplified and stays within its test budget, and the oracle's cells tile
+// the frame and find a difference in one cell of one frame (two clips ffmpeg makes). Exits 1 if a check fails.
 import * as assert from 'node:assert/strict';
-import { generateCase, projectFiles } from './compose';
-import { KIND_NAMES, Part, simplestOptions } from './parts';
+import { execFileSync } from 'node:child_process';
+import * as fs from 'node:fs';
+import * as os from 'node:os';
+import * as path from 'node:path';
+import { framePsnr } from '../../lib/video';
+import { PASS_DB } from '../suite';
+import { CELLS, generateCase, projectFiles } from './compose';
+import { cellNotes, compareCells } from './oracle';
+import { cellRect, KIND_NAMES, Part, simplestOptions } from './parts';
 import { reduce } from './reduce';
 
 const checks: Array<[string, () => Promise<void> | void]> = [];
@@ -34,6 +42,37 @@ check('parts keep their cells apart, and a page loads GSAP exactly when a part u
     const html = projectFiles(parts, 't')['index.html'];
     assert.equal(html.includes('gsap.min.js'), html.includes("window.__timelines['fuzz'] = main"));
     assert.equal(html.includes('data-no-timeline'), !html.includes('gsap.min.js'));
+  }
+});
+
+check('the cells tile the 640x360 frame, each pixel in exactly one', () => {
+  const covered = new Uint8Array(640 * 360);
+  for (let cell = 0; cell < CELLS; cell++) {
+    const r = cellRect(cell);
+    for (let y = r.y; y < r.y + r.height; y++) for (let x = r.x; x < r.x + r.width; x++) covered[y * 640 + x] += 1;
+  }
+  assert.ok(covered.every((n) => n === 1));
+});
+
+check('the oracle finds a box a frame late in its own cell, which whole frames pass', () => {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-fuzz-cells-'));
+  try {
+    // A 40x40 box in cell 4, 8 px further on frame 1 of 2.
+    const box = (x: number, frame: number) => `drawbox=x=${x}:y=240:w=40:h=40:color=0xe9c46a:t=fill:enable='eq(n,${frame})'`;
+    const clip = (file: string, dx: number) =>
+      execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=0x101820:s=640x360:r=30:d=0.0667', '-vf', `${box(250, 0)},${box(250 + dx, 1)}`, '-c:v', 'ffv1', path.join(dir, file)]);
+    clip('a.mkv', 0);
+    clip('b.mkv', 8);
+    const [a, b] = [path.join(dir, 'a.mkv'), path.join(dir, 'b.mkv')];
+    assert.ok(Math.min(...framePsnr(a, b)) >= PASS_DB);
+    const cells = compareCells(a, b);
+    assert.deepEqual(
+      cells.filter((c) => c.framesUnder > 0).map((c) => [c.cell, c.worstFrame, c.framesUnder]),
+      [[4, 1, 1]],
+    );
+    assert.equal(cellNotes(cells, 2).length, 1);
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
   }
 });
 
