@@ -106,6 +106,20 @@ clips('a CSS animation in a clip sampled exactly on an iteration boundary shows 
   assert.equal(wrong, []);
 });
 
+for (const workers of ['1', '3']) {
+  clips(`timelines the page registers from timers are there on the first frame, as HyperFrames waits for them; a later timer keeps its time (--workers ${workers})`, () => {
+    const frames = decodeGray(render(fixtureCopy('hf-timer-timelines', out, { gsap: true }), `timer-timelines-${workers}.mp4`, ['--workers', workers]), W, H);
+    assert.is(frames.length, 60);
+    const wrong: string[] = [];
+    frames.forEach((f, i) => {
+      const got = [brightFrom(f, W, 20), brightFrom(f, W, 60), brightFrom(f, W, 100), brightFrom(f, W, 150)];
+      const want = [4 * i, 4 * i, 4 * i, i >= 51 ? 0 : -1];
+      if (got.join() !== want.join()) wrong.push(`frame ${i}: got ${got}, want ${want}`);
+    });
+    assert.equal(wrong, []);
+  });
+}
+
 clips('window.__hf is there before page scripts; its duration and seek are the renderer\'s, replacing the page\'s own', () => {
   const frames = decodeGray(render(fixtureCopy('hf-protocol', out), 'protocol.mp4'), W, H);
   assert.is(frames.length, 15);

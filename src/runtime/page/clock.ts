@@ -120,26 +120,42 @@ function addTimer(cb: unknown, delay: unknown, args: unknown[], repeat: boolean)
   return id;
 }
 
+// The timer due first at or before `untilMs` (the one set first among equals), or null.
+function earliestTimer(untilMs: number): { id: number; timer: Timer } | null {
+  let found: { id: number; timer: Timer } | null = null;
+  timers.forEach(function (timer, id) {
+    if (timer.due <= untilMs && (found === null || timer.due < found.timer.due || (timer.due === found.timer.due && id < found.id))) found = { id: id, timer: timer };
+  });
+  return found;
+}
+function fire(id: number, timer: Timer): void {
+  if (timer.interval) timer.due += timer.interval; else timers.delete(id);
+  timer.fn.apply(window, timer.args);
+  state.changed = true;
+}
+
 // Fires every timer due at or before `untilMs`, earliest first, each at its own due time, calling
 // `started` after each.
 const MAX_TIMER_CALLS = 1000000;
 export function runTimers(untilMs: number, started: () => void): void {
   for (let calls = 0; ; calls++) {
     if (calls > MAX_TIMER_CALLS) throw new Error('vidkit: timers keep scheduling each other without time passing');
-    let nextId = -1, next: Timer | null = null;
-    timers.forEach(function (t, id) {
-      if (t.due <= untilMs && (next === null || t.due < next.due || (t.due === next.due && id < nextId))) { next = t; nextId = id; }
-    });
-    // TypeScript does not follow the assignment inside the callback above.
-    const due = next as Timer | null;
-    if (due === null) return;
-    state.nowMs = Math.max(state.nowMs, due.due);
-    if (due.interval) due.due += due.interval; else timers.delete(nextId);
-    due.fn.apply(window, due.args);
-    state.changed = true;
+    const next = earliestTimer(untilMs);
+    if (next === null) return;
+    state.nowMs = Math.max(state.nowMs, next.timer.due);
+    fire(next.id, next.timer);
     // A callback may start animations or add media: they began at this timer's time.
     started();
   }
+}
+
+// Fires the timer due first within `withinMs` of now while the clock stays where it is, for the
+// wait before the first frame (timelines.ts); false when there is none.
+export function fireEarliestTimerEarly(withinMs: number): boolean {
+  const next = earliestTimer(state.nowMs + withinMs);
+  if (next === null) return false;
+  fire(next.id, next.timer);
+  return true;
 }
 
 // --- requestAnimationFrame ------------------------------------------------------------------------

@@ -3,7 +3,7 @@
 // is whose, and where it sits on the composition's timeline, is read with the clips' windows
 // (timing.ts). Readiness waits for the timelines a page is still setting up, and the page gets
 // the globals HyperFrames' libraries look for.
-import { real } from './clock';
+import { fireEarliestTimerEarly, real } from './clock';
 import { state } from './state';
 import { hasInstantCallback, settleTimeline } from './timeline-settle';
 import { Timeline, compositionRoot, timelineRegistry, timing } from './timing';
@@ -50,8 +50,12 @@ export function syncTimelines(): void {
 }
 
 // Until its timeline is registered, a composition may still be setting up (a script that fetches
-// data first): readiness waits, at most this long, for the timeline of each composition, unless
-// it is marked data-no-timeline or the page loads no GSAP.
+// data first, or registers it from a timer): readiness waits, at most this long, for the timeline
+// of each composition, unless it is marked data-no-timeline or the page loads no GSAP.
+// HyperFrames waits so on the wall clock, and the page's timers run meanwhile: a timeline a
+// `setTimeout(…, 400)` registers is there on its first frame. The virtual clock stays at 0 until
+// the first frame, so while a timeline is missing the page's timers due within the wait fire
+// early, earliest first, each once the page has settled from the one before.
 const TIMELINE_WAIT_MS = 3000;
 function missingTimelines(): string[] {
   if (!window.gsap) return [];
@@ -72,7 +76,7 @@ export function timelinesReady(): Promise<void> {
   return new Promise(function (resolve) {
     (function poll() {
       if (missingTimelines().length === 0 || real.Date.now() >= deadline) resolve();
-      else real.setTimeout(poll, 50);
+      else real.setTimeout(poll, fireEarliestTimerEarly(TIMELINE_WAIT_MS) ? 0 : 50);
     })();
   });
 }
