@@ -2,14 +2,17 @@
 // Each animation is paused and driven from the virtual clock, from the virtual time at which it
 // first appeared; a CSS animation inside a clip (data-start) from its clip's start instead, as
 // in HyperFrames, however late it appeared (a clip leaving display: none restarts its CSS
-// animations). One the page paused itself is still driven, from the time it was paused at.
+// animations). One the page paused itself is still driven, from the time it was paused at. SVG's
+// own animations move with them (svg-animations.ts).
 import { fps, state } from './state';
+import { registerSvgAnimations, syncSvgAnimations } from './svg-animations';
 import { timing } from './timing';
 
 const animationStart = new WeakMap<Animation, number>();
 const animationOffset = new WeakMap<Animation, number>();
 // Records the virtual time at which each new animation appeared.
 export function registerAnimations(): Animation[] {
+  registerSvgAnimations();
   const all = document.getAnimations();
   for (let i = 0; i < all.length; i++) {
     const anim = all[i];
@@ -48,6 +51,7 @@ function phaseAt(anim: Animation, localMs: number): Phase {
   return 'active';
 }
 export function syncAnimations(): void {
+  syncSvgAnimations();
   const all = registerAnimations();
   for (let i = 0; i < all.length; i++) {
     const anim = all[i];
