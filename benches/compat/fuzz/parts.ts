@@ -52,7 +52,8 @@ export function cellRect(cell: number): Rect {
 
 /** Top-left corner of a cell's box, px. */
 export function cellOrigin(cell: number): { x: number; y: number } {
-  return { x: (cell % 3) * 213 + 16, y: Math.floor(cell / 3) * 180 + 16 };
+  const { x, y } = cellRect(cell);
+  return { x: x + 16, y: y + 16 };
 }
 
 function box(id: string, cell: number, extra = ''): string {

@@ -10,9 +10,12 @@ import { timing } from './timing';
 
 const animationStart = new WeakMap<Animation, number>();
 const animationOffset = new WeakMap<Animation, number>();
-// Records the virtual time at which each new animation appeared.
-export function registerAnimations(): Animation[] {
+// Records the virtual time at which each new animation, and each new animated <svg>, appeared.
+export function registerAnimations(): void {
   registerSvgAnimations();
+  registerDocumentAnimations();
+}
+function registerDocumentAnimations(): Animation[] {
   const all = document.getAnimations();
   for (let i = 0; i < all.length; i++) {
     const anim = all[i];
@@ -51,8 +54,9 @@ function phaseAt(anim: Animation, localMs: number): Phase {
   return 'active';
 }
 export function syncAnimations(): void {
+  // Registers the new animated <svg> elements itself.
   syncSvgAnimations();
-  const all = registerAnimations();
+  const all = registerDocumentAnimations();
   for (let i = 0; i < all.length; i++) {
     const anim = all[i];
     const local = (animationOffset.get(anim) as number) + elapsedMs(anim);

@@ -7,6 +7,9 @@ import { state } from './state';
 
 const SMIL = 'animate, animateMotion, animateTransform, set';
 const svgStart = new WeakMap<SVGSVGElement, number>();
+// Live: a page without any <svg> (most of them) costs a length read per call, not a selector query
+// of the whole document after every timer and animation callback.
+const svgElements = document.getElementsByTagName('svg');
 
 function outermostSvg(el: Element): SVGSVGElement | null {
   let svg = (el as SVGElement).ownerSVGElement;
@@ -16,8 +19,9 @@ function outermostSvg(el: Element): SVGSVGElement | null {
 
 // Every outermost <svg> holding an animation, each paused from the virtual time it was first seen.
 export function registerSvgAnimations(): SVGSVGElement[] {
-  const found = document.querySelectorAll(SMIL);
   const roots: SVGSVGElement[] = [];
+  if (svgElements.length === 0) return roots;
+  const found = document.querySelectorAll(SMIL);
   for (let i = 0; i < found.length; i++) {
     const svg = outermostSvg(found[i]);
     if (!svg || roots.indexOf(svg) >= 0) continue;
