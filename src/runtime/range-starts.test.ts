@@ -137,14 +137,18 @@ const PAGES: Record<string, () => string> = {
       }
       requestAnimationFrame(draw);`,
     ),
-  // SVG animations, on the SVG's own clock.
-  svg: () =>
-    page(
-      'svg',
-      'svg{position:absolute;left:0;top:40px}',
-      '<svg width="320" height="100"><rect x="0" y="20" width="30" height="40" fill="#0cf"><animateTransform attributeName="transform" type="rotate" from="0 15 40" to="360 15 40" dur="1.3s" repeatCount="indefinite"/><animate attributeName="x" values="0;250;40" dur="1.7s" repeatCount="indefinite"/></rect></svg>',
+  // An animated GIF (Chromium would advance it with the frames it draws) and an SVG animation
+  // (on the SVG's own clock).
+  images: () => {
+    const dir = page(
+      'images',
+      'img{position:absolute;left:20px;top:20px;width:200px;height:60px} svg{position:absolute;left:0;top:100px}',
+      '<img src="spin.gif"><svg width="320" height="80"><rect x="0" y="20" width="30" height="40" fill="#0cf"><animateTransform attributeName="transform" type="rotate" from="0 15 40" to="360 15 40" dur="1.3s" repeatCount="indefinite"/><animate attributeName="x" values="0;250;40" dur="1.7s" repeatCount="indefinite"/></rect></svg>',
       '',
-    ),
+    );
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'testsrc2=s=100x30:r=12:d=1.5', '-loop', '0', path.join(dir, 'spin.gif')]);
+    return dir;
+  },
   // A video clip starting 0.3 s in, and text written from the video's currentTime.
   video: () => {
     const dir = page(

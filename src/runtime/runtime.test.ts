@@ -144,35 +144,50 @@ readiness('frame 0 waits for slow images and web fonts', async () => {
 
 readiness.run();
 
-const svg = suite('SVG animations');
+const images = suite('animated images and SVG animations');
 
-svg('an SVG animation moves with the clock, at any worker count', () => {
-  // The rect moves from x 0 to 300 in 1.5 s, then again.
-  const project = tempDir('vidkit-svg-animations-');
+images('an animated GIF and WebP show the picture of the frame\'s time, an SVG animation moves with the clock, at any worker count', () => {
+  // Each image has 20 pictures of 100 ms (160x40, one loop is 2 s), each a white bar further right.
+  // The SVG's rect moves from x 0 to 300 in 1.5 s, then again.
+  const project = tempDir('vidkit-animated-images-');
+  for (const file of ['bar.gif', 'bar.webp']) {
+    execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=white:s=8x40', '-f', 'lavfi', '-i', 'color=black:s=160x40:r=10:d=2',
+      '-filter_complex', "[1:v][0:v]overlay=x='8*n':shortest=1", '-loop', '0', path.join(project, file)]);
+  }
   fs.writeFileSync(
     path.join(project, 'index.html'),
     `<!doctype html><html><head><style>
       html,body{margin:0;background:#000} #root{position:relative;width:640px;height:360px;overflow:hidden}
-      svg{position:absolute;left:0}
+      img,svg{position:absolute;left:0}
     </style></head><body>
-    <div id="root" data-composition-id="svg" data-width="640" data-height="360" data-duration="2" data-no-timeline>
+    <div id="root" data-composition-id="images" data-width="640" data-height="360" data-duration="2" data-no-timeline>
+      <img src="bar.gif" style="top:20px;width:160px;height:40px"><img src="bar.webp" style="top:100px;width:160px;height:40px">
       <svg width="640" height="60" style="top:200px"><rect x="0" y="10" width="20" height="40" fill="#fff"><animate attributeName="x" from="0" to="300" dur="1.5s" repeatCount="indefinite"/></rect></svg>
     </div></body></html>`,
   );
-  for (const workers of [1, 3]) {
+  // Where each picture's bar is, as ffmpeg decodes the GIF (-1: past the image's right edge).
+  const bars = decodeGray(path.join(project, 'bar.gif'), 160, 40).map((picture) => {
+    for (let x = 0; x < 160; x++) if (picture[20 * 160 + x] > 128) return x;
+    return -1;
+  });
+  assert.is(bars.length, 20);
+  const renders = [1, 3].map((workers) => {
     const output = path.join(project, `out-${workers}.mp4`);
     const run = vidkit(['render', project, '--output', output, '--workers', String(workers), '--quality', 'high']);
     assert.is(run.status, 0, run.stderr);
-    const frames = decodeGray(output, 640, 360);
+    return decodeGray(output, 640, 360);
+  });
+  for (const [k, frames] of renders.entries()) {
     assert.is(frames.length, 60);
     const wrong: string[] = [];
     frames.forEach((f, i) => {
-      const want = (300 * ((i / 30) % 1.5)) / 1.5;
-      const got = leftEdge(f, 230);
-      if (Math.abs(got - want) > 1) wrong.push(`frame ${i}: ${got}, want ${want.toFixed(1)}`);
+      const bar = bars[Math.floor(i / 3)];
+      const rect = (300 * ((i / 30) % 1.5)) / 1.5;
+      const got = [leftEdge(f, 40), leftEdge(f, 120), leftEdge(f, 230)];
+      if (got[0] !== bar || got[1] !== bar || Math.abs(got[2] - rect) > 1) wrong.push(`frame ${i}: gif ${got[0]}, webp ${got[1]}, svg ${got[2]}; want ${bar}, ${bar}, ${rect.toFixed(1)}`);
     });
-    assert.equal(wrong, [], `${workers} workers`);
+    assert.equal(wrong, [], `${k === 0 ? 1 : 3} workers`);
   }
 });
 
-svg.run();
+images.run();

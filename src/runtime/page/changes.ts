@@ -3,15 +3,18 @@
 // repeats the previous image. `state.changed` says it may have: a callback of the clock ran
 // (clock.ts), an animation, timeline, adapter or video moved, the DOM or a style sheet changed, a
 // load arrived, or a canvas was painted.
+import { isControlledImage } from './animated-images';
 import { state } from './state';
 
 /** Every DOM change of the page; seek.ts and loads.ts take its records. */
 export const mutations = new MutationObserver(function () { state.changed = true; });
-// Motion the clock does not drive (animated images, a canvas a worker draws on) may change any
-// frame: such pages never skip a draw.
-const UNCONTROLLED = 'img[src*=".gif" i], img[src^="data:image/gif" i]';
+// Motion the clock does not drive (a GIF whose pictures animated-images.ts could not read, a
+// canvas a worker draws on) may change any frame: such pages never skip a draw.
+const GIFS = 'img[src*=".gif" i], img[src^="data:image/gif" i]';
 let drawnElsewhere = false;
-export function hasUncontrolledMotion(): boolean { return drawnElsewhere || document.querySelector(UNCONTROLLED) !== null; }
+export function hasUncontrolledMotion(): boolean {
+  return drawnElsewhere || Array.prototype.some.call(document.querySelectorAll(GIFS), function (img: Element) { return !isControlledImage(img); });
+}
 
 // Outside the clock, what arrives between two frames (an image, a fetch's body, a font: each has a
 // resource entry or a load event) and what a script then does with it (paints a canvas in an

@@ -12,6 +12,7 @@
 
 // What failed to load (an image, a stylesheet, a web font) is drawn as the browser draws the page
 // without it and named in a warning: the renderer drains `__failedLoads()` once the page is ready
+import { watchAnimatedImage } from './animated-images';
 import { mutations } from './changes';
 import { applyFontRewrites } from './fonts';
 
@@ -54,7 +55,11 @@ export function decodeImages(imgs: HTMLImageElement[]): Promise<unknown> {
       decodedImages.set(img, key);
       scriptImages.delete(img);
     };
-    return img.decode().then(settled, function () {
+    return img.decode().then(function () {
+      settled();
+      // One in the document may be animated: its pictures then follow the clock.
+      return img.isConnected ? watchAnimatedImage(img) : undefined;
+    }, function () {
       // One the page keeps to itself may fail: the page's own error handler decides what then.
       // One in the document is drawn as the browser draws it, broken, and named (failedLoads).
       if (img.isConnected) noteFailedLoad('image ' + shortUrl(img.currentSrc || img.src));

@@ -11,6 +11,7 @@
 // settles once all of that has.
 import type { SeekOutcome, VidkitRuntime } from '../protocol';
 import { syncAdapters, setAdapterTime } from './adapters';
+import { syncAnimatedImages } from './animated-images';
 import { registerAnimations, syncAnimations } from './animations';
 import { installAfterFonts, pageScriptsRan } from './after-fonts';
 import { arrivedSinceLastFrame, hasUncontrolledMotion, mutations } from './changes';
@@ -118,6 +119,7 @@ function showFrame(target: number, stepped: boolean): Seeked {
   showClips(state.frame);
   syncAnimations();
   syncVideos(waits);
+  syncAnimatedImages(waits);
   syncVideoFrames();
   seekFrames(target, waits);
   compositeTransition(target, waits);

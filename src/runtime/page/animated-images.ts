@@ -1,0 +1,158 @@
+// --- animated images ------------------------------------------------------------------------------
+// Chromium advances an animated GIF, WebP, PNG or AVIF with the frames it draws, from the first one
+// that paints it: a worker whose range starts later, having drawn none of the frames before, would
+// show it from its first picture. So each animated <img> of the document is decoded here, with
+// Chromium's own decoders (ImageDecoder), and shows at every drawn frame the picture of its own
+// time: the frame's time less when it started (its clip's start for one inside a clip, as for a
+// CSS animation, else the frame at which it was first decoded), over its pictures' durations (one
+// of 10 ms or less lasts 100 ms, as browsers play it), repeated as often as the file says, then
+// holding the last. The picture goes in as `content: url(…)` of the element, so its src, layout and
+// styles stay as the page set them. An image whose bytes the page may not read (another origin
+// without CORS) is left to Chromium, and such a page never skips a draw (changes.ts).
+import { state } from './state';
+import { timing } from './timing';
+
+interface Animated {
+  /** Virtual ms at which its first picture shows. */
+  startMs: number;
+  /** When each picture ends, in ms from the start of a play. */
+  ends: number[];
+  /** How many times it plays; Infinity for ever. */
+  plays: number;
+  decoder: ImageDecoder;
+  /** Each picture's object URL, once made. */
+  urls: Map<number, Promise<string>>;
+  shown: number;
+}
+
+const animated = new Map<HTMLImageElement, Animated>();
+/** Sources no browser animates, by their name: not read again to find out. */
+const STILL = /^data:image\/(jpeg|svg)|\.(jpe?g|svg|bmp|ico)([?#]|$)/i;
+/** The source each <img> was looked at for, animated or not. */
+const examined = new WeakMap<HTMLImageElement, string>();
+
+/** Whether the runtime draws this image's pictures itself. */
+export function isControlledImage(img: Element): boolean {
+  return animated.has(img as HTMLImageElement);
+}
+
+function imageType(bytes: Uint8Array): string | null {
+  const text = String.fromCharCode.apply(null, Array.from(bytes.subarray(0, 16)));
+  if (text.indexOf('GIF8') === 0) return 'image/gif';
+  if (text.indexOf('RIFF') === 0 && text.slice(8, 12) === 'WEBP') return 'image/webp';
+  if (text.slice(1, 4) === 'PNG') return 'image/png';
+  if (text.slice(4, 8) === 'ftyp') return 'image/avif';
+  return null;
+}
+
+function startOf(img: HTMLImageElement): number {
+  const clip = img.closest('[data-start]');
+  return clip ? timing().startOf(clip) * 1000 : state.nowMs;
+}
+
+// Reads a decoded <img>'s file and, when it has more than one picture, takes its pictures over.
+// Settles once it knows (never rejects): the frame that decoded it waits for that.
+export function watchAnimatedImage(img: HTMLImageElement): Promise<void> {
+  const src = img.currentSrc || img.src;
+  if (examined.get(img) === src) return Promise.resolve();
+  examined.set(img, src);
+  const earlier = animated.get(img);
+  if (earlier) {
+    // A new source: the pictures of the old one go.
+    animated.delete(img);
+    earlier.decoder.close();
+    img.style.removeProperty('content');
+  }
+  if (!src || STILL.test(src) || typeof ImageDecoder !== 'function') return Promise.resolve();
+  const startMs = startOf(img);
+  return fetch(src)
+    .then(function (response) { return response.arrayBuffer(); })
+    .then(function (buffer) {
+      const type = imageType(new Uint8Array(buffer));
+      if (!type) return;
+      const decoder = new ImageDecoder({ data: buffer, type: type });
+      return decoder.tracks.ready
+        .then(function () {
+          const track = decoder.tracks.selectedTrack;
+          if (!track || !track.animated || track.frameCount < 2) return decoder.close();
+          return pictureEnds(decoder, track.frameCount).then(function (ends) {
+            if (examined.get(img) !== src) return decoder.close();
+            animated.set(img, { startMs: startMs, ends: ends, plays: track.repetitionCount + 1, decoder: decoder, urls: new Map(), shown: -1 });
+          });
+        });
+    })
+    .catch(function () { return undefined; });
+}
+
+// When each picture ends, from its decoded duration.
+function pictureEnds(decoder: ImageDecoder, count: number): Promise<number[]> {
+  const ends: number[] = [];
+  let at = 0;
+  let chain: Promise<unknown> = Promise.resolve();
+  for (let i = 0; i < count; i++) {
+    chain = chain.then(function () {
+      return decoder.decode({ frameIndex: i }).then(function (result) {
+        const ms = (result.image.duration || 0) / 1000;
+        result.image.close();
+        at += ms <= 10 ? 100 : ms;
+        ends.push(at);
+      });
+    });
+  }
+  return chain.then(function () { return ends; });
+}
+
+// The picture shown `elapsed` ms after the start.
+function pictureAt(a: Animated, elapsed: number): number {
+  const length = a.ends[a.ends.length - 1];
+  if (elapsed >= length * a.plays) return a.ends.length - 1;
+  const into = elapsed % length;
+  for (let i = 0; i < a.ends.length; i++) if (into < a.ends[i]) return i;
+  return a.ends.length - 1;
+}
+
+function pngBlob(dataUrl: string): Blob {
+  const text = atob(dataUrl.slice(dataUrl.indexOf(',') + 1));
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  return new Blob([bytes], { type: 'image/png' });
+}
+
+// An object URL of picture `index` as a PNG, decoded by the time it settles, so the frame that
+// shows it draws it. The PNG is encoded synchronously (toDataURL): Chromium encodes a canvas's blob
+// (toBlob, convertToBlob) in the renderer's idle time, which under begin-frame control only comes
+// after a drawn frame, so each new picture waited out the encoder's 1 s fallback. The object URL
+// keeps a picture's megabytes out of the style sheet.
+function pictureUrl(a: Animated, index: number): Promise<string> {
+  let url = a.urls.get(index);
+  if (!url) {
+    url = a.decoder.decode({ frameIndex: index }).then(function (result) {
+      const frame = result.image;
+      const canvas = document.createElement('canvas');
+      canvas.width = frame.displayWidth;
+      canvas.height = frame.displayHeight;
+      (canvas.getContext('2d') as CanvasRenderingContext2D).drawImage(frame, 0, 0);
+      frame.close();
+      const made = URL.createObjectURL(pngBlob(canvas.toDataURL('image/png')));
+      const probe = document.createElement('img');
+      probe.setAttribute('src', made);
+      return probe.decode().then(function () { return made; });
+    });
+    a.urls.set(index, url);
+  }
+  return url;
+}
+
+// Shows each animated image's picture of the frame's time; the frame waits for those not made yet.
+export function syncAnimatedImages(waits: Promise<unknown>[]): void {
+  animated.forEach(function (a, img) {
+    if (!img.isConnected) return;
+    const index = pictureAt(a, Math.max(0, state.nowMs - a.startMs));
+    if (index === a.shown) return;
+    a.shown = index;
+    state.changed = true;
+    waits.push(pictureUrl(a, index).then(function (url) {
+      if (a.shown === index) img.style.setProperty('content', 'url("' + url + '")', 'important');
+    }));
+  });
+}
