@@ -32,6 +32,8 @@ const MEDIA: Record<string, string[]> = {
   'clip.mp4': ['-f', 'lavfi', '-i', 'testsrc2=s=320x180:r=30:d=4,hue=H=2*PI*t/4', '-c:v', 'libx264', '-crf', '12', '-g', '15', '-pix_fmt', 'yuv420p', '-an'],
   // A still picture (the test pattern's first frame) for <img>.
   'still.png': ['-f', 'lavfi', '-i', 'testsrc2=s=320x180:d=1', '-frames:v', '1'],
+  // An animated GIF of 15 pictures, 10 a second (each picture's change falls on a 30 fps frame), looping.
+  'spin.gif': ['-f', 'lavfi', '-i', 'testsrc2=s=160x90:r=10:d=1.5', '-loop', '0'],
   'tone.wav': ['-f', 'lavfi', '-i', 'aevalsrc=0.8*sin(2*PI*440*t)*t/4:s=48000:d=4', '-c:a', 'pcm_s16le'],
   // The production rows' a-roll: 15 s of moving picture with a voice-like sound (a 220 Hz tone
   // whose level rises and falls three times a second), and two sound effects.

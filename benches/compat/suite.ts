@@ -60,6 +60,7 @@ export const SUITE: CompatCase[] = [
   { name: 'timelines-other-key', feature: 'timelines: the single timeline under another key' },
   { name: 'timelines-nested', feature: 'timelines: a child composition timeline in its local time' },
   { name: 'timelines-raf-read', feature: 'timelines: a requestAnimationFrame loop drawing a paused timeline\'s state; a tween a timeline callback starts on GSAP\'s own clock' },
+  { name: 'images-animated', feature: 'media: animated GIFs, one shown from the start and one in a clip from 0.7 s, looping' },
   { name: 'timelines-from-timers', feature: 'timelines: scenes whose timelines the page registers from timers (0 ms to 1.6 s), there on the first frame' },
   { name: 'timelines-hf-protocol', feature: 'timelines: window.__hf {duration, seek} as the page sees it' },
   { name: 'adapter-hf-seek', feature: 'adapters: hf-seek event, waitUntil holds the frame' },
