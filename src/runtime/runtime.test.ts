@@ -190,4 +190,42 @@ images('an animated GIF and WebP show the picture of the frame\'s time, an SVG a
   }
 });
 
+images('a GIF whose pictures take more than the bytes kept for them shows the picture of every frame\'s time, loop after loop', () => {
+  // 24 pictures of 100 ms at 1920x1080, looping every 2.4 s; above, a white bar 80 px further right
+  // on each picture; below, noise, so that each picture made as a PNG takes about 5 MB, 120 MB in
+  // all: more than the runtime keeps of one image (96 MB), so the second loop makes pictures again.
+  const project = tempDir('vidkit-animated-big-');
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=white:s=80x180', '-f', 'lavfi', '-i', 'color=black:s=1920x180:r=10:d=2.4',
+    '-f', 'lavfi', '-i', 'nullsrc=s=1920x900:r=10:d=2.4,geq=random(1)*255:random(2)*255:random(3)*255',
+    '-filter_complex', "[1:v][0:v]overlay=x='80*n':shortest=1[top];[top][2:v]vstack", '-loop', '0', path.join(project, 'big.gif')]);
+  fs.writeFileSync(
+    path.join(project, 'index.html'),
+    `<!doctype html><html><head><style>
+      html,body{margin:0;background:#000} #root{position:relative;width:640px;height:360px;overflow:hidden}
+      img{position:absolute;left:0;top:0;width:640px;height:360px}
+    </style></head><body>
+    <div id="root" data-composition-id="big" data-width="640" data-height="360" data-duration="5" data-no-timeline>
+      <img src="big.gif">
+    </div></body></html>`,
+  );
+  // Where each picture's bar starts, as ffmpeg decodes the GIF, in the 640 px drawn (-1: none).
+  const bars = decodeGray(path.join(project, 'big.gif'), 1920, 1080).map((picture) => {
+    for (let x = 0; x < 1920; x++) if (picture[90 * 1920 + x] > 128) return x / 3;
+    return -1;
+  });
+  assert.is(bars.length, 24);
+  const output = path.join(project, 'out.mp4');
+  const run = vidkit(['render', project, '--output', output, '--quality', 'high']);
+  assert.is(run.status, 0, run.stderr);
+  const frames = decodeGray(output, 640, 360);
+  assert.is(frames.length, 150);
+  const wrong: string[] = [];
+  frames.forEach((f, i) => {
+    const want = bars[Math.floor(i / 3) % 24];
+    const got = leftEdge(f, 30);
+    if (want < 0 ? got !== -1 : Math.abs(got - want) > 1) wrong.push(`frame ${i}: bar at ${got}, want ${want.toFixed(1)}`);
+  });
+  assert.equal(wrong, []);
+});
+
 images.run();

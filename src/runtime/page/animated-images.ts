@@ -20,10 +20,30 @@ interface Animated {
   /** How many times it plays; Infinity for ever. */
   plays: number;
   decoder: ImageDecoder;
-  /** Each picture's object URL, once made. */
-  urls: Map<number, Promise<string>>;
+  /** Each picture's object URL, once made, in the order they were last shown. */
+  urls: Map<number, Promise<Picture>>;
+  /** Bytes of the pictures in `urls`. */
+  bytes: number;
   shown: number;
 }
+
+interface Picture {
+  url: string;
+  bytes: number;
+  /**
+   * An image of the picture, held while it is kept: a loaded image nothing holds may leave
+   * Chromium's memory cache, and the element's `content` would then load it again while the
+   * frame is drawn, showing nothing.
+   */
+  holder: HTMLImageElement;
+}
+
+/**
+ * The PNG bytes kept for one image's pictures. A long GIF at 1080p is hundreds of pictures of a few
+ * megabytes each: past this, the pictures shown longest ago are dropped, to be made again if shown
+ * again (a short GIF keeps all of its pictures and encodes each once).
+ */
+const KEPT_BYTES = 96 * 1024 * 1024;
 
 const animated = new Map<HTMLImageElement, Animated>();
 /** Sources no browser animates, by their name: not read again to find out. */
@@ -77,7 +97,7 @@ export function watchAnimatedImage(img: HTMLImageElement): Promise<void> {
           if (!track || !track.animated || track.frameCount < 2) return decoder.close();
           return pictureEnds(decoder, track.frameCount).then(function (ends) {
             if (examined.get(img) !== src) return decoder.close();
-            animated.set(img, { startMs: startMs, ends: ends, plays: track.repetitionCount + 1, decoder: decoder, urls: new Map(), shown: -1 });
+            animated.set(img, { startMs: startMs, ends: ends, plays: track.repetitionCount + 1, decoder: decoder, urls: new Map(), bytes: 0, shown: -1 });
           });
         });
     })
@@ -123,24 +143,42 @@ function pngBlob(dataUrl: string): Blob {
 // (toBlob, convertToBlob) in the renderer's idle time, which under begin-frame control only comes
 // after a drawn frame, so each new picture waited out the encoder's 1 s fallback. The object URL
 // keeps a picture's megabytes out of the style sheet.
-function pictureUrl(a: Animated, index: number): Promise<string> {
-  let url = a.urls.get(index);
-  if (!url) {
-    url = a.decoder.decode({ frameIndex: index }).then(function (result) {
+function pictureUrl(a: Animated, index: number): Promise<Picture> {
+  let picture = a.urls.get(index);
+  if (picture) {
+    a.urls.delete(index);
+  } else {
+    picture = a.decoder.decode({ frameIndex: index }).then(function (result) {
       const frame = result.image;
       const canvas = document.createElement('canvas');
       canvas.width = frame.displayWidth;
       canvas.height = frame.displayHeight;
       (canvas.getContext('2d') as CanvasRenderingContext2D).drawImage(frame, 0, 0);
       frame.close();
-      const made = URL.createObjectURL(pngBlob(canvas.toDataURL('image/png')));
-      const probe = document.createElement('img');
-      probe.setAttribute('src', made);
-      return probe.decode().then(function () { return made; });
+      const png = pngBlob(canvas.toDataURL('image/png'));
+      const made = { url: URL.createObjectURL(png), bytes: png.size, holder: document.createElement('img') };
+      a.bytes += made.bytes;
+      dropOldPictures(a);
+      made.holder.setAttribute('src', made.url);
+      return made.holder.decode().then(function () { return made; });
     });
-    a.urls.set(index, url);
   }
-  return url;
+  a.urls.set(index, picture);
+  return picture;
+}
+
+// Drops the pictures shown longest ago while the image keeps more than KEPT_BYTES, never the one
+// shown now nor one still being made.
+function dropOldPictures(a: Animated): void {
+  a.urls.forEach(function (picture, index) {
+    if (a.bytes <= KEPT_BYTES || index === a.shown) return;
+    picture.then(function (made) {
+      if (a.urls.get(index) !== picture || index === a.shown || a.bytes <= KEPT_BYTES) return;
+      a.urls.delete(index);
+      a.bytes -= made.bytes;
+      URL.revokeObjectURL(made.url);
+    });
+  });
 }
 
 // Shows each animated image's picture of the frame's time; the frame waits for those not made yet.
@@ -151,8 +189,8 @@ export function syncAnimatedImages(waits: Promise<unknown>[]): void {
     if (index === a.shown) return;
     a.shown = index;
     state.changed = true;
-    waits.push(pictureUrl(a, index).then(function (url) {
-      if (a.shown === index) img.style.setProperty('content', 'url("' + url + '")', 'important');
+    waits.push(pictureUrl(a, index).then(function (picture) {
+      if (a.shown === index) img.style.setProperty('content', 'url("' + picture.url + '")', 'important');
     }));
   });
 }
