@@ -190,6 +190,48 @@ images('an animated GIF and WebP show the picture of the frame\'s time, an SVG a
   }
 });
 
+images('an animated GIF plays from its clip\'s start, or from when a script adds it or gives it a new source', () => {
+  // 20 pictures of 100 ms, a white bar 8 px further right on each. #a: in a clip from 0.3 s, there
+  // from the start. #b: added to that clip by a timer at 1 s. #c: a still image until a timer gives
+  // it the GIF at 0.5 s.
+  const project = tempDir('vidkit-animated-starts-');
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=white:s=8x40', '-f', 'lavfi', '-i', 'color=black:s=160x40:r=10:d=2',
+    '-filter_complex', "[1:v][0:v]overlay=x='8*n':shortest=1", '-loop', '0', path.join(project, 'bar.gif')]);
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=black:s=160x40', '-frames:v', '1', path.join(project, 'still.png')]);
+  fs.writeFileSync(
+    path.join(project, 'index.html'),
+    `<!doctype html><html><head><style>
+      html,body{margin:0;background:#000} #root{position:relative;width:640px;height:360px;overflow:hidden}
+      img{position:absolute;left:0;width:160px;height:40px}
+    </style></head><body>
+    <div id="root" data-composition-id="starts" data-width="640" data-height="360" data-duration="2" data-no-timeline>
+      <div id="clip" data-start="0.3" data-duration="1.7"><img id="a" src="bar.gif" style="top:20px"></div>
+      <img id="c" src="still.png" style="top:180px">
+    </div>
+    <script>
+      setTimeout(function () { var b = document.createElement('img'); b.src = 'bar.gif'; b.style.top = '100px'; document.getElementById('clip').appendChild(b); }, 1000);
+      setTimeout(function () { document.getElementById('c').src = 'bar.gif'; }, 500);
+    </script></body></html>`,
+  );
+  const bars = decodeGray(path.join(project, 'bar.gif'), 160, 40).map((picture) => {
+    for (let x = 0; x < 160; x++) if (picture[20 * 160 + x] > 128) return x;
+    return -1;
+  });
+  const output = path.join(project, 'out.mp4');
+  const run = vidkit(['render', project, '--output', output, '--workers', '2', '--quality', 'high']);
+  assert.is(run.status, 0, run.stderr);
+  const frames = decodeGray(output, 640, 360);
+  assert.is(frames.length, 60);
+  const wrong: string[] = [];
+  const at = (i: number, fromFrame: number) => (i < fromFrame ? -1 : bars[Math.floor((i - fromFrame) / 3) % 20]);
+  frames.forEach((f, i) => {
+    const want = [at(i, 9), at(i, 30), at(i, 15)];
+    const got = [leftEdge(f, 40), leftEdge(f, 120), leftEdge(f, 200)];
+    if (got.some((x, k) => x !== want[k])) wrong.push(`frame ${i}: ${got.join(', ')}; want ${want.join(', ')}`);
+  });
+  assert.equal(wrong, []);
+});
+
 images('a GIF whose pictures take more than the bytes kept for them shows the picture of every frame\'s time, loop after loop', () => {
   // 24 pictures of 100 ms at 1920x1080, looping every 2.4 s; above, a white bar 80 px further right
   // on each picture; below, noise, so that each picture made as a PNG takes about 5 MB, 120 MB in

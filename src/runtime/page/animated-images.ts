@@ -3,8 +3,8 @@
 // that paints it: a worker whose range starts later, having drawn none of the frames before, would
 // show it from its first picture. So each animated <img> of the document is decoded here, with
 // Chromium's own decoders (ImageDecoder), and shows at every drawn frame the picture of its own
-// time: the frame's time less when it started (its clip's start for one inside a clip, as for a
-// CSS animation, else the frame at which it was first decoded), over its pictures' durations (one
+// time: the frame's time less when it started (the frame at which its source was decoded, or its
+// clip's start when that is later), over its pictures' durations (one
 // of 10 ms or less lasts 100 ms, as browsers play it), repeated as often as the file says, then
 // holding the last. The picture goes in as `content: url(…)` of the element, so its src, layout and
 // styles stay as the page set them. An image whose bytes the page may not read (another origin
@@ -65,9 +65,11 @@ function imageType(bytes: Uint8Array): string | null {
   return null;
 }
 
+// When its first picture shows: when it appeared (the frame that decoded it), or its clip's start
+// when that is later, as a browser shows it from the first frame that paints it.
 function startOf(img: HTMLImageElement): number {
   const clip = img.closest('[data-start]');
-  return clip ? timing().startOf(clip) * 1000 : state.nowMs;
+  return Math.max(state.nowMs, clip ? timing().startOf(clip) * 1000 : 0);
 }
 
 // Reads a decoded <img>'s file and, when it has more than one picture, takes its pictures over.
@@ -81,6 +83,7 @@ export function watchAnimatedImage(img: HTMLImageElement): Promise<void> {
     // A new source: the pictures of the old one go.
     animated.delete(img);
     earlier.decoder.close();
+    earlier.urls.forEach(function (picture) { picture.then(function (made) { URL.revokeObjectURL(made.url); }); });
     img.style.removeProperty('content');
   }
   if (!src || STILL.test(src) || typeof ImageDecoder !== 'function') return Promise.resolve();
@@ -168,7 +171,7 @@ function pictureUrl(a: Animated, index: number): Promise<Picture> {
 }
 
 // Drops the pictures shown longest ago while the image keeps more than KEPT_BYTES, never the one
-// shown now nor one still being made.
+// shown now, each once it is made.
 function dropOldPictures(a: Animated): void {
   a.urls.forEach(function (picture, index) {
     if (a.bytes <= KEPT_BYTES || index === a.shown) return;
