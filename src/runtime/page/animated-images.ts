@@ -20,14 +20,17 @@ interface Animated {
   /** How many times it plays; Infinity for ever. */
   plays: number;
   decoder: ImageDecoder;
-  /** Each picture's object URL, once made, in the order they were last shown. */
-  urls: Map<number, Promise<Picture>>;
-  /** Bytes of the pictures in `urls`. */
+  /** The pictures asked for, in the order they were last shown. */
+  pictures: Map<number, Picture>;
+  /** Bytes of the pictures made. */
   bytes: number;
   shown: number;
 }
 
 interface Picture {
+  /** Settles once the picture is made and decoded. */
+  ready: Promise<void>;
+  /** Its object URL; empty until it is made. */
   url: string;
   bytes: number;
   /**
@@ -35,7 +38,7 @@ interface Picture {
    * Chromium's memory cache, and the element's `content` would then load it again while the
    * frame is drawn, showing nothing.
    */
-  holder: HTMLImageElement;
+  holder: HTMLImageElement | null;
 }
 
 /**
@@ -83,7 +86,9 @@ export function watchAnimatedImage(img: HTMLImageElement): Promise<void> {
     // A new source: the pictures of the old one go.
     animated.delete(img);
     earlier.decoder.close();
-    earlier.urls.forEach(function (picture) { picture.then(function (made) { URL.revokeObjectURL(made.url); }); });
+    earlier.pictures.forEach(function (picture) {
+      picture.ready.then(function () { URL.revokeObjectURL(picture.url); }, function () { return undefined; });
+    });
     img.style.removeProperty('content');
   }
   if (!src || STILL.test(src) || typeof ImageDecoder !== 'function') return Promise.resolve();
@@ -100,7 +105,7 @@ export function watchAnimatedImage(img: HTMLImageElement): Promise<void> {
           if (!track || !track.animated || track.frameCount < 2) return decoder.close();
           return pictureEnds(decoder, track.frameCount).then(function (ends) {
             if (examined.get(img) !== src) return decoder.close();
-            animated.set(img, { startMs: startMs, ends: ends, plays: track.repetitionCount + 1, decoder: decoder, urls: new Map(), bytes: 0, shown: -1 });
+            animated.set(img, { startMs: startMs, ends: ends, plays: track.repetitionCount + 1, decoder: decoder, pictures: new Map(), bytes: 0, shown: -1 });
           });
         });
     })
@@ -141,17 +146,18 @@ function pngBlob(dataUrl: string): Blob {
   return new Blob([bytes], { type: 'image/png' });
 }
 
-// An object URL of picture `index` as a PNG, decoded by the time it settles, so the frame that
-// shows it draws it. The PNG is encoded synchronously (toDataURL): Chromium encodes a canvas's blob
+// Picture `index` as a PNG: its object URL is there, decoded, once `ready` settles, so the frame
+// that shows it draws it. The PNG is encoded synchronously (toDataURL): Chromium encodes a canvas's blob
 // (toBlob, convertToBlob) in the renderer's idle time, which under begin-frame control only comes
 // after a drawn frame, so each new picture waited out the encoder's 1 s fallback. The object URL
 // keeps a picture's megabytes out of the style sheet.
-function pictureUrl(a: Animated, index: number): Promise<Picture> {
-  let picture = a.urls.get(index);
+function pictureOf(a: Animated, index: number): Picture {
+  let picture = a.pictures.get(index);
   if (picture) {
-    a.urls.delete(index);
+    a.pictures.delete(index);
   } else {
-    picture = a.decoder.decode({ frameIndex: index }).then(function (result) {
+    const made: Picture = { ready: Promise.resolve(), url: '', bytes: 0, holder: null };
+    made.ready = a.decoder.decode({ frameIndex: index }).then(function (result) {
       const frame = result.image;
       const canvas = document.createElement('canvas');
       canvas.width = frame.displayWidth;
@@ -159,28 +165,31 @@ function pictureUrl(a: Animated, index: number): Promise<Picture> {
       (canvas.getContext('2d') as CanvasRenderingContext2D).drawImage(frame, 0, 0);
       frame.close();
       const png = pngBlob(canvas.toDataURL('image/png'));
-      const made = { url: URL.createObjectURL(png), bytes: png.size, holder: document.createElement('img') };
-      a.bytes += made.bytes;
-      dropOldPictures(a);
-      made.holder.setAttribute('src', made.url);
-      return made.holder.decode().then(function () { return made; });
+      const url = URL.createObjectURL(png);
+      const holder = document.createElement('img');
+      holder.setAttribute('src', url);
+      return holder.decode().then(function () {
+        made.url = url;
+        made.bytes = png.size;
+        made.holder = holder;
+        a.bytes += png.size;
+        dropOldPictures(a);
+      });
     });
+    picture = made;
   }
-  a.urls.set(index, picture);
+  a.pictures.set(index, picture);
   return picture;
 }
 
-// Drops the pictures shown longest ago while the image keeps more than KEPT_BYTES, never the one
-// shown now, each once it is made.
+// Drops the pictures shown longest ago, among those made, while the image keeps more than
+// KEPT_BYTES; never the one shown now.
 function dropOldPictures(a: Animated): void {
-  a.urls.forEach(function (picture, index) {
-    if (a.bytes <= KEPT_BYTES || index === a.shown) return;
-    picture.then(function (made) {
-      if (a.urls.get(index) !== picture || index === a.shown || a.bytes <= KEPT_BYTES) return;
-      a.urls.delete(index);
-      a.bytes -= made.bytes;
-      URL.revokeObjectURL(made.url);
-    });
+  a.pictures.forEach(function (picture, index) {
+    if (a.bytes <= KEPT_BYTES || index === a.shown || !picture.url) return;
+    a.pictures.delete(index);
+    a.bytes -= picture.bytes;
+    URL.revokeObjectURL(picture.url);
   });
 }
 
@@ -192,7 +201,8 @@ export function syncAnimatedImages(waits: Promise<unknown>[]): void {
     if (index === a.shown) return;
     a.shown = index;
     state.changed = true;
-    waits.push(pictureUrl(a, index).then(function (picture) {
+    const picture = pictureOf(a, index);
+    waits.push(picture.ready.then(function () {
       if (a.shown === index) img.style.setProperty('content', 'url("' + picture.url + '")', 'important');
     }));
   });
