@@ -146,14 +146,25 @@ readiness.run();
 
 const images = suite('animated images and SVG animations');
 
+/** Writes `file` (GIF or WebP): 20 pictures of 100 ms, 160x40, a white bar 8 px further right on each, looping. */
+function writeBarAnimation(file: string): void {
+  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=white:s=8x40', '-f', 'lavfi', '-i', 'color=black:s=160x40:r=10:d=2',
+    '-filter_complex', "[1:v][0:v]overlay=x='8*n':shortest=1", '-loop', '0', file]);
+}
+
+/** Where the bar starts on row `y` of each picture of `file`, as ffmpeg decodes it, over `scale`; -1 where none. */
+function barStarts(file: string, width: number, height: number, y: number, scale = 1): number[] {
+  return decodeGray(file, width, height).map((picture) => {
+    for (let x = 0; x < width; x++) if (picture[y * width + x] > 128) return x / scale;
+    return -1;
+  });
+}
+
 images('an animated GIF and WebP show the picture of the frame\'s time, an SVG animation moves with the clock, at any worker count', () => {
   // Each image has 20 pictures of 100 ms (160x40, one loop is 2 s), each a white bar further right.
   // The SVG's rect moves from x 0 to 300 in 1.5 s, then again.
   const project = tempDir('vidkit-animated-images-');
-  for (const file of ['bar.gif', 'bar.webp']) {
-    execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=white:s=8x40', '-f', 'lavfi', '-i', 'color=black:s=160x40:r=10:d=2',
-      '-filter_complex', "[1:v][0:v]overlay=x='8*n':shortest=1", '-loop', '0', path.join(project, file)]);
-  }
+  for (const file of ['bar.gif', 'bar.webp']) writeBarAnimation(path.join(project, file));
   fs.writeFileSync(
     path.join(project, 'index.html'),
     `<!doctype html><html><head><style>
@@ -166,10 +177,7 @@ images('an animated GIF and WebP show the picture of the frame\'s time, an SVG a
     </div></body></html>`,
   );
   // Where each picture's bar is, as ffmpeg decodes the GIF (-1: past the image's right edge).
-  const bars = decodeGray(path.join(project, 'bar.gif'), 160, 40).map((picture) => {
-    for (let x = 0; x < 160; x++) if (picture[20 * 160 + x] > 128) return x;
-    return -1;
-  });
+  const bars = barStarts(path.join(project, 'bar.gif'), 160, 40, 20);
   assert.is(bars.length, 20);
   const renders = [1, 3].map((workers) => {
     const output = path.join(project, `out-${workers}.mp4`);
@@ -195,8 +203,7 @@ images('an animated GIF plays from its clip\'s start, or from when a script adds
   // from the start. #b: added to that clip by a timer at 1 s. #c: a still image until a timer gives
   // it the GIF at 0.5 s.
   const project = tempDir('vidkit-animated-starts-');
-  execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=white:s=8x40', '-f', 'lavfi', '-i', 'color=black:s=160x40:r=10:d=2',
-    '-filter_complex', "[1:v][0:v]overlay=x='8*n':shortest=1", '-loop', '0', path.join(project, 'bar.gif')]);
+  writeBarAnimation(path.join(project, 'bar.gif'));
   execFileSync('ffmpeg', ['-v', 'error', '-y', '-f', 'lavfi', '-i', 'color=black:s=160x40', '-frames:v', '1', path.join(project, 'still.png')]);
   fs.writeFileSync(
     path.join(project, 'index.html'),
@@ -213,10 +220,7 @@ images('an animated GIF plays from its clip\'s start, or from when a script adds
       setTimeout(function () { document.getElementById('c').src = 'bar.gif'; }, 500);
     </script></body></html>`,
   );
-  const bars = decodeGray(path.join(project, 'bar.gif'), 160, 40).map((picture) => {
-    for (let x = 0; x < 160; x++) if (picture[20 * 160 + x] > 128) return x;
-    return -1;
-  });
+  const bars = barStarts(path.join(project, 'bar.gif'), 160, 40, 20);
   const output = path.join(project, 'out.mp4');
   const run = vidkit(['render', project, '--output', output, '--workers', '2', '--quality', 'high']);
   assert.is(run.status, 0, run.stderr);
@@ -251,10 +255,7 @@ images('a GIF whose pictures take more than the bytes kept for them shows the pi
     </div></body></html>`,
   );
   // Where each picture's bar starts, as ffmpeg decodes the GIF, in the 640 px drawn (-1: none).
-  const bars = decodeGray(path.join(project, 'big.gif'), 1920, 1080).map((picture) => {
-    for (let x = 0; x < 1920; x++) if (picture[90 * 1920 + x] > 128) return x / 3;
-    return -1;
-  });
+  const bars = barStarts(path.join(project, 'big.gif'), 1920, 1080, 90, 3);
   assert.is(bars.length, 24);
   const output = path.join(project, 'out.mp4');
   const run = vidkit(['render', project, '--output', output, '--quality', 'high']);
