@@ -9,6 +9,7 @@ import { loadFirst, loadNative, missingAddonHint, nativePackage } from './native
 import { NATIVE_PACKAGES, PACKAGE_ROOT, VERSION } from './package-info';
 import { tempDir } from './test-support/cli';
 import { QUALITY_SETTINGS } from './values/quality';
+import { segmentEncoder } from './render/capture/chunk-renderer';
 
 test('loads the local build when no platform package is installed', () => {
   const native = loadNative();
@@ -91,7 +92,6 @@ test('outside a source checkout the hint names only the package, at the version 
   fs.rmSync(installed, { recursive: true });
 });
 
-
 // A cell must encode to the same bytes in a batch row as in its lone render, whichever worker
 // draws it. On a CPU with AVX-512, x264's AVX-512 code encoded these frames (a 1080x1920 page's
 // hue-shifting test pattern, the shape of the batch bench's a-roll, as JPEGs like Chromium's) 2 or
@@ -101,13 +101,12 @@ test('every encoder of a process turns the same frames into the same bytes (stan
   const made = spawnSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'testsrc2=s=1080x1920:r=30:d=1.9,hue=H=2*PI*(t+5.7)/15', '-q:v', '2', '-start_number', '0', path.join(dir, '%04d.jpg')]);
   assert.is(made.status, 0, String(made.stderr));
   const standard = QUALITY_SETTINGS.standard;
+  // The settings of a standard-quality render of a 1080x1920 page with a video.
+  const settings = { format: 'mp4' as const, width: 1080, height: 1920, fps: { num: 30, den: 1 }, crf: standard.crf, preset: standard.preset, x264Params: standard.x264ParamsWithVideo, frameFormat: standard.frameFormat };
   const encodings: Buffer[] = [];
   for (let run = 0; run < 8; run++) {
     const output = path.join(dir, `run-${run}.mp4`);
-    const encoder = new (loadNative().NativeEncoder)({
-      output, format: 'mp4', width: 1080, height: 1920, fpsNum: 30, fpsDen: 1, crf: standard.crf, preset: standard.preset,
-      x264Params: standard.x264ParamsWithVideo, threads: 1, input: 'jpeg',
-    });
+    const encoder = segmentEncoder(settings, output);
     // Each frame read anew, as each screenshot arrives in a fresh buffer: what x264 read wrongly
     // lay in memory the process had used before.
     for (let i = 0; i < 57; i++) await encoder.push(fs.readFileSync(path.join(dir, `${String(i).padStart(4, '0')}.jpg`)));
