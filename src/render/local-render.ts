@@ -13,7 +13,6 @@ import { assertReplaceableDirectory } from './output/output-directory';
 import { partialPathFor, prepareOutput, renderWriteError } from './output/output-path';
 import { outputWriter } from './output/output-writer';
 import { RenderSettings, cellsOfPage, createRenderContext, framesOfPage } from './render-context';
-import { snapToCells } from './plan/cell-grid';
 import { checkTempSpace, makeRunDir } from './browser/run-dir';
 import { AssetPolicy, serveComposition } from './serve/served-composition';
 import { earlySoundtrack, renderSoundtrack } from './output/soundtrack';
@@ -64,7 +63,7 @@ export interface LocalRenderResult {
 
 /**
  * Neither half of a split part may be shorter: a worker that takes one may have to open a new page
- * (about 0.5 s), and each part is one more segment to encode and join.
+ * (about 0.5 s), and in a format without cells (hls) each part is one more segment to encode and join.
  */
 const MIN_SPLIT_FRAMES = 15;
 /** Frames the first worker draws to time a frame before `auto` decides on the other workers. */
@@ -126,8 +125,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     const totalFrames = context.totalFrames ?? (await framesOfPage(context, await firstSlot.current()));
     const plan = resolveWorkers(opts.workers, totalFrames);
     const cells = opts.sink === 'discard' ? undefined : await pageCells(async () => cellsOfPage(context, await firstSlot.current(), totalFrames));
-    const planned: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: plan.initial, chunkSize: 1 });
-    const chunks = cells ? snapToCells(planned, cells) : planned;
+    const chunks: ChunkRange[] = native.planChunks({ totalFrames, maxParallelChunks: plan.initial, chunkSize: 1 });
     opts.onInfo?.(
       `rendering ${composition.id}: ${size.width}x${size.height}, ${totalFrames} frames at ${context.fps} fps, ` +
         `${opts.workers === 'auto' ? `up to ${plan.max} worker${plan.max === 1 ? '' : 's'} (auto)` : `${chunks.length} worker${chunks.length === 1 ? '' : 's'}`}, capture ${profile.capture}, GL ${profile.gl} (${profile.glRenderer})`,
@@ -154,7 +152,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     let timeline: MediaElementTiming[] = [];
     const glyphs: MissingGlyphs[][] = [];
     const segments = new Set<number>();
-    const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES, cells?.map((c) => c.startFrame));
+    const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES);
     let failed = false;
     let drawing = 0;
     let active = 0;

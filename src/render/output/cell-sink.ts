@@ -1,40 +1,155 @@
-import type { FrameSink } from '../capture/chunk-renderer';
+import type { ChunkRange, FrameSink } from '../capture/chunk-renderer';
+import { VidkitError } from '../../errors';
 
 /**
- * A worker's part encoded cell by cell: from `startFrame`, each frame where `cellStarts` says a
- * cell begins finishes the encoder of the cell before (its last frames encode on its own threads
- * while the next cell draws) and opens the next with `open(frame)`. Every cell is then encoded
- * alone, as the same cell in any other render of the composition.
+ * Bytes of drawn frames a render holds for cells whose encoders have not reached them; past it, a
+ * worker drawing ahead waits. JPEG frames (the standard quality) are a fraction of a megabyte, so
+ * a cell's worth stays far below; PNG frames of a 4K page are about 20 MB each.
  */
-export function cellSink(startFrame: number, cellStarts: ReadonlySet<number>, open: (cellStart: number) => FrameSink): FrameSink {
-  let frame = startFrame;
-  let current: FrameSink | undefined;
-  const finished: Array<Promise<{ frames: number; bytes: number }>> = [];
-  const sinkFor = (): FrameSink => {
-    if (current && cellStarts.has(frame)) {
-      const done = current.finish();
-      // Awaited by finish(); a failure before then is not unhandled.
-      done.catch(() => undefined);
-      finished.push(done);
-      current = undefined;
+export const HELD_BYTES_LIMIT = 256 * 1024 * 1024;
+
+/**
+ * The encoders of a render's cells (render/plan/cell-grid.ts): each cell is encoded alone, by an
+ * encoder opened at its first frame, as the same cell in any other render of the composition.
+ * Workers' parts need not follow the cells: a worker that has finished takes the second half of
+ * another's remainder wherever it falls, so the workers finish together. A frame drawn before the
+ * frames ahead of it in its cell have reached the encoder is held until they have; each encoder
+ * thus takes its cell's frames in order, whichever worker drew them. A frame is the same picture
+ * whichever worker draws it, and a repeat (nothing changed) repeats that picture.
+ */
+export class CellEncoders {
+  private readonly cells: OrderedCell[];
+  private readonly starts: Set<number>;
+  private held = 0;
+  private roomWaiters: Array<() => void> = [];
+
+  constructor(cells: readonly ChunkRange[], open: (cellStart: number) => FrameSink, heldLimit = HELD_BYTES_LIMIT) {
+    const room = {
+      hold: (bytes: number) => {
+        this.held += bytes;
+        return this.held > heldLimit ? new Promise<void>((resolve) => this.roomWaiters.push(resolve)) : undefined;
+      },
+      release: (bytes: number) => {
+        this.held -= bytes;
+        if (this.held <= heldLimit) for (const wake of this.roomWaiters.splice(0)) wake();
+      },
+    };
+    this.cells = [...cells].sort((a, b) => a.startFrame - b.startFrame).map((c) => new OrderedCell(c, open, room));
+    this.starts = new Set(cells.map((c) => c.startFrame));
+  }
+
+  /** Where a part's frames go, from its first frame on, each to its cell's encoder. */
+  sink(part: ChunkRange): FrameSink {
+    let frame = part.startFrame;
+    let frames = 0;
+    const put = (image: Buffer | null) => {
+      const at = frame++;
+      frames += 1;
+      return this.cellOf(at).put(at, image);
+    };
+    return {
+      push: (image) => put(image),
+      pushRepeat: () => put(null),
+      // A part's first frame may fall inside a cell: it is whole, since its page drew nothing
+      // before it to repeat.
+      opensAt: (at) => at === part.startFrame || this.starts.has(at),
+      finish: async () => ({ frames, bytes: 0 }),
+      abort: () => this.abort(),
+    };
+  }
+
+  /** Every cell's encoding, once every frame of the render has been drawn. */
+  async finish(): Promise<{ frames: number; bytes: number }> {
+    const unfinished = this.cells.find((c) => !c.complete);
+    if (unfinished) throw new VidkitError(`internal error: the cell from frame ${unfinished.range.startFrame} got its frames up to ${unfinished.expected} only`);
+    const results = await Promise.all(this.cells.map((c) => c.done!));
+    return results.reduce((sum, r) => ({ frames: sum.frames + r.frames, bytes: sum.bytes + r.bytes }), { frames: 0, bytes: 0 });
+  }
+
+  /** Stops every open encoder: a failed part fails the render. */
+  abort(): void {
+    for (const cell of this.cells) cell.abort();
+    for (const wake of this.roomWaiters.splice(0)) wake();
+  }
+
+  private cellOf(frame: number): OrderedCell {
+    let low = 0;
+    let high = this.cells.length - 1;
+    while (low < high) {
+      const middle = Math.ceil((low + high) / 2);
+      if (this.cells[middle].range.startFrame <= frame) low = middle;
+      else high = middle - 1;
     }
-    current ??= open(frame);
-    frame += 1;
-    return current;
-  };
-  return {
-    push: (image) => sinkFor().push(image),
-    pushRepeat: () => sinkFor().pushRepeat(),
-    opensAt: (at) => at === startFrame || cellStarts.has(at),
-    async finish() {
-      if (current) finished.push(current.finish());
-      current = undefined;
-      const results = await Promise.all(finished);
-      return results.reduce((sum, r) => ({ frames: sum.frames + r.frames, bytes: sum.bytes + r.bytes }), { frames: 0, bytes: 0 });
-    },
-    abort() {
-      current?.abort();
-      current = undefined;
-    },
-  };
+    const cell = this.cells[low];
+    if (!cell || frame < cell.range.startFrame || frame >= cell.range.endFrame) throw new VidkitError(`internal error: frame ${frame} is in no cell of the render`);
+    return cell;
+  }
+}
+
+interface Room {
+  /** Counts `bytes` held; a promise to wait on while the render holds too much. */
+  hold(bytes: number): Promise<void> | undefined;
+  release(bytes: number): void;
+}
+
+/** One cell's encoder and the frames drawn ahead of it, pushed in frame order. */
+class OrderedCell {
+  /** The next frame the encoder takes. */
+  expected: number;
+  done?: Promise<{ frames: number; bytes: number }>;
+  private encoder?: FrameSink;
+  private readonly held = new Map<number, Buffer | null>();
+  private aborted = false;
+
+  constructor(
+    readonly range: ChunkRange,
+    private readonly open: (cellStart: number) => FrameSink,
+    private readonly room: Room,
+  ) {
+    this.expected = range.startFrame;
+  }
+
+  get complete(): boolean {
+    return this.expected === this.range.endFrame;
+  }
+
+  async put(frame: number, image: Buffer | null): Promise<void> {
+    if (this.aborted) throw new VidkitError(`the encoder of frame ${frame} was stopped`);
+    // While a frame is being pushed, `expected` is that frame: any other is held, and the caller
+    // pushing takes those that follow it on.
+    if (frame !== this.expected) {
+      this.held.set(frame, image);
+      await this.room.hold(image?.length ?? 0);
+      return;
+    }
+    let next: Buffer | null | undefined = image;
+    for (let at = frame; next !== undefined; at = this.expected) {
+      if (at === this.range.startFrame) this.encoder = this.open(at);
+      if (next) await this.encoder!.push(next);
+      else await this.encoder!.pushRepeat();
+      this.expected = at + 1;
+      if (this.complete) {
+        this.done = this.encoder!.finish();
+        // Awaited by CellEncoders.finish; a failure before then is not unhandled.
+        this.done.catch(() => undefined);
+        this.encoder = undefined;
+      }
+      next = this.take(this.expected);
+    }
+  }
+
+  abort(): void {
+    this.aborted = true;
+    this.encoder?.abort();
+    this.encoder = undefined;
+    this.held.clear();
+  }
+
+  private take(frame: number): Buffer | null | undefined {
+    if (!this.held.has(frame)) return undefined;
+    const image = this.held.get(frame)!;
+    this.held.delete(frame);
+    this.room.release(image?.length ?? 0);
+    return image;
+  }
 }

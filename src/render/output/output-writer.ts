@@ -3,7 +3,7 @@ import * as path from 'node:path';
 import { type NativeOutputFormat, loadNative } from '../../native';
 import { ChunkRange, EncodeSettings, FrameSink, segmentEncoder } from '../capture/chunk-renderer';
 import { frameFileName, frameFileSink } from './frame-files';
-import { cellSink } from './cell-sink';
+import { CellEncoders } from './cell-sink';
 import { OutputFormat, encoderFormat, formatExtension } from '../../values/formats';
 import { publishDirectory } from './output-directory';
 import type { Soundtrack } from './soundtrack';
@@ -24,8 +24,8 @@ export interface OutputWriterOptions {
   /** Repeats of a gif after its first play; 0 (default) loops for ever. */
   gifLoop?: number;
   /**
-   * The render's cells (render/plan/cell-grid.ts), which a video format encodes each alone; a
-   * worker's part is made of whole cells. Without them each part is one segment.
+   * The render's cells (render/plan/cell-grid.ts), which a video format encodes each alone,
+   * whichever workers draw their frames. Without them each part is one segment.
    */
   cells?: ChunkRange[];
 }
@@ -58,23 +58,24 @@ export function outputWriter(opts: OutputWriterOptions): OutputWriter {
 
 /**
  * Parts are closed-GOP segments of the format, joined by stream copy with the soundtrack. With
- * cells, each cell is a segment of its own, whatever part drew it.
+ * cells, each cell is a segment of its own, whatever parts drew it.
  */
 function videoWriter(opts: OutputWriterOptions): OutputWriter {
   const extension = formatExtension(opts.settings.format);
   const segmentOf = (startFrame: number) => path.join(opts.tmpDir, `part-${String(startFrame).padStart(7, '0')}${extension}`);
   const format = encoderFormat(opts.settings.format);
-  const cellStarts = new Set((opts.cells ?? []).map((c) => c.startFrame));
-  /** The first frame of every segment opened: each part's frames go to one or more of them. */
+  /** The first frame of every segment opened. */
   const written = new Set<number>();
   const open = (startFrame: number) => {
     written.add(startFrame);
     return segmentEncoder(opts.settings, segmentOf(startFrame), opts.encoderThreads);
   };
+  const cells = opts.cells && new CellEncoders(opts.cells, open);
   return {
     soundtrackFormat: format,
-    sink: (part) => (opts.cells ? cellSink(part.startFrame, cellStarts, open) : open(part.startFrame)),
+    sink: (part) => (cells ? cells.sink(part) : open(part.startFrame)),
     async finish(_parts, audio) {
+      await cells?.finish();
       const { options, encoded } = await audio();
       const starts = [...written].sort((a, b) => a - b);
       const joined = await loadNative().concatSegments(starts.map(segmentOf), opts.partial, { faststart: true, format, audio: options }, encoded);

@@ -2,7 +2,7 @@
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
 import { pageReach as reach } from '../../test-support/page-reach';
-import { cellGrid, cutFrames, framesOf, snapToCells, variablesOf } from './cell-grid';
+import { cellGrid, cutFrames, framesOf, variablesOf } from './cell-grid';
 
 const spans = (ranges: Array<{ startFrame: number; endFrame: number }>) => ranges.map((r) => [r.startFrame, r.endFrame]);
 
@@ -25,13 +25,6 @@ test('cells: every 2 s, an eighth of a short render but at least 15 frames, and 
   assert.equal(spans(cellGrid(none, noVariables, 10, fps)), [[0, 10]]);
   assert.equal(spans(cellGrid(reach(), { variables: { name: 'Ada' }, overrides: { photo: 'a.png' } }, 100, fps)), [[0, 5], [5, 15], [15, 20], [20, 30], [30, 45], [45, 50], [50, 60], [60, 75], [75, 90], [90, 100]]);
   assert.equal(spans(cellGrid(none, noVariables, 900, { num: 30000, den: 1001 })).slice(0, 1), [[0, 60]]);
-});
-
-test('planned ranges snap to the nearest cell boundary; a range left empty is dropped', () => {
-  const cells = cutFrames(reach({ bindings: [] }), [], 100, 30);
-  assert.equal(spans(snapToCells([{ index: 0, startFrame: 0, endFrame: 50 }, { index: 1, startFrame: 50, endFrame: 100 }], cells)), [[0, 60], [60, 100]]);
-  const one = cutFrames(reach({ bindings: [] }), [], 20, 30);
-  assert.equal(spans(snapToCells([{ index: 0, startFrame: 0, endFrame: 10 }, { index: 1, startFrame: 10, endFrame: 20 }], one)), [[0, 20]]);
 });
 
 test('a render\'s variables are those it holds a value for and those a row overrides', () => {

@@ -45,17 +45,6 @@ export function variablesOf(boot: Pick<RuntimeBoot, 'variables' | 'overrides'>):
   return [...new Set([...Object.keys(boot.variables), ...Object.keys(boot.overrides)])].sort();
 }
 
-/**
- * `ranges` (consecutive, from frame 0) with each inner boundary moved to the nearest of `cells`'
- * boundaries; ranges left empty are dropped.
- */
-export function snapToCells(ranges: readonly ChunkRange[], cells: readonly ChunkRange[]): ChunkRange[] {
-  const cuts = cells.map((c) => c.startFrame);
-  const nearest = (frame: number) => cuts.reduce((best, at) => (Math.abs(at - frame) < Math.abs(best - frame) ? at : best));
-  const ends = [...new Set(ranges.map((r, i) => (i === ranges.length - 1 ? r.endFrame : nearest(r.endFrame))))].filter((end) => end > 0);
-  return ends.map((endFrame, index) => ({ index, startFrame: index === 0 ? 0 : ends[index - 1], endFrame }));
-}
-
 /** Seconds between a render's fixed cell boundaries: a common keyframe interval. */
 export const CELL_SECONDS = 2;
 /** No fixed cell is shorter: a short render still has cells for its workers to share. */

@@ -96,26 +96,4 @@ test('next: a planned range nobody took comes first, whole once its predecessor 
   assert.is(b.endFrame, 160);
 });
 
-test('with cells, every split falls on a cell boundary, the one nearest the middle that leaves both halves long enough', () => {
-  const cuts = [0, 40, 80, 100, 140, 160, 170];
-  const s = new FrameScheduler(planned, 15, cuts);
-  const a = s.takePlanned()!;
-  a.next = 20;
-  const b = s.takePlanned()!;
-  assert.equal([span(a), span(b)], [[0, 100], [100, 200]], 'the middle (110) moves to the nearest boundary, 100');
-  b.next = 110;
-  assert.equal(span(s.steal()), [160, 200], 'the middle of 110-200 is 155: 160 is nearer than 140');
-  a.next = 90;
-  b.next = 150;
-  assert.is(s.canSplit(), false, 'no boundary leaves 15 frames on both sides of 150-160 or 90-100');
-  const late = new FrameScheduler(planned, 15, cuts);
-  const c = late.takePlanned()!;
-  c.next = 95;
-  assert.equal(span(late.takePlanned()), [140, 200], 'the middle of 95-200 is 148: 140 is the nearest boundary');
-  assert.is(c.endFrame, 140);
-  const tight = new FrameScheduler(planned, 15, [0, 100, 190]);
-  tight.takePlanned()!.next = 95;
-  assert.equal(span(tight.takePlanned()), [100, 200], 'no boundary leaves 15 frames on both sides: the planned range stays as it was');
-});
-
 test.run();

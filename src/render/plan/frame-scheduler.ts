@@ -22,14 +22,12 @@ export class FrameScheduler {
   private readonly unstarted: ChunkRange[];
 
   /**
-   * `minFrames`: neither half of a split may have fewer frames than this. `cuts`: where a split may
-   * fall, the render's cell boundaries (render/plan/cell-grid.ts), so no cell is drawn by two
-   * workers; anywhere when absent. The planned ranges must start and end on them.
+   * `minFrames`: neither half of a split may have fewer frames than this. A split may fall inside
+   * a render's cell: the cell's encoder takes the frames of both parts in order (output/cell-sink.ts).
    */
   constructor(
     planned: ChunkRange[],
     private readonly minFrames: number,
-    private readonly cuts?: readonly number[],
   ) {
     this.unstarted = [...planned].sort((a, b) => a.startFrame - b.startFrame);
   }
@@ -87,19 +85,10 @@ export class FrameScheduler {
     return best;
   }
 
-  /**
-   * Where frames [from, to) split in two halves as near equal as the cuts allow, neither shorter
-   * than `minFrames`; undefined when no split leaves both that long.
-   */
+  /** Where frames [from, to) split in two halves, neither shorter than `minFrames`; undefined when they cannot. */
   private splitAt(from: number, to: number): number | undefined {
     const middle = from + Math.ceil((to - from) / 2);
-    const fits = (at: number) => at - from >= this.minFrames && to - at >= this.minFrames;
-    if (!this.cuts) return fits(middle) ? middle : undefined;
-    let best: number | undefined;
-    for (const at of this.cuts) {
-      if (fits(at) && (best === undefined || Math.abs(at - middle) < Math.abs(best - middle))) best = at;
-    }
-    return best;
+    return middle - from >= this.minFrames && to - middle >= this.minFrames ? middle : undefined;
   }
 
   private add(startFrame: number, endFrame: number): FramePart {
