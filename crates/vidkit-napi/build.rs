@@ -10,8 +10,9 @@ fn main() {
 /// Compiles crates/vidkit-preload as the shared object Chromium preloads, with this build's own
 /// rustc, target and linker; src/preload.rs carries its bytes.
 fn build_preload() {
-    let source = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("../vidkit-preload/src/lib.rs");
-    println!("cargo:rerun-if-changed={}", source.display());
+    let sources = PathBuf::from(env::var("CARGO_MANIFEST_DIR").unwrap()).join("../vidkit-preload/src");
+    println!("cargo:rerun-if-changed={}", sources.display());
+    let source = sources.join("lib.rs");
     let output = PathBuf::from(env::var("OUT_DIR").unwrap()).join("libvidkit_preload.so");
     let mut rustc = Command::new(env::var("RUSTC").unwrap_or_else(|_| "rustc".into()));
     rustc

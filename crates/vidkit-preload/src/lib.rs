@@ -1,4 +1,6 @@
-//! The library vidkit preloads into Chromium (`LD_PRELOAD`) while it renders.
+//! The library vidkit preloads into Chromium (`LD_PRELOAD`) while it renders. It keeps the pages
+//! Chromium's allocators give back and take again every frame (here), and has Chromium encode its
+//! JPEG screenshots in one pass ([`jpeg`]).
 //!
 //! Chromium's allocators (PartitionAlloc, V8) give memory back with
 //! `mmap(addr, len, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS)`, which promises zeroed
@@ -270,6 +272,8 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     // Nothing above can panic; were it to, stopping the process beats unwinding through mmap.
     loop {}
 }
+
+pub mod jpeg;
 
 #[cfg(test)]
 mod tests;

@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { cli, tempDir } from '../../test-support/cli';
 import { frameHashes } from '../../test-support/media';
+import { findBrowser, launchBrowser, openControlledPage } from './browser';
 
 const out = tempDir('vidkit-preload-test-');
 const project = path.join(out, 'moving-canvas');
@@ -61,6 +62,73 @@ test('keeps the pages a full-frame capture frees and takes again: far fewer page
   const frames = frameHashes(path.join(out, 'kept.mp4'));
   assert.is(frames.length, 60);
   assert.equal(frames, frameHashes(path.join(out, 'plain.mp4')));
+});
+
+/** The Huffman tables of a JPEG: each DHT segment's class, id and 16 code counts, as hex. */
+function huffmanTables(jpeg: Buffer): string[] {
+  const tables: string[] = [];
+  for (let at = 2; at + 4 <= jpeg.length && jpeg[at] === 0xff; ) {
+    const marker = jpeg[at + 1];
+    const length = jpeg.readUInt16BE(at + 2);
+    if (marker === 0xc4) {
+      for (let t = at + 4; t < at + 2 + length; ) {
+        const counts = jpeg.subarray(t + 1, t + 17);
+        tables.push(`${jpeg[t].toString(16)}:${counts.toString('hex')}`);
+        t += 17 + counts.reduce((a, b) => a + b, 0);
+      }
+    }
+    if (marker === 0xda) break;
+    at += 2 + length;
+  }
+  return tables;
+}
+
+/** A begin-frame JPEG screenshot of a noisy 640x360 canvas, from a browser launched with or without the library. */
+async function screenshot(preload: '0' | '1'): Promise<Buffer> {
+  const before = process.env.VIDKIT_BROWSER_PRELOAD;
+  process.env.VIDKIT_BROWSER_PRELOAD = preload;
+  const browser = await launchBrowser({ executablePath: findBrowser(), capture: 'beginframe', gl: 'software' });
+  process.env.VIDKIT_BROWSER_PRELOAD = before;
+  try {
+    const page = await openControlledPage(browser);
+    const client = await page.createCDPSession();
+    await client.send('Emulation.setDeviceMetricsOverride', { width: 640, height: 360, deviceScaleFactor: 1, mobile: false });
+    await page.setContent('<canvas width="640" height="360" style="display:block"></canvas>').catch(() => undefined);
+    await client.send('Runtime.evaluate', {
+      expression: `(() => { const c = document.querySelector('canvas').getContext('2d'); let s = 7;
+        for (let y = 0; y < 360; y += 4) for (let x = 0; x < 640; x += 4) { s = (s * 1103515245 + 12345) % 2147483648; c.fillStyle = '#' + (s % 16777216).toString(16).padStart(6, '0'); c.fillRect(x, y, 4, 4); } })()`,
+    });
+    let ticks = 0;
+    for (let attempt = 0; attempt < 20; attempt++) {
+      const frame = await client.send('HeadlessExperimental.beginFrame', { frameTimeTicks: (ticks += 33), interval: 33, screenshot: { format: 'jpeg', quality: 90 } });
+      if (frame.screenshotData) return Buffer.from(frame.screenshotData, 'base64');
+    }
+    throw new Error('the browser drew no screenshot');
+  } finally {
+    await browser.close();
+  }
+}
+
+// Standard tables: libjpeg's defaults (ITU T.81 annex K), whose code counts these are.
+const STANDARD_TABLES = [
+  '0:00010501010101010100000000000000',
+  '10:0002010303020403050504040000017d',
+  '1:00030101010101010101010000000000',
+  '11:00020102040403040705040400010277',
+];
+
+test('has Chromium write its JPEG screenshots with the standard Huffman tables, in one pass: the same pixels as optimised tables', async () => {
+  const plain = await screenshot('0');
+  const onePass = await screenshot('1');
+  assert.not.equal(huffmanTables(plain).sort(), [...STANDARD_TABLES].sort(), 'without the library Chromium optimises its tables');
+  assert.equal(huffmanTables(onePass).sort(), [...STANDARD_TABLES].sort());
+  assert.ok(onePass.length > plain.length, `one pass: ${onePass.length} bytes, optimised: ${plain.length}`);
+  const pixels = (jpeg: Buffer) => {
+    const file = path.join(out, `shot-${jpeg.length}.jpg`);
+    fs.writeFileSync(file, jpeg);
+    return frameHashes(file);
+  };
+  assert.equal(pixels(onePass), pixels(plain));
 });
 
 test('is written once into the cache directory, under the hash of its bytes', () => {
