@@ -50,7 +50,8 @@ export declare function batchLineSchema(): string
 
 /**
  * The shared object vidkit preloads into Chromium on Linux (`LD_PRELOAD`) while it renders: it
- * keeps the pages Chromium's allocators give back and take again for every frame.
+ * keeps the pages Chromium's allocators give back and take again for every frame, and has
+ * Chromium write its JPEG screenshots in one pass.
  */
 export declare function browserPreload(): Buffer
 

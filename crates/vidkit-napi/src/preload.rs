@@ -6,7 +6,8 @@ use napi_derive::napi;
 static PRELOAD: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libvidkit_preload.so"));
 
 /// The shared object vidkit preloads into Chromium on Linux (`LD_PRELOAD`) while it renders: it
-/// keeps the pages Chromium's allocators give back and take again for every frame.
+/// keeps the pages Chromium's allocators give back and take again for every frame, and has
+/// Chromium write its JPEG screenshots in one pass.
 #[napi]
 pub fn browser_preload() -> Buffer {
     PRELOAD.to_vec().into()
