@@ -1,7 +1,7 @@
 //! Chromium's JPEG screenshots, encoded in one pass.
 //!
 //! Skia asks libjpeg for optimal Huffman tables, a second pass over every coefficient of the
-//! picture. On a 1080p screenshot that doubled the encode on the browser's main thread (26 ms a
+//! picture. On a 1080p screenshot that doubled the encode on the browser's main thread (27 ms a
 //! frame against 13), a tenth of a graphics page's render, for a file 7% smaller that never leaves
 //! the machine. The tables change how the coefficients are written, not what they are: the picture
 //! decodes to the same pixels. So `jpeg_start_compress` clears the request and calls libjpeg's own.

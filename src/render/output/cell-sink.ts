@@ -6,7 +6,7 @@ import { VidkitError } from '../../errors';
  * worker drawing ahead waits. JPEG frames (the standard quality) are a fraction of a megabyte, so
  * a cell's worth stays far below; PNG frames of a 4K page are about 20 MB each.
  */
-export const HELD_BYTES_LIMIT = 256 * 1024 * 1024;
+const HELD_BYTES_LIMIT = 256 * 1024 * 1024;
 
 /**
  * The encoders of a render's cells (render/plan/cell-grid.ts): each cell is encoded alone, by an
@@ -19,32 +19,18 @@ export const HELD_BYTES_LIMIT = 256 * 1024 * 1024;
  */
 export class CellEncoders {
   private readonly cells: OrderedCell[];
-  private readonly starts: Set<number>;
-  private held = 0;
-  private roomWaiters: Array<() => void> = [];
+  private readonly held: HeldBytes;
 
   constructor(cells: readonly ChunkRange[], open: (cellStart: number) => FrameSink, heldLimit = HELD_BYTES_LIMIT) {
-    const room = {
-      hold: (bytes: number) => {
-        this.held += bytes;
-        return this.held > heldLimit ? new Promise<void>((resolve) => this.roomWaiters.push(resolve)) : undefined;
-      },
-      release: (bytes: number) => {
-        this.held -= bytes;
-        if (this.held <= heldLimit) for (const wake of this.roomWaiters.splice(0)) wake();
-      },
-    };
-    this.cells = [...cells].sort((a, b) => a.startFrame - b.startFrame).map((c) => new OrderedCell(c, open, room));
-    this.starts = new Set(cells.map((c) => c.startFrame));
+    this.held = new HeldBytes(heldLimit);
+    this.cells = [...cells].sort((a, b) => a.startFrame - b.startFrame).map((c) => new OrderedCell(c, open, this.held));
   }
 
   /** Where a part's frames go, from its first frame on, each to its cell's encoder. */
   sink(part: ChunkRange): FrameSink {
     let frame = part.startFrame;
-    let frames = 0;
     const put = (image: Buffer | null) => {
       const at = frame++;
-      frames += 1;
       return this.cellOf(at).put(at, image);
     };
     return {
@@ -52,8 +38,8 @@ export class CellEncoders {
       pushRepeat: () => put(null),
       // A part's first frame may fall inside a cell: it is whole, since its page drew nothing
       // before it to repeat.
-      opensAt: (at) => at === part.startFrame || this.starts.has(at),
-      finish: async () => ({ frames, bytes: 0 }),
+      opensAt: (at) => at === part.startFrame || this.cellOf(at).range.startFrame === at,
+      finish: async () => ({ frames: frame - part.startFrame, bytes: 0 }),
       abort: () => this.abort(),
     };
   }
@@ -69,7 +55,7 @@ export class CellEncoders {
   /** Stops every open encoder: a failed part fails the render. */
   abort(): void {
     for (const cell of this.cells) cell.abort();
-    for (const wake of this.roomWaiters.splice(0)) wake();
+    this.held.wakeAll();
   }
 
   private cellOf(frame: number): OrderedCell {
@@ -86,10 +72,27 @@ export class CellEncoders {
   }
 }
 
-interface Room {
+/** The bytes of frames held for encoders that have not reached them, and the workers waiting for room. */
+class HeldBytes {
+  private bytes = 0;
+  private waiters: Array<() => void> = [];
+
+  constructor(private readonly limit: number) {}
+
   /** Counts `bytes` held; a promise to wait on while the render holds too much. */
-  hold(bytes: number): Promise<void> | undefined;
-  release(bytes: number): void;
+  hold(bytes: number): Promise<void> | undefined {
+    this.bytes += bytes;
+    return this.bytes > this.limit ? new Promise<void>((resolve) => this.waiters.push(resolve)) : undefined;
+  }
+
+  release(bytes: number): void {
+    this.bytes -= bytes;
+    if (this.bytes <= this.limit) this.wakeAll();
+  }
+
+  wakeAll(): void {
+    for (const wake of this.waiters.splice(0)) wake();
+  }
 }
 
 /** One cell's encoder and the frames drawn ahead of it, pushed in frame order. */
@@ -104,7 +107,7 @@ class OrderedCell {
   constructor(
     readonly range: ChunkRange,
     private readonly open: (cellStart: number) => FrameSink,
-    private readonly room: Room,
+    private readonly room: HeldBytes,
   ) {
     this.expected = range.startFrame;
   }

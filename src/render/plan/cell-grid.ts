@@ -47,13 +47,14 @@ export function variablesOf(boot: Pick<RuntimeBoot, 'variables' | 'overrides'>):
 
 /** Seconds between a render's fixed cell boundaries: a common keyframe interval. */
 export const CELL_SECONDS = 2;
-/** No fixed cell is shorter: a short render still has cells for its workers to share. */
+/** No fixed cell is shorter: each cell starts with a keyframe, and a batch row redraws whole cells. */
 export const MIN_CELL_FRAMES = 15;
 
 /**
  * The cells of a render (docs/explanation/batch-reuse.md): the ranges each encoded by an encoder
- * of its own and drawn whole by one worker, so that a frame's encoding depends only on its cell's
- * frames, never on the worker count or where a worker's range began. The boundaries depend on the
+ * of its own, taking its frames in order whichever workers drew them (output/cell-sink.ts), so that
+ * a frame's encoding depends only on its cell's frames, never on the worker count or where a
+ * worker's range began. The boundaries depend on the
  * composition alone: every {@link CELL_SECONDS} (an eighth of a short render, at least
  * {@link MIN_CELL_FRAMES} frames), and wherever the frames one of the variables `boot` holds (all
  * of them, not only those a batch varies) reaches begin or end, so a batch's rows share whole cells
