@@ -130,6 +130,37 @@ clock('--width renders at a device scale factor: half size, still frame exact', 
   decodeGray(output, 320, 180).forEach((f, i) => assert.is(readBits(f, 0, 0.5), i, `frame ${i}`));
 });
 
+/**
+ * A composition that paints itself green when the page's screen is its own size (`screen`, the
+ * device-width and device-height media queries) and red otherwise. The begin-frame browser's
+ * window is 16x16, the screenshot browser's 800x600: neither is what the page sees.
+ */
+function screenProbe(): string {
+  const dir = path.join(out, 'screen-probe');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    `<!doctype html><html><head><style>html,body{margin:0}#root{width:320px;height:180px;background:#ff0000}</style></head><body>
+<div id="root" data-composition-id="screen-probe" data-width="320" data-height="180" data-duration="0.2" data-fps="30"></div>
+<script>
+  var own = screen.width === 320 && screen.height === 180 && innerWidth === 320 && matchMedia('(device-width: 320px) and (device-height: 180px)').matches;
+  if (own) document.getElementById('root').style.background = '#00ff00';
+</script></body></html>`,
+  );
+  return dir;
+}
+
+for (const capture of ['beginframe', 'screenshot']) {
+  clock(`the page's screen is the composition's size, not the browser window's (--capture ${capture})`, () => {
+    const output = path.join(out, `screen-${capture}.mp4`);
+    const run = vidkit(['render', screenProbe(), '--output', output, '--capture', capture]);
+    assert.is(run.status, 0, run.stderr);
+    assert.match(run.stderr, new RegExp(`capture ${capture}`));
+    const [r, g, b] = rgbAt(decodeRgbFrame(output, 0, 320, 180), 320, 160, 90);
+    assert.ok(g > 200 && r < 60 && b < 60, `green, got rgb(${r}, ${g}, ${b})`);
+  });
+}
+
 clock('linear CSS and Web Animations edges sit at the expected pixel, --workers 2', () => {
   const { output, run } = render('css-linear', 'linear.mp4', ['--workers', '2']);
   assert.is(run.status, 0, run.stderr);

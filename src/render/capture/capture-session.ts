@@ -134,7 +134,12 @@ export class CaptureSession {
     if (this.opts.assets) {
       this.videoFrames = await step('serve video pictures', PageVideoFrames.attach(client, this.opts.assets, this.opts.url, (message) => this.assetFailed(message)));
     }
-    await step('set the viewport', client.send('Emulation.setDeviceMetricsOverride', { width, height, deviceScaleFactor: scale, mobile: false }));
+    // The screen is the composition's size too, whatever the browser's window: `screen.width`
+    // and the device-width media queries read it.
+    await step(
+      'set the viewport',
+      client.send('Emulation.setDeviceMetricsOverride', { width, height, screenWidth: width, screenHeight: height, deviceScaleFactor: scale, mobile: false }),
+    );
     await step(
       'set the background',
       client.send('Emulation.setDefaultBackgroundColorOverride', { color: { r: 255, g: 255, b: 255, a: this.opts.transparent ? 0 : 1 } }),
