@@ -150,10 +150,11 @@ function screenProbe(): string {
   return dir;
 }
 
+const screenProject = screenProbe();
 for (const capture of ['beginframe', 'screenshot']) {
   clock(`the page's screen is the composition's size, not the browser window's (--capture ${capture})`, () => {
     const output = path.join(out, `screen-${capture}.mp4`);
-    const run = vidkit(['render', screenProbe(), '--output', output, '--capture', capture]);
+    const run = vidkit(['render', screenProject, '--output', output, '--capture', capture]);
     assert.is(run.status, 0, run.stderr);
     assert.match(run.stderr, new RegExp(`capture ${capture}`));
     const [r, g, b] = rgbAt(decodeRgbFrame(output, 0, 320, 180), 320, 160, 90);

@@ -87,8 +87,11 @@ function huffmanTables(jpeg: Buffer): string[] {
 async function screenshot(preload: '0' | '1'): Promise<Buffer> {
   const before = process.env.VIDKIT_BROWSER_PRELOAD;
   process.env.VIDKIT_BROWSER_PRELOAD = preload;
-  const browser = await launchBrowser({ executablePath: findBrowser(), capture: 'beginframe', gl: 'software' });
-  process.env.VIDKIT_BROWSER_PRELOAD = before;
+  const browser = await launchBrowser({ executablePath: findBrowser(), capture: 'beginframe', gl: 'software' }).finally(() => {
+    // Assigning undefined would leave the string "undefined" behind.
+    if (before === undefined) delete process.env.VIDKIT_BROWSER_PRELOAD;
+    else process.env.VIDKIT_BROWSER_PRELOAD = before;
+  });
   try {
     const page = await openControlledPage(browser);
     const client = await page.createCDPSession();

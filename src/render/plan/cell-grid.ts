@@ -54,11 +54,11 @@ export const MIN_CELL_FRAMES = 15;
  * The cells of a render (docs/explanation/batch-reuse.md): the ranges each encoded by an encoder
  * of its own, taking its frames in order whichever workers drew them (output/cell-sink.ts), so that
  * a frame's encoding depends only on its cell's frames, never on the worker count or where a
- * worker's range began. The boundaries depend on the
- * composition alone: every {@link CELL_SECONDS} (an eighth of a short render, at least
- * {@link MIN_CELL_FRAMES} frames), and wherever the frames one of the variables `boot` holds (all
- * of them, not only those a batch varies) reaches begin or end, so a batch's rows share whole cells
- * with each other and with their lone renders.
+ * worker's range began. The boundaries depend on the composition alone: every
+ * {@link CELL_SECONDS} (an eighth of a short render, at least {@link MIN_CELL_FRAMES} frames), and
+ * wherever the frames one of the variables `boot` holds (all of them, not only those a batch
+ * varies) reaches begin or end, so a batch's rows share whole cells with each other and with their
+ * lone renders.
  */
 export function cellGrid(reach: PageReach, boot: Pick<RuntimeBoot, 'variables' | 'overrides'>, totalFrames: number, fps: Rational): ChunkRange[] {
   const step = Math.max(MIN_CELL_FRAMES, Math.min(Math.round((CELL_SECONDS * fps.num) / fps.den), Math.ceil(totalFrames / 8)));
