@@ -9,7 +9,7 @@ import { browserPreload } from './browser-preload';
 import { NAMESPACE_UID, SandboxProbe, browserEnvironment, namespaceCommand, runsAsRoot, sandboxConditions } from './browser-sandbox';
 import type { CaptureMode } from '../../values/capture-mode';
 import { withDeadline } from './deadline';
-import { killGroup, trackProcess, untrackProcess } from './leftovers';
+import { killGroup, killGroupAndWait, trackProcess, untrackProcess } from './leftovers';
 
 /** Whether the browser composites on a GPU or in software (SwiftShader). */
 export type GlMode = 'gpu' | 'software';
@@ -118,6 +118,8 @@ const SOFTWARE_RENDERER = /swiftshader|llvmpipe|softpipe|lavapipe|software|no we
 const LAUNCH_TIMEOUT_MS = 30_000;
 /** Milliseconds a browser may take to close before it is killed. */
 const CLOSE_TIMEOUT_MS = 5_000;
+/** Milliseconds a killed browser's processes may take to end before closing returns anyway. */
+const KILL_WAIT_MS = 3_000;
 /**
  * The protocol's own limit on any one call: a backstop behind the deadlines each step sets
  * (load, frame), so a call with none still ends.
@@ -215,7 +217,7 @@ export async function closeBrowser(browser: Browser): Promise<void> {
     // Hung or already gone: the process is killed below either way.
   }
   if (proc) {
-    killGroup(proc);
+    await killGroupAndWait(proc, KILL_WAIT_MS);
     untrackProcess(proc);
   }
 }

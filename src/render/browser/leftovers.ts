@@ -45,6 +45,19 @@ export function killGroup(proc: ChildProcess): void {
 const liveProcesses = () => processTable().filter((p) => p.pid !== process.pid && p.state !== 'Z' && p.state !== 'X');
 
 /**
+ * Kills `proc`'s group as {@link killGroup} does and resolves once none of it runs, or after `ms`:
+ * SIGKILL takes effect when the kernel next schedules each process, and a caller that has closed a
+ * browser may say so (a timed-out render's answer) while a loaded machine has not yet run it.
+ */
+export async function killGroupAndWait(proc: ChildProcess, ms: number): Promise<void> {
+  killGroup(proc);
+  const group = proc.pid;
+  if (group === undefined) return;
+  const running = () => liveProcesses().some((p) => p.pgrp === group);
+  for (const deadline = Date.now() + ms; running() && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/**
  * Kills every tracked process's group, and every process whose command line names a tracked path
  * (a browser still being launched, not yet tracked, already names its profile under the render's
  * temporary directory), then waits, synchronously and at most `ms`, until they have died: SIGKILL

@@ -91,6 +91,8 @@ export const MAX_RELAUNCHES = 2;
  */
 export class SessionSlot {
   private session?: CaptureSession;
+  /** The session being opened: its browser may be starting while the slot is closed. */
+  private opening?: Promise<CaptureSession>;
   private closing: Promise<void> = Promise.resolve();
   private stopped = false;
   /** The last frame the open page showed: a page only steps forward. */
@@ -119,10 +121,27 @@ export class SessionSlot {
     }
   }
 
+  /**
+   * The open session, else one opened now; callers that ask while it opens share it. A session
+   * whose slot was closed while it opened is closed by that close, and this asks again (or throws
+   * once the slot is stopped).
+   */
   async current(): Promise<CaptureSession> {
     if (this.stopped) throw new VidkitError('the render stopped: no new browser is opened');
-    this.session ??= await this.open();
-    return this.session;
+    if (this.session) return this.session;
+    const opening = (this.opening ??= this.open());
+    let session: CaptureSession;
+    try {
+      session = await opening;
+    } catch (err) {
+      // The next call launches again (a browser that failed to start is the caller's to retry).
+      if (this.opening === opening) this.opening = undefined;
+      throw err;
+    }
+    if (this.opening !== opening) return this.current();
+    this.opening = undefined;
+    this.session = session;
+    return session;
   }
 
   /** Closes the session for good: a render that failed or was interrupted relaunches nothing. */
@@ -135,12 +154,18 @@ export class SessionSlot {
     return this.session !== undefined;
   }
 
-  /** Closes the open session; a call while one is closing waits for it, so nothing outlives it. */
+  /**
+   * Closes the open session, or the one opening once it has opened (a render timed out or stopped
+   * while its browser started); a call while one is closing waits for it, so nothing outlives it.
+   */
   async close(): Promise<void> {
-    const session = this.session;
+    const { session, opening } = this;
     this.session = undefined;
+    this.opening = undefined;
     this.pageFrame = -1;
     if (session) this.closing = session.close();
+    // A launch that failed left nothing to close; the caller awaiting it gets its error.
+    else if (opening) this.closing = opening.then((s) => s.close(), () => undefined);
     await this.closing;
   }
 }
