@@ -3,7 +3,7 @@ import { spawn } from 'node:child_process';
 import { setTimeout as delay } from 'node:timers/promises';
 import { test } from 'uvu';
 import * as assert from 'uvu/assert';
-import { killGroupAndWait } from './leftovers';
+import { killGroup, killGroupAndWait } from './leftovers';
 import { processTable } from './process-table';
 
 // A process group like a browser's: a leader and its children. Right after a SIGKILL some of them
@@ -13,10 +13,15 @@ const liveIn = (group: number) => processTable().filter((p) => p.pgrp === group 
 test('killGroupAndWait returns once no process of the group runs', async () => {
   for (let i = 0; i < 10; i++) {
     const leader = spawn('sh', ['-c', 'sleep 30 & sleep 30 & wait'], { detached: true, stdio: 'ignore' });
-    await delay(100);
-    assert.is(liveIn(leader.pid!).length, 3, 'the group did not start');
-    await killGroupAndWait(leader, 3000);
-    assert.equal(liveIn(leader.pid!), [], `try ${i + 1}: the group still runs`);
+    try {
+      await delay(100);
+      assert.is(liveIn(leader.pid!).length, 3, 'the group did not start');
+      await killGroupAndWait(leader, 3000);
+      assert.equal(liveIn(leader.pid!), [], `try ${i + 1}: the group still runs`);
+    } finally {
+      // A failed try leaves no sleeper to hold this file's process open.
+      killGroup(leader);
+    }
   }
 });
 
