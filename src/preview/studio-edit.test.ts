@@ -45,14 +45,22 @@ async function serve(dir: string): Promise<ServingCli> {
 }
 
 /**
+ * Resolves once the studio's event stream has opened: the server adds a page to the stream's
+ * listeners as it answers, so the answer's headers mean the page hears saves. Call before the
+ * studio loads.
+ */
+function eventStreamOpen(page: Page): Promise<unknown> {
+  return page.waitForResponse((r) => new URL(r.url()).pathname === '/__vidkit/events', { timeout: 60_000 });
+}
+
+/**
  * Opens the studio at 1280x800 and waits until the player, the timeline and the variables panel
  * are drawn and its event stream is open: a file saved before the stream opens reloads nothing (a
  * loaded suite run pressed a key that saved the file before it had, and waited 20 s for a reload).
  */
 async function openStudio(url: string, opts: { holdEvents?: boolean } = {}): Promise<Page> {
   const page = await browser.newPage();
-  // The server adds a page to the stream's listeners as it answers: the answer's headers mean it hears saves.
-  const streamOpen = page.waitForResponse((r) => new URL(r.url()).pathname === '/__vidkit/events', { timeout: 60_000 });
+  const streamOpen = eventStreamOpen(page);
   // The studio hears of a file saved elsewhere through its event stream and reads the file again;
   // a test of an edit that crosses such a save keeps the stream's handle to close it first.
   if (opts.holdEvents) {
@@ -313,7 +321,7 @@ edit('undo and redo across a reload of the studio; the history is never served',
   const undone = fs.readFileSync(file, 'utf8');
   assert.is(undone, before.replace(' style="color: var(--ink)"', '').replace(', {&quot;id&quot;:&quot;ink&quot;,&quot;type&quot;:&quot;color&quot;,&quot;default&quot;:&quot;#ffff00&quot;}', ''));
   // Reloaded, the studio opens its event stream again: the redo's save must come after.
-  const streamOpen = page.waitForResponse((r) => new URL(r.url()).pathname === '/__vidkit/events', { timeout: 60_000 });
+  const streamOpen = eventStreamOpen(page);
   await page.reload();
   await page.waitForFunction(() => !(document.getElementById('redo') as HTMLButtonElement).disabled, { timeout: 30_000 });
   await streamOpen;
