@@ -33,27 +33,42 @@ const long = noiseProject('noise-long', 3);
 const FRAMES = 90;
 const short = noiseProject('noise-short', 1);
 
-/**
- * What shows that frames are being drawn, by format: a segment or frame file in the render's
- * directory under TMPDIR past 4 KiB, or, for png-sequence, a frame in the output's partial folder.
- * A WebM segment is written in clusters of seconds, so there the segment's being there is the sign.
- */
-function drawing(format: OutputFormat, outputDir: string): [where: string, name: string, test?: string] {
-  if (format === 'gif') return ['"$T"', 'frame_*.png'];
-  if (format === 'png-sequence') return [outputDir, 'frame_*.png'];
-  if (format === 'webm') return ['"$T"', 'part-*', '-type f'];
-  return ['"$T"', 'part-*'];
+/** A shell test that passes once `find <where> -name <name> <test>` finds something. */
+function found(where: string, name: string, test: string): string {
+  return `[ -n "$(find ${where} -name '${name}' ${test} 2>/dev/null | head -n 1)" ]`;
 }
 
-/** The shell lines that wait (at most 30 s) until `find <where> -name <name> <test>` finds something: by default a file of more than 4 KiB. */
-function waitFor(where: string, name: string, test = '-size +4k'): string {
-  return `i=0; while [ $i -lt 600 ] && [ -z "$(find ${where} -name '${name}' ${test} 2>/dev/null | head -n 1)" ]; do sleep 0.05; i=$((i+1)); done`;
+/**
+ * What shows that frames are being drawn and more are still to be written, by format: a segment
+ * or frame file in the render's directory under TMPDIR past 4 KiB, or, for png-sequence, a frame in
+ * the output's partial folder. A WebM segment is written in clusters of seconds, so there the
+ * segment's being there is the sign. An HEVC segment is written whole as it closes, so there one
+ * segment written and another still open (no bytes past its header) is the sign: the last segment
+ * may close within a poll of the others, leaving nothing to write once the disk fills.
+ */
+function drawing(format: OutputFormat, outputDir: string): string {
+  if (format === 'gif') return found('"$T"', 'frame_*.png', '-size +4k');
+  if (format === 'png-sequence') return found(outputDir, 'frame_*.png', '-size +4k');
+  if (format === 'webm') return found('"$T"', 'part-*', '-type f');
+  const written = found('"$T"', 'part-*', '-size +4k');
+  if (format === 'hdr-pq' || format === 'hdr-hlg') return `${written} && ${found('"$T"', 'part-*', '-size -5k')}`;
+  return written;
+}
+
+/**
+ * The shell lines that wait (at most 30 s) until `ready` passes, and leave the render stopped
+ * (SIGSTOP) from the test that passed until `fill` has run, so nothing it saw changes first.
+ */
+function fillOnce(ready: string, fill: string): string {
+  return `i=0; while [ $i -lt 600 ]; do kill -STOP $pid 2>/dev/null; if ${ready}; then break; fi; kill -CONT $pid 2>/dev/null; sleep 0.05; i=$((i+1)); done
+${fill}
+kill -CONT $pid 2>/dev/null`;
 }
 
 /**
  * Renders `project` in `format` with TMPDIR on a 40 MiB tmpfs that something else fills (64 MiB
- * written beside the render) once `fillWhen` lines return; prints the exit status and what is left
- * in TMPDIR once the filler is gone.
+ * written beside the render) once the shell test `fillWhen` gives passes; prints the exit status
+ * and what is left in TMPDIR once the filler is gone.
  */
 function renderFillingTmp(format: OutputFormat, label: string, fillWhen: (outputDir: string) => string) {
   const outputDir = path.join(work, `${format}-${label}`);
@@ -62,8 +77,7 @@ function renderFillingTmp(format: OutputFormat, label: string, fillWhen: (output
   const run = withSmallDisks(
     { T: '40m' },
     `TMPDIR="$T" $VIDKIT render ${long} --output ${output} --format ${format} --workers 1 & pid=$!
-${fillWhen(outputDir)}
-dd if=/dev/zero of="$T/filler" bs=1M count=64 2>/dev/null
+${fillOnce(fillWhen(outputDir), 'dd if=/dev/zero of="$T/filler" bs=1M count=64 2>/dev/null')}
 wait $pid; echo "exit $?"; rm -f "$T/filler"; ls -A "$T"`,
   );
   return { run, outputDir };
@@ -82,8 +96,8 @@ const disks = suite('a disk filling during a render');
 
 for (const format of OUTPUT_FORMATS) {
   disks(`${format}: TMPDIR filled as the render starts, then while the frames are drawn: exit 4 naming TMPDIR, nothing left there or beside the output`, () => {
-    const started = renderFillingTmp(format, 'start', () => waitFor('"$T"', 'vidkit-render-*', '-type d'));
-    const midway = renderFillingTmp(format, 'frames', (outputDir) => waitFor(...drawing(format, outputDir)));
+    const started = renderFillingTmp(format, 'start', () => found('"$T"', 'vidkit-render-*', '-type d'));
+    const midway = renderFillingTmp(format, 'frames', (outputDir) => drawing(format, outputDir));
     for (const [when, { run, outputDir }] of [
       ['at the start', started],
       ['mid-render', midway],
