@@ -206,11 +206,12 @@ output('H.264 yuv420p BT.709 MP4 with the root size, duration and frame count', 
   const head = fs.readFileSync(file).subarray(0, 64 * 1024).toString('latin1');
   assert.ok(head.indexOf('moov') >= 0 && head.indexOf('moov') < head.indexOf('mdat'), 'moov before mdat');
   assert.equal(fs.readdirSync(out).filter((f) => f.includes('partial')), []);
-  // x264 records its settings in the stream: the standard quality's motion search, and each of
-  // the 2 workers' encoders with its share of the cores.
+  // x264 records its settings in the stream: the standard quality's motion search and, on
+  // graphics, its whole-macroblock inter prediction (partitions i8x8,i4x4: analyse=0x3:0x3), and
+  // each of the 2 workers' encoders with its share of the cores.
   const settings = fs.readFileSync(file).toString('latin1');
   const threads = Math.max(1, Math.floor(os.availableParallelism() / 2));
-  for (const want of [' me=dia ', ' subme=1 ', ` threads=${threads} `, ' crf=18.0 ']) assert.ok(settings.includes(want), `x264 settings lack "${want.trim()}"`);
+  for (const want of [' me=dia ', ' subme=1 ', ' analyse=0x3:0x3 ', ` threads=${threads} `, ' crf=18.0 ']) assert.ok(settings.includes(want), `x264 settings lack "${want.trim()}"`);
 });
 
 output.run();
