@@ -8,7 +8,7 @@
 #   e2e    the end-to-end tests: the built CLI, SDK and player, real Chromium, real libav.
 #   cloud  the tests that start the AWS emulator (MiniStack).
 # A test file names its tier in its first line (`// tier: unit`, `// tier: cloud`); any other is e2e.
-# Test files run in processes of their own, as many at a time as the cores, each under a deadline
+# Test files run in processes of their own, one more at a time than the cores, each under a deadline
 # (scripts/run-tests.mjs); the unit tier runs beside the other two. Sets everything up first.
 # Prints each tier's counts and wall time; the last line is the summary
 # `tests: N passed, N failed`.
