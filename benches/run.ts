@@ -125,10 +125,9 @@ function summarise(tool: ToolResult['tool'], measured: Measured[], output: strin
 async function benchComposition(name: string, resolution: number): Promise<Row> {
   const dir = projectDir(name);
   const tag = `${name}-${resolution}`;
-  const scale = resolution / AUTHORED_HEIGHT;
   process.stderr.write(`bench: ${tag}: lossless reference\n`);
   const reference = path.join(work, `${tag}-ref.mkv`);
-  await renderReference(dir, reference, scale, { browserVideo: projectHtml(dir).includes('<video') });
+  await renderReference(dir, reference, widthFor(dir, resolution), { browserVideo: projectHtml(dir).includes('<video') });
 
   const vidkitOut = path.join(work, `${tag}-vidkit.mp4`);
   const peerOut = path.join(work, `${tag}-peer.mp4`);

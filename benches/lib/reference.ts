@@ -1,42 +1,44 @@
 import { spawn } from 'node:child_process';
-import { loadComposition } from '../../dist/composition/composition';
-import { findBrowser, resolveProfile } from '../../dist/render/browser/browser';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { createRenderContext } from '../../dist/render/render-context';
+import { serveComposition } from '../../dist/render/serve/served-composition';
 import { CaptureSession } from '../../dist/render/capture/capture-session';
-import { EgressPolicy } from '../../dist/render/serve/egress-policy';
-import { serveProject } from '../../dist/render/serve/project-server';
-import { DEFAULT_TIMEOUTS } from '../../dist/values/constants';
-import { runtimeBoot } from '../../dist/runtime/boot';
 
 /**
  * The lossless reference of a composition: every frame as the browser draws it (PNG from one
- * begin-frame session, frame i at time i/fps), stored losslessly as FFV1 RGB. With
- * `browserVideo`, the browser plays the page's videos itself (this session has no asset router,
- * so its videos are not the native decoder's) and each seeked frame is taken by screenshot, which
- * waits until the video presents it: the browser's own picture of each source frame.
+ * session, frame i at time i/fps), stored losslessly as FFV1 RGB. The page is loaded exactly as a
+ * render loads it (the same render context, page server, boot options and fonts), so the
+ * reference differs from a render only by the encoder's loss. With `browserVideo`, the browser
+ * plays the page's videos itself (the session gets no asset router, so its videos are not the
+ * native decoder's) and each seeked frame is taken by screenshot, which waits until the video
+ * presents it: the browser's own picture of each source frame.
  */
-export async function renderReference(projectDir: string, output: string, scale = 1, opts: { browserVideo?: boolean } = {}): Promise<void> {
-  const comp = loadComposition(projectDir);
-  const profile = await resolveProfile({ executablePath: findBrowser(), capture: opts.browserVideo ? 'screenshot' : 'auto', allowGpu: true });
-  const server = await serveProject(comp.projectDir);
-  const ffmpeg = spawn('ffmpeg', ['-v', 'error', '-y', '-f', 'image2pipe', '-framerate', String(comp.fps), '-c:v', 'png', '-i', '-', '-c:v', 'ffv1', '-pix_fmt', 'bgr0', output], {
+export async function renderReference(projectDir: string, output: string, width: number, opts: { browserVideo?: boolean } = {}): Promise<void> {
+  const context = await createRenderContext({
+    projectDir,
+    overrides: {},
+    strictVariables: false,
+    width,
+    format: 'png-sequence',
+    frameFormat: { type: 'png' },
+    crf: 0,
+    preset: 'ultrafast',
+    allowGpu: true,
+    capture: opts.browserVideo ? 'screenshot' : 'auto',
+  });
+  const tmpDir = fs.mkdtempSync(path.join(os.tmpdir(), 'vidkit-bench-ref-'));
+  const server = await serveComposition(context.composition, tmpDir, {});
+  const ffmpeg = spawn('ffmpeg', ['-v', 'error', '-y', '-f', 'image2pipe', '-framerate', String(context.fps), '-c:v', 'png', '-i', '-', '-c:v', 'ffv1', '-pix_fmt', 'bgr0', output], {
     stdio: ['pipe', 'ignore', 'inherit'],
   });
   const done = new Promise<void>((resolve, reject) => ffmpeg.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`)))));
-  const session = await CaptureSession.open({
-    profile,
-    url: new URL('index.html', server.url).href,
-    width: comp.width,
-    height: comp.height,
-    scale,
-    boot: runtimeBoot({}, {}, comp.fps, {}),
-    format: { type: 'png' },
-    timeouts: DEFAULT_TIMEOUTS,
-    // The page's own server; nothing else private, as in a render.
-    egress: new EgressPolicy({ projectServer: server.url }),
-  });
+  const session = await CaptureSession.open(
+    context.sessionOptions(server.url, opts.browserVideo ? undefined : server.assets, path.join(tmpDir, 'profile')),
+  );
   try {
-    // Without data-duration the page tells its length.
-    const frames = Math.round((comp.durationSeconds ?? (await session.durationSeconds())) * comp.fps);
+    const frames = context.totalFrames ?? Math.round((await session.durationSeconds()) * context.fps);
     let last: Buffer | undefined;
     for (let f = 0; f < frames; f++) {
       last = (await session.capture(f)) ?? last;
@@ -47,6 +49,7 @@ export async function renderReference(projectDir: string, output: string, scale 
     ffmpeg.stdin.end();
     await session.close();
     await server.close();
+    fs.rmSync(tmpDir, { recursive: true, force: true });
   }
   await done;
 }

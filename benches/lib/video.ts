@@ -63,10 +63,14 @@ function runPsnr(file: string, reference: string, format: string, opts: { stats?
   const decoder = (input: string) => (opts.alpha && input.endsWith('.webm') ? ['-c:v', 'libvpx-vp9'] : []);
   const filter = opts.stats === undefined ? 'psnr' : `psnr=shortest=1:stats_file=${opts.stats}`;
   const crop = opts.crop ? `crop=${opts.crop.width}:${opts.crop.height}:${opts.crop.x}:${opts.crop.y},` : '';
+  // Frames are paired by their index, not their timestamps: a Matroska reference keeps times in
+  // whole milliseconds (frame 2 at 30 fps is 67 ms), so paired by time every third frame of an
+  // exactly timed MP4 (66.67 ms) would be compared with the reference's frame before it.
+  const prepare = (input: string) => `[${input}:v]${crop}format=${format},settb=AVTB,setpts=N`;
   // ffmpeg prints the filter's summary on stderr.
   const run = spawnSync(
     'ffmpeg',
-    ['-v', 'info', '-nostats', ...decoder(file), '-i', file, ...decoder(reference), '-i', reference, '-lavfi', `[0:v]${crop}format=${format}[a];[1:v]${crop}format=${format}[b];[a][b]${filter}`, '-f', 'null', '-'],
+    ['-v', 'info', '-nostats', ...decoder(file), '-i', file, ...decoder(reference), '-i', reference, '-lavfi', `${prepare('0')}[a];${prepare('1')}[b];[a][b]${filter}`, '-f', 'null', '-'],
     { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 },
   );
   if (run.status !== 0) throw new Error(`ffmpeg psnr of ${file} against ${reference} failed: ${run.stderr.slice(-500)}`);
