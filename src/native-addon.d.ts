@@ -4,6 +4,28 @@
 /** A soundtrack mixed and encoded ahead of the concat that muxes it (`encodeSoundtrack`). */
 export declare class EncodedSoundtrack {}
 
+/**
+ * A shared-memory file one browser writes its screenshots' pixels into. The file is this user's
+ * alone (mode 0600) and removed by `close()`, or when the object is collected.
+ */
+export declare class FrameChannel {
+  /**
+   * A channel for `width`x`height` screenshots in `dir` (a shared-memory file system such as
+   * /dev/shm; anywhere else the pages would go to disk).
+   */
+  constructor(dir: string, width: number, height: number)
+  /** The file the browser is told of (`VIDKIT_FRAME_CHANNEL`). */
+  get path(): string
+  /**
+   * The screenshot the browser wrote since the last call, as the encoder's converted picture;
+   * null when it wrote none (its libjpeg is not the one the library hooks, or the picture was
+   * not the channel's size), and the caller then has the browser's own JPEG.
+   */
+  take(): Buffer | null
+  /** Unmaps and removes the file; a second call does nothing. */
+  close(): void
+}
+
 /** Encodes screenshots into one closed-GOP segment of the output format. */
 export declare class NativeEncoder {
   /** Creates the output file and starts the decode and encode threads. */
@@ -105,6 +127,9 @@ export interface EncodeResult {
  * no track.
  */
 export declare function encodeSoundtrack(audio: SoundtrackOptions, format?: 'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg'): Promise<EncodedSoundtrack | null>
+
+/** The variable that names the channel to the browser's preloaded library. */
+export declare const FRAME_CHANNEL_VARIABLE: string
 
 export interface GifResult {
   frames: number

@@ -12,7 +12,7 @@ import type { CaptureSession, SessionOptions } from './capture/capture-session';
 import type { FrameFormat } from '../values/quality';
 import type { ChunkRange, EncodeSettings } from './capture/chunk-renderer';
 import { cellGrid } from './plan/cell-grid';
-import { OutputFormat, capturesPng, hasAlpha, isDirectoryFormat } from '../values/formats';
+import { OutputFormat, capturesPng, hasAlpha, isDirectoryFormat, takesConvertedFrames } from '../values/formats';
 import { Rational, fpsToRational } from '../values/fps';
 import { OutputSize, resolveOutputSize } from '../values/output-size';
 import { hasVideoElement, projectPage } from '../composition/project-page';
@@ -173,6 +173,7 @@ export function withProfile(planned: PlannedRender, profile: BrowserProfile): Re
       timeouts: planned.timeouts,
       profileDir,
       strictLoads: planned.strictLoads,
+      rawFrames: takesConvertedFrames(planned.format),
     }),
   };
 }

@@ -75,7 +75,12 @@ export async function renderStill(opts: StillOptions): Promise<StillResult> {
   const server = await serveComposition(context.composition, tmpDir, opts);
   let session: CaptureSession | undefined;
   try {
-    session = await CaptureSession.open({ ...context.sessionOptions(server.url, server.assets, path.join(tmpDir, 'profile')), onWarning: opts.onWarning });
+    // The still is the browser's own image file, not a picture for an encoder.
+    session = await CaptureSession.open({
+      ...context.sessionOptions(server.url, server.assets, path.join(tmpDir, 'profile')),
+      rawFrames: false,
+      onWarning: opts.onWarning,
+    });
     if (context.totalFrames === undefined) assertInside(frame, await framesOfPage(context, session), context.fps);
     const image = await session.capture(frame, true);
     if (!image) throw new VidkitError(`frame ${frame}: the browser returned no image`);

@@ -70,6 +70,14 @@ export function capturesPng(format: OutputFormat): boolean {
   return hasAlpha(format) || format === 'gif';
 }
 
+/**
+ * The formats whose encoder takes 8-bit yuv420p (BT.709, limited range): a screenshot may reach it
+ * already converted from the browser's raw pixels (render/capture/frame-channel.ts).
+ */
+export function takesConvertedFrames(format: OutputFormat): boolean {
+  return format === 'mp4' || format === 'hls';
+}
+
 /** The native encoder's format of a render's segments: hls segments are H.264 MP4 before they are cut. */
 export function encoderFormat(format: OutputFormat): NonNullable<NativeEncoderOptions['format']> {
   if (format === 'hls') return 'mp4';

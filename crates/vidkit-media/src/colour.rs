@@ -10,8 +10,12 @@
 
 mod hdr;
 mod jfif;
+mod planar;
+mod rgb;
 mod source;
 
+pub use planar::rgbx_picture;
+pub use rgb::ChannelOrder;
 pub(crate) use source::is_full_range;
 pub use source::{source_colour, SourceColour};
 
@@ -64,6 +68,33 @@ impl Converter {
         }
         tag(&mut output, self.format);
         Ok(output)
+    }
+
+    /// The picture of `bytes` when the caller pushed one already converted ([`rgbx_picture`]);
+    /// `None` for encoded bytes. It must be of the output's size and the mp4 encoder's yuv420p.
+    pub(crate) fn planar(&self, bytes: &[u8]) -> Option<Result<frame::Video, String>> {
+        let parsed = planar::parse(bytes)?;
+        Some(parsed.and_then(|(width, height, planes)| {
+            if self.format != OutputFormat::Mp4 || (width, height) != (self.width, self.height) {
+                return Err(format!(
+                    "a converted {width}x{height} yuv420p picture, for a {}x{} {:?} encoder",
+                    self.width, self.height, self.format
+                ));
+            }
+            let mut output = frame::Video::new(Pixel::YUV420P, width, height);
+            let mut rest = planes;
+            for plane in 0..3 {
+                let (w, h) = (output.plane_width(plane) as usize, output.plane_height(plane) as usize);
+                let stride = output.stride(plane);
+                let (samples, after) = rest.split_at(w * h);
+                for (line, row) in output.data_mut(plane).chunks_mut(stride).zip(samples.chunks_exact(w)) {
+                    line[..w].copy_from_slice(row);
+                }
+                rest = after;
+            }
+            tag(&mut output, self.format);
+            Ok(output)
+        }))
     }
 
     fn scale(&mut self, source: &frame::Video, output: &mut frame::Video) -> Result<(), String> {

@@ -24,7 +24,7 @@ mod page_media;
 mod probe;
 
 pub use audio::{flac_proxy, AudioMix, AudioProxyStats, AudioTrack, EncodedSoundtrack, SAMPLE_RATE};
-pub use colour::{source_colour, SourceColour};
+pub use colour::{rgbx_picture, source_colour, ChannelOrder, SourceColour};
 pub use concat::{concat_segments, ConcatOptions, ConcatStats, Soundtrack};
 pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
 pub use error::{ErrorCode, MediaError};

@@ -13,6 +13,7 @@ mod js;
 mod media;
 mod plan;
 mod preload;
+mod screenshots;
 
 use napi_derive::napi;
 

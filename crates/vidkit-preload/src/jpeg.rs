@@ -51,7 +51,7 @@ static ABI: AtomicUsize = AtomicUsize::new(0);
 pub unsafe extern "C" fn jpeg_start_compress(cinfo: *mut c_void, write_all_tables: c_int) {
     let mut next = NEXT.load(Ordering::Acquire);
     if next == 0 {
-        next = dlsym(RTLD_NEXT, c"jpeg_start_compress".as_ptr()) as usize;
+        next = next_symbol(c"jpeg_start_compress");
         ABI.store(if is_abi_62(next) { 1 } else { 2 }, Ordering::Release);
         NEXT.store(next, Ordering::Release);
     }
@@ -64,8 +64,14 @@ pub unsafe extern "C" fn jpeg_start_compress(cinfo: *mut c_void, write_all_table
         && *(cinfo.cast::<u8>().add(IS_DECOMPRESSOR) as *const c_int) == 0
     {
         *(cinfo.cast::<u8>().add(OPTIMIZE_CODING) as *mut c_int) = 0;
+        crate::frames::start(cinfo);
     }
     core::mem::transmute::<usize, StartCompress>(next)(cinfo, write_all_tables)
+}
+
+/// The address of `name` in the libraries after this one; 0 when none defines it.
+pub(crate) fn next_symbol(name: &core::ffi::CStr) -> usize {
+    unsafe { dlsym(RTLD_NEXT, name.as_ptr()) as usize }
 }
 
 /// Whether the function at `address` belongs to a file named `libjpeg.so.62`.

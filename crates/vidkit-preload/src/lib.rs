@@ -1,6 +1,7 @@
 //! The library vidkit preloads into Chromium (`LD_PRELOAD`) while it renders. It keeps the pages
 //! Chromium's allocators give back and take again every frame (here), and has Chromium encode its
-//! JPEG screenshots in one pass ([`jpeg`]).
+//! JPEG screenshots in one pass ([`jpeg`]), handing their pixels to vidkit raw where it asks
+//! ([`frames`]).
 //!
 //! Chromium's allocators (PartitionAlloc, V8) give memory back with
 //! `mmap(addr, len, PROT_NONE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS)`, which promises zeroed
@@ -36,6 +37,11 @@ mod nr {
     pub const MUNMAP: c_long = if X86_64 { 11 } else { 215 };
     pub const MREMAP: c_long = if X86_64 { 25 } else { 216 };
     pub const MINCORE: c_long = if X86_64 { 27 } else { 232 };
+    pub const OPENAT: c_long = if X86_64 { 257 } else { 56 };
+    pub const LSEEK: c_long = if X86_64 { 8 } else { 62 };
+    pub const CLOSE: c_long = if X86_64 { 3 } else { 57 };
+    pub const GETPID: c_long = if X86_64 { 39 } else { 172 };
+    pub const GETTID: c_long = if X86_64 { 186 } else { 178 };
     #[cfg(test)]
     pub const MEMFD_CREATE: c_long = if X86_64 { 319 } else { 279 };
 }
@@ -273,6 +279,7 @@ fn panic(_: &core::panic::PanicInfo) -> ! {
     loop {}
 }
 
+pub mod frames;
 pub mod jpeg;
 
 #[cfg(test)]

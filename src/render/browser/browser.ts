@@ -5,6 +5,7 @@ import puppeteer, { Browser, Page } from 'puppeteer-core';
 import { vidkitCacheDir } from '../../cache-dir';
 import { ExitCode, VidkitError, errorMessage } from '../../errors';
 import { browserFontconfig } from '../../fonts/fontconfig';
+import { loadNative } from '../../native';
 import { browserPreload } from './browser-preload';
 import { NAMESPACE_UID, SandboxProbe, browserEnvironment, namespaceCommand, runsAsRoot, sandboxConditions } from './browser-sandbox';
 import type { CaptureMode } from '../../values/capture-mode';
@@ -134,6 +135,8 @@ export interface LaunchOptions {
   scale?: number;
   /** The browser's profile directory; by default puppeteer makes one and removes it on close. */
   userDataDir?: string;
+  /** The file its begin-frame screenshots' pixels go to (capture/frame-channel.ts). */
+  frameChannel?: string;
   /** The switches of the egress gate its pages go out through (egress-gate.ts). */
   egress?: string[];
 }
@@ -172,7 +175,7 @@ export async function launchBrowser(
         ? { ignoreDefaultArgs: true, args: [...wrapper.args, profile.executablePath, ...puppeteer.defaultArgs({ headless: 'shell', args, userDataDir: options.userDataDir })] }
         : { args, userDataDir: options.userDataDir }),
       defaultViewport: null,
-      env: browserEnvironment({ FONTCONFIG_FILE: browserFontconfig(), ...preloadVariable() }),
+      env: browserEnvironment({ FONTCONFIG_FILE: browserFontconfig(), ...preloadVariables(options.frameChannel) }),
       timeout: LAUNCH_TIMEOUT_MS,
       protocolTimeout: PROTOCOL_TIMEOUT_MS,
       // vidkit's own handlers clean up and choose the exit code (docs/reference/command-line.md).
@@ -190,15 +193,20 @@ export async function launchBrowser(
   return browser;
 }
 
-function preloadVariable(): { LD_PRELOAD?: string } {
+/** The preloaded library, and the frame channel it writes screenshots into (capture/frame-channel.ts). */
+function preloadVariables(frameChannel: string | undefined): Record<string, string> {
   const file = browserPreload();
-  return file === undefined ? {} : { LD_PRELOAD: file };
+  if (file === undefined) return {};
+  return { LD_PRELOAD: file, ...(frameChannel === undefined ? {} : { [loadNative().FRAME_CHANNEL_VARIABLE]: frameChannel }) };
 }
 
+/** Where Linux keeps shared memory as files. */
+export const SHARED_MEMORY_DIR = '/dev/shm';
+
 /** Lambda and some sandboxes have no writable /dev/shm; Chromium then keeps shared memory in /tmp. */
-function hasSharedMemory(): boolean {
+export function hasSharedMemory(): boolean {
   try {
-    fs.accessSync('/dev/shm', fs.constants.W_OK);
+    fs.accessSync(SHARED_MEMORY_DIR, fs.constants.W_OK);
     return true;
   } catch {
     return false;

@@ -15,6 +15,8 @@ import type { PageTimeouts } from '../../values/page-timeouts';
 import type { FrameFormat } from '../../values/quality';
 import { callResult, runtimeCall } from './runtime-call';
 import { PageVideoFrames } from './page-video-frames';
+import type { FrameChannel } from '../../native-addon';
+import { closeFrameChannel, openFrameChannel } from './frame-channel';
 
 /** Draws without a capture that a seeked video may take to present its new picture. */
 const PRESENT_ATTEMPTS = 10;
@@ -46,6 +48,12 @@ export interface SessionOptions {
   profileDir?: string;
   /** An image, stylesheet or font that failed to load fails the page (`--strict`); otherwise it is a warning. */
   strictLoads?: boolean;
+  /**
+   * JPEG frames for an 8-bit yuv420p encoder: where it can, the browser hands each screenshot over
+   * raw and {@link CaptureSession.capture} returns it converted for that encoder
+   * (frame-channel.ts) instead of as a JPEG. Not for a caller that keeps the image itself.
+   */
+  rawFrames?: boolean;
   /** Told what the page did that the render went past: a dialog it dismissed, what failed to load (once per page loaded). */
   onWarning?: (message: string) => void;
 }
@@ -104,6 +112,8 @@ export class CaptureSession {
 
   /** The runtime script every new document of the page runs first. */
   private bootScript?: string;
+  /** Where the browser writes its screenshots' pixels, when it can (frame-channel.ts). */
+  private frameChannel?: FrameChannel;
 
   private constructor(private opts: SessionOptions) {}
 
@@ -122,7 +132,10 @@ export class CaptureSession {
     const { profile, width, height } = this.opts;
     const scale = this.opts.scale ?? 1;
     this.gate = await openEgressGate(this.opts.assets?.egress ?? this.opts.egress ?? new EgressPolicy(), (message) => this.assetFailed(message));
-    this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir, egress: this.gate.args });
+    if (this.opts.rawFrames && this.opts.format.type === 'jpeg' && profile.capture === 'beginframe') {
+      this.frameChannel = openFrameChannel(Math.round(width * scale), Math.round(height * scale));
+    }
+    this.browser = await launchBrowser(profile, { scale, userDataDir: this.opts.profileDir, egress: this.gate.args, frameChannel: this.frameChannel?.path });
     this.browser.once('disconnected', () => (this.disconnected = true));
     const step = <T>(name: string, work: Promise<T>) =>
       this.guard(withDeadline(work, STEP_TIMEOUT_MS, () => `the browser did not ${name} within ${STEP_TIMEOUT_MS / 1000} s`), `while it was opening the page (${name})`);
@@ -596,9 +609,13 @@ export class CaptureSession {
     return callResult(call, await this.client!.send('Runtime.evaluate', { expression: call.expression, returnByValue: true }));
   }
 
-  /** One begin-frame with a screenshot, asked again while it comes back without one (redraw.ts). */
-  private drawFrame(frame: number): Promise<Buffer> {
-    return drawUntilImage(frame, () => this.beginFrame(true));
+  /**
+   * One begin-frame with a screenshot, asked again while it comes back without one (redraw.ts);
+   * the screenshot's raw pixels where the frame channel has them, the browser's JPEG otherwise.
+   */
+  private async drawFrame(frame: number): Promise<Buffer> {
+    const image = await drawUntilImage(frame, () => this.beginFrame(true));
+    return this.frameChannel?.take() ?? image;
   }
 
   /**
@@ -625,6 +642,7 @@ export class CaptureSession {
       if (this.browser) await closeBrowser(this.browser);
       await this.gate?.close();
       this.videoFrames?.close();
+      if (this.frameChannel) closeFrameChannel(this.frameChannel);
       if (this.opts.profileDir) fs.rmSync(this.opts.profileDir, { recursive: true, force: true, maxRetries: 3 });
     })();
     return this.closing;

@@ -1,4 +1,5 @@
-//! The decode thread: turns pushed JPEG/PNG bytes into encoder-ready frames of the output format.
+//! The decode thread: turns pushed JPEG/PNG bytes (or pictures the caller already converted) into
+//! encoder-ready frames of the output format.
 
 use std::sync::mpsc::{Receiver, SyncSender};
 use std::sync::Arc;
@@ -46,7 +47,11 @@ pub(crate) fn run(
         }
         let picture = match job {
             Job::Image { index, bytes } => {
-                match decode(&mut decoder, input, &bytes).and_then(|f| converter.convert(&f)) {
+                let picture = match converter.planar(&bytes) {
+                    Some(picture) => picture,
+                    None => decode(&mut decoder, input, &bytes).and_then(|f| converter.convert(&f)),
+                };
+                match picture {
                     Ok(frame) => Picture::New { index, frame },
                     Err(message) => return flow.fail(MediaError::frame(index, message)),
                 }
