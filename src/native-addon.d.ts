@@ -10,10 +10,10 @@ export declare class EncodedSoundtrack {}
  */
 export declare class FrameChannel {
   /**
-   * A channel for `width`x`height` screenshots in `dir` (a shared-memory file system such as
-   * /dev/shm; anywhere else the pages would go to disk).
+   * A channel for `width`x`height` screenshots, made as the new file `path` (in a shared-memory
+   * file system such as /dev/shm; anywhere else its pages would go to disk).
    */
-  constructor(dir: string, width: number, height: number)
+  constructor(path: string, width: number, height: number)
   /** The file the browser is told of (`VIDKIT_FRAME_CHANNEL`). */
   get path(): string
   /**

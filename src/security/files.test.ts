@@ -255,6 +255,9 @@ files("a SIGKILLed render's run directory is removed by the next vidkit render, 
   const left = runDirs();
   assert.is(left.length, 1, 'the killed render left no run directory to find');
   assert.ok(fs.readdirSync(path.join(tmp.dir, left[0])).some((name) => name.startsWith('profile-')), 'no browser profile in it');
+  // Its browser's frame channel in shared memory (render/capture/frame-channel.ts) too.
+  const channels = () => fs.readdirSync('/dev/shm').filter((name) => name.startsWith(`vidkit-frames-${killed.pid}.`));
+  assert.is(channels().length, 1, 'the killed render left no frame channel to find');
 
   // A render held at load while the next one starts and ends keeps its directory, and then finishes.
   const second = await holdingServer();
@@ -268,6 +271,7 @@ files("a SIGKILLed render's run directory is removed by the next vidkit render, 
   await second.close();
   assert.is(done.status, 0, done.stderr);
   assert.not.ok(afterNext.includes(left[0]), 'the killed render’s directory stayed');
+  assert.equal(channels(), [], 'the killed render’s frame channel stayed');
   assert.is(afterNext.length, 1, `the running render's directory went: ${afterNext}`);
   assert.equal(leftIn(tmp.dir), []);
 });

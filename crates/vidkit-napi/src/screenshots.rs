@@ -3,8 +3,7 @@
 
 use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
-use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::path::PathBuf;
 
 use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
@@ -17,9 +16,6 @@ use vidkit_preload::frames::{
 /// The variable that names the channel to the browser's preloaded library.
 #[napi]
 pub const FRAME_CHANNEL_VARIABLE: &str = "VIDKIT_FRAME_CHANNEL";
-
-/// Channels this process made, for unique names.
-static MADE: AtomicU64 = AtomicU64::new(0);
 
 /// A shared-memory file one browser writes its screenshots' pixels into. The file is this user's
 /// alone (mode 0600) and removed by `close()`, or when the object is collected.
@@ -35,27 +31,19 @@ pub struct FrameChannel {
 
 #[napi]
 impl FrameChannel {
-    /// A channel for `width`x`height` screenshots in `dir` (a shared-memory file system such as
-    /// /dev/shm; anywhere else the pages would go to disk).
+    /// A channel for `width`x`height` screenshots, made as the new file `path` (in a shared-memory
+    /// file system such as /dev/shm; anywhere else its pages would go to disk).
     #[napi(constructor)]
-    pub fn new(dir: String, width: u32, height: u32) -> napi::Result<Self> {
+    pub fn new(path: String, width: u32, height: u32) -> napi::Result<Self> {
         if width == 0 || height == 0 || width % 2 == 1 || height % 2 == 1 {
             return Err(napi::Error::from_reason(format!(
                 "a frame channel needs an even size, got {width}x{height}"
             )));
         }
         let bytes = HEADER_BYTES + width as usize * height as usize * 4;
-        let name = format!(
-            "vidkit-frames-{}-{}-{}",
-            std::process::id(),
-            MADE.fetch_add(1, Ordering::Relaxed),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| d.subsec_nanos())
-        );
-        let path = Path::new(&dir).join(name);
+        let path = PathBuf::from(path);
         let c_path = CString::new(path.as_os_str().as_bytes())
-            .map_err(|_| napi::Error::from_reason("a frame channel's directory has a NUL byte"))?;
+            .map_err(|_| napi::Error::from_reason("a frame channel's path has a NUL byte"))?;
         let os_error = |what: &str| {
             napi::Error::from_reason(format!(
                 "{what} {}: {}",

@@ -10,6 +10,7 @@ import { browserPreload } from './browser-preload';
 import { NAMESPACE_UID, SandboxProbe, browserEnvironment, namespaceCommand, runsAsRoot, sandboxConditions } from './browser-sandbox';
 import type { CaptureMode } from '../../values/capture-mode';
 import { withDeadline } from './deadline';
+import { hasSharedMemory } from './shared-memory';
 import { killGroup, killGroupAndWait, trackProcess, untrackProcess } from './leftovers';
 
 /** Whether the browser composites on a GPU or in software (SwiftShader). */
@@ -200,18 +201,6 @@ function preloadVariables(frameChannel: string | undefined): Record<string, stri
   return { LD_PRELOAD: file, ...(frameChannel === undefined ? {} : { [loadNative().FRAME_CHANNEL_VARIABLE]: frameChannel }) };
 }
 
-/** Where Linux keeps shared memory as files. */
-export const SHARED_MEMORY_DIR = '/dev/shm';
-
-/** Lambda and some sandboxes have no writable /dev/shm; Chromium then keeps shared memory in /tmp. */
-export function hasSharedMemory(): boolean {
-  try {
-    fs.accessSync(SHARED_MEMORY_DIR, fs.constants.W_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /**
  * Closes `browser`, then kills its process group: what did not close in time (a page looping

@@ -1,8 +1,10 @@
+import { randomInt } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { ExitCode, VidkitError, errorCode, errorMessage } from '../../errors';
 import { processStat } from './process-table';
+import { SHARED_MEMORY_DIR } from './shared-memory';
 
 /**
  * Bytes TMPDIR must have free before a render starts a browser: its segments, frames and browser
@@ -12,11 +14,13 @@ import { processStat } from './process-table';
 const MIN_FREE_BYTES = 32 * 1024 * 1024;
 
 /**
- * `vidkit-<label>-<pid>.<start>.<pid namespace>-XXXXXX`: the process that made the directory, by
- * its id, its start time (a reused id belongs to a process that started later) and the pid
- * namespace the id is counted in (a container sharing TMPDIR counts its own).
+ * `vidkit-<label>-<pid>.<start>.<pid namespace>-XXXXXX`: the process that made the directory (or a
+ * render's file in shared memory, {@link runFileName}), by its id, its start time (a reused id
+ * belongs to a process that started later) and the pid namespace the id is counted in (a container
+ * sharing TMPDIR counts its own).
  */
 const RUN_DIR = /^vidkit-[a-z-]+-(\d+)\.(\d+)\.(\d+)-[A-Za-z0-9]{6}$/;
+const NAME_CHARACTERS = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 let swept = false;
 
@@ -40,31 +44,48 @@ export function makeRunDir(label: string): string {
 }
 
 /**
- * Removes the run directories under TMPDIR whose owner is gone: made by a process of this pid
- * namespace that no longer exists (or whose id now names a later process), and owned by this user.
- * Where /proc cannot tell, nothing is removed.
+ * A name for a file of this run outside TMPDIR (a frame channel in shared memory), in the form of
+ * {@link RUN_DIR}, which the sweep of a later run removes once this process is gone. Not made here:
+ * the caller creates it exclusively.
+ */
+export function runFileName(label: string): string {
+  const owner = processIdentity();
+  const suffix = Array.from({ length: 6 }, () => NAME_CHARACTERS[randomInt(NAME_CHARACTERS.length)]).join('');
+  return `vidkit-${label}-${owner ? `${owner.pid}.${owner.start}.${owner.namespace}` : `${process.pid}.0.0`}-${suffix}`;
+}
+
+/**
+ * Removes the run directories under TMPDIR, and the run files in shared memory, whose owner is
+ * gone: made by a process of this pid namespace that no longer exists (or whose id now names a
+ * later process), and owned by this user. Where /proc cannot tell, nothing is removed.
  */
 export function removeDeadRunDirs(): void {
   const me = processIdentity();
   if (!me) return;
-  let names: string[];
-  try {
-    names = fs.readdirSync(os.tmpdir());
-  } catch {
-    return;
-  }
-  for (const name of names) {
-    const match = RUN_DIR.exec(name);
-    if (!match || match[3] !== me.namespace) continue;
-    const [pid, start] = [Number(match[1]), match[2]];
-    if (pid === process.pid || startOf(pid) === start) continue;
-    const dir = path.join(os.tmpdir(), name);
+  const places = [
+    { dir: os.tmpdir(), kind: (stats: fs.Stats) => stats.isDirectory() },
+    { dir: SHARED_MEMORY_DIR, kind: (stats: fs.Stats) => stats.isFile() },
+  ];
+  for (const { dir, kind } of places) {
+    let names: string[];
     try {
-      const stats = fs.lstatSync(dir);
-      if (!stats.isDirectory() || stats.uid !== process.getuid?.()) continue;
-      fs.rmSync(dir, { recursive: true, force: true, maxRetries: 3 });
+      names = fs.readdirSync(dir);
     } catch {
-      // Another run removed it first, or it is not ours to remove.
+      continue;
+    }
+    for (const name of names) {
+      const match = RUN_DIR.exec(name);
+      if (!match || match[3] !== me.namespace) continue;
+      const [pid, start] = [Number(match[1]), match[2]];
+      if (pid === process.pid || startOf(pid) === start) continue;
+      const left = path.join(dir, name);
+      try {
+        const stats = fs.lstatSync(left);
+        if (!kind(stats) || stats.uid !== process.getuid?.()) continue;
+        fs.rmSync(left, { recursive: true, force: true, maxRetries: 3 });
+      } catch {
+        // Another run removed it first, or it is not ours to remove.
+      }
     }
   }
 }

@@ -40,7 +40,7 @@ function planes(file: string, index: number): { y: Buffer; cb: Buffer; cr: Buffe
 }
 
 /** Frame channel files in shared memory that the process `pid` made. */
-const channelsOf = (pid: number) => (fs.existsSync('/dev/shm') ? fs.readdirSync('/dev/shm').filter((f) => f.startsWith(`vidkit-frames-${pid}-`)) : []);
+const channelsOf = (pid: number) => (fs.existsSync('/dev/shm') ? fs.readdirSync('/dev/shm').filter((f) => f.startsWith(`vidkit-frames-${pid}.`)) : []);
 
 test('an mp4 gets the page pixels converted exactly (BT.709 limited range), and no channel file stays behind', () => {
   const output = path.join(work, 'raw.mp4');

@@ -1,8 +1,10 @@
+import * as path from 'node:path';
 import type { FrameChannel } from '../../native-addon';
 import { loadNative } from '../../native';
 import { browserPreload } from '../browser/browser-preload';
-import { SHARED_MEMORY_DIR, hasSharedMemory } from '../browser/browser';
 import { trackPath, untrackPath } from '../browser/leftovers';
+import { runFileName } from '../browser/run-dir';
+import { SHARED_MEMORY_DIR, hasSharedMemory } from '../browser/shared-memory';
 
 /**
  * A browser's screenshots taken raw (crates/vidkit-preload/src/frames.rs): the preloaded library
@@ -19,7 +21,8 @@ export function openFrameChannel(width: number, height: number): FrameChannel | 
   const { FrameChannel } = loadNative();
   let channel: FrameChannel;
   try {
-    channel = new FrameChannel(SHARED_MEMORY_DIR, width, height);
+    // Named for this process, so that the next render removes it should this one be killed (run-dir.ts).
+    channel = new FrameChannel(path.join(SHARED_MEMORY_DIR, runFileName('frames')), width, height);
   } catch {
     // Shared memory that cannot take the file (full, or not ours): the JPEG way still works.
     return undefined;
