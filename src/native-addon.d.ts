@@ -73,7 +73,7 @@ export declare function batchLineSchema(): string
 /**
  * The shared object vidkit preloads into Chromium on Linux (`LD_PRELOAD`) while it renders: it
  * keeps the pages Chromium's allocators give back and take again for every frame, and has
- * Chromium write its JPEG screenshots in one pass.
+ * Chromium write its JPEG screenshots in one pass, or hand their pixels over raw (screenshots.rs).
  */
 export declare function browserPreload(): Buffer
 

@@ -7,7 +7,7 @@ static PRELOAD: &[u8] = include_bytes!(concat!(env!("OUT_DIR"), "/libvidkit_prel
 
 /// The shared object vidkit preloads into Chromium on Linux (`LD_PRELOAD`) while it renders: it
 /// keeps the pages Chromium's allocators give back and take again for every frame, and has
-/// Chromium write its JPEG screenshots in one pass.
+/// Chromium write its JPEG screenshots in one pass, or hand their pixels over raw (screenshots.rs).
 #[napi]
 pub fn browser_preload() -> Buffer {
     PRELOAD.to_vec().into()

@@ -37,10 +37,15 @@ requestAnimationFrame(draw);
 </script></body></html>`,
 );
 
-/** Renders the project and reports the minor page faults of the render and every process it waited for (python's RUSAGE_CHILDREN). */
+/**
+ * Renders the project and reports the minor page faults of the render and every process it waited
+ * for (python's RUSAGE_CHILDREN). With PNG frames (`--quality high`), which leave the browser the
+ * same way with the library or without; standard quality's JPEG frames go raw through the library
+ * (render/capture/frame-channel.ts), so its frames would differ by the JPEG's loss.
+ */
 function renderCountingFaults(output: string, preload: '0' | '1'): { status: number; stderr: string; faults: number } {
   const count = 'import resource, subprocess, sys\nr = subprocess.run(sys.argv[1:])\nprint(resource.getrusage(resource.RUSAGE_CHILDREN).ru_minflt)\nsys.exit(r.returncode)';
-  const r = spawnSync('python3', ['-c', count, process.execPath, cli(), 'render', project, '--workers', '1', '-o', output], {
+  const r = spawnSync('python3', ['-c', count, process.execPath, cli(), 'render', project, '--workers', '1', '--quality', 'high', '-o', output], {
     env: { ...process.env, VIDKIT_BROWSER_PRELOAD: preload },
     encoding: 'utf8',
     timeout: 300_000,

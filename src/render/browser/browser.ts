@@ -201,7 +201,6 @@ function preloadVariables(frameChannel: string | undefined): Record<string, stri
   return { LD_PRELOAD: file, ...(frameChannel === undefined ? {} : { [loadNative().FRAME_CHANNEL_VARIABLE]: frameChannel }) };
 }
 
-
 /**
  * Closes `browser`, then kills its process group: what did not close in time (a page looping
  * forever) and any child a launcher script left behind.
