@@ -128,7 +128,7 @@ export interface EncodeResult {
  */
 export declare function encodeSoundtrack(audio: SoundtrackOptions, format?: 'mp4' | 'webm' | 'mov' | 'hdr-pq' | 'hdr-hlg'): Promise<EncodedSoundtrack | null>
 
-/** The variable that names the channel to the browser's preloaded library. */
+/** The variable that names the channel to the browser's preloaded library (its own constant). */
 export declare const FRAME_CHANNEL_VARIABLE: string
 
 export interface GifResult {

@@ -9,13 +9,16 @@ use napi::bindgen_prelude::Buffer;
 use napi_derive::napi;
 use vidkit_media::{rgbx_picture, ChannelOrder};
 use vidkit_preload::frames::{
-    COLOUR_SPACE, HEADER_BYTES, HEIGHT, JCS_EXT_BGRA, JCS_EXT_BGRX, JCS_EXT_RGBA, JCS_EXT_RGBX, SEQUENCE, STARTED,
-    WIDTH,
+    CHANNEL_VARIABLE, COLOUR_SPACE, HEADER_BYTES, HEIGHT, JCS_EXT_BGRA, JCS_EXT_BGRX, JCS_EXT_RGBA, JCS_EXT_RGBX,
+    SEQUENCE, STARTED, WIDTH,
 };
 
-/// The variable that names the channel to the browser's preloaded library.
+/// The variable that names the channel to the browser's preloaded library (its own constant).
 #[napi]
-pub const FRAME_CHANNEL_VARIABLE: &str = "VIDKIT_FRAME_CHANNEL";
+pub const FRAME_CHANNEL_VARIABLE: &str = match CHANNEL_VARIABLE.to_str() {
+    Ok(name) => name,
+    Err(_) => panic!("the channel variable's name is ASCII"),
+};
 
 /// A shared-memory file one browser writes its screenshots' pixels into. The file is this user's
 /// alone (mode 0600) and removed by `close()`, or when the object is collected.

@@ -5,8 +5,8 @@
 //! on the way. Where vidkit names a channel file in [`CHANNEL_VARIABLE`] (a file in shared memory
 //! it made for this browser, [`HEADER_BYTES`] plus four bytes a pixel long, whose header gives the
 //! screenshots' size), a JPEG encode of that size on the browser's main thread instead copies its
-//! rows into that file as they come, then bumps the header's sequence number; libjpeg is given only the first [`STUB_SIDE`] rows and
-//! columns, so the JPEG the protocol carries is a small stub. vidkit reads the pixels once the
+//! rows into that file as they come, then bumps the header's sequence number; libjpeg is given
+//! only the first [`STUB_SIDE`] rows and columns, so the JPEG the protocol carries is a small stub. vidkit reads the pixels once the
 //! protocol's answer arrives, which is after the last row was written.
 //!
 //! Any other JPEG encode is left alone: one off the process's main thread (a page's canvas, in a

@@ -35,9 +35,8 @@ export function makeRunDir(label: string): string {
     swept = true;
     removeDeadRunDirs();
   }
-  const owner = processIdentity();
   try {
-    return fs.mkdtempSync(path.join(os.tmpdir(), `vidkit-${label}-${owner ? `${owner.pid}.${owner.start}.${owner.namespace}` : `${process.pid}.0.0`}-`));
+    return fs.mkdtempSync(path.join(os.tmpdir(), `vidkit-${label}-${ownerTag()}-`));
   } catch (err) {
     throw tempDirError(err) ?? err;
   }
@@ -49,9 +48,14 @@ export function makeRunDir(label: string): string {
  * the caller creates it exclusively.
  */
 export function runFileName(label: string): string {
-  const owner = processIdentity();
   const suffix = Array.from({ length: 6 }, () => NAME_CHARACTERS[randomInt(NAME_CHARACTERS.length)]).join('');
-  return `vidkit-${label}-${owner ? `${owner.pid}.${owner.start}.${owner.namespace}` : `${process.pid}.0.0`}-${suffix}`;
+  return `vidkit-${label}-${ownerTag()}-${suffix}`;
+}
+
+/** `<pid>.<start>.<pid namespace>` of this process as {@link RUN_DIR} names it; start and namespace 0 where /proc does not tell. */
+function ownerTag(): string {
+  const owner = processIdentity();
+  return owner ? `${owner.pid}.${owner.start}.${owner.namespace}` : `${process.pid}.0.0`;
 }
 
 /**
