@@ -5,7 +5,6 @@ import path from 'node:path';
 import { createRenderContext } from '../../dist/render/render-context';
 import { serveComposition } from '../../dist/render/serve/served-composition';
 import { CaptureSession } from '../../dist/render/capture/capture-session';
-import { EgressPolicy } from '../../dist/render/serve/egress-policy';
 
 /**
  * The lossless reference of a composition: every frame as the browser draws it (PNG from one
@@ -36,8 +35,8 @@ export async function renderReference(projectDir: string, output: string, width:
   });
   const done = new Promise<void>((resolve, reject) => ffmpeg.on('close', (code) => (code === 0 ? resolve() : reject(new Error(`ffmpeg exited ${code}`)))));
   const options = context.sessionOptions(server.url, opts.browserVideo ? undefined : server.assets, path.join(tmpDir, 'profile'));
-  // Without the asset router the page's own server is the one private address it may reach, as in a render.
-  const session = await CaptureSession.open(opts.browserVideo ? { ...options, egress: new EgressPolicy({ projectServer: server.url }) } : options);
+  // Without the asset router the browser still goes out under the router's policy, which lets it reach the page's own server, as in a render.
+  const session = await CaptureSession.open(opts.browserVideo ? { ...options, egress: server.assets.egress } : options);
   try {
     const frames = context.totalFrames ?? Math.round((await session.durationSeconds()) * context.fps);
     let last: Buffer | undefined;

@@ -6,8 +6,9 @@
 //! it made for this browser, [`HEADER_BYTES`] plus four bytes a pixel long, whose header gives the
 //! screenshots' size), a JPEG encode of that size on the browser's main thread instead copies its
 //! rows into that file as they come, then bumps the header's sequence number; libjpeg is given
-//! only the first [`STUB_SIDE`] rows and columns, so the JPEG the protocol carries is a small stub. vidkit reads the pixels once the
-//! protocol's answer arrives, which is after the last row was written.
+//! only the first [`STUB_SIDE`] rows and columns, so the JPEG the protocol carries is a small stub.
+//! vidkit reads the pixels once the protocol's answer arrives, which is after the last row was
+//! written.
 //!
 //! Any other JPEG encode is left alone: one off the process's main thread (a page's canvas, in a
 //! browser that runs its renderer in-process), one with three-byte pixels or of another size, and
