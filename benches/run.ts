@@ -11,10 +11,10 @@ import { QUALITY_SETTINGS } from '../dist/values/quality';
 import { renderLocal } from '../dist/render/local-render';
 import { loadComposition } from '../dist/composition/composition';
 import { COMPARE_RUNS, MachineClass, classMismatch, compareRows, printComparison, thisMachine } from './lib/compare';
-import { Measured, measure, median } from './lib/measure';
+import { Measured, ThreadTime, measure, median } from './lib/measure';
 import { renderReference } from './lib/reference';
 import { projectHtml, stageComposition } from './lib/stage';
-import { printTable } from './lib/table';
+import { printTable, printThreads } from './lib/table';
 import { frameCount, psnr } from './lib/video';
 
 const ROOT = path.resolve(__dirname, '..');
@@ -35,6 +35,7 @@ const { values: opts } = parseArgs({
     out: { type: 'string', default: LATEST },
     compare: { type: 'string' },
     note: { type: 'string' },
+    threads: { type: 'boolean', default: false },
   },
 });
 const runs = Number(opts.runs);
@@ -58,6 +59,8 @@ export interface ToolResult {
   psnrDb: number;
   frames: number;
   firstFrameSeconds?: number;
+  /** With `--threads`: CPU time by thread name, each figure the median of the runs, most first. */
+  threads?: ThreadTime[];
   /**
    * vidkit only: frames per second of the render itself (the `--json` result's wallSeconds, from
    * the render's start to the output's rename), timed like the capture-only limit it is compared
@@ -86,12 +89,12 @@ function projectDir(name: string): string {
 
 function vidkitRun(dir: string, output: string, resolution: number, workers = 'auto'): Promise<Measured> {
   const cli = path.join(ROOT, 'dist', 'cli', 'main.js');
-  return measure(process.execPath, [cli, 'render', dir, '--output', output, '--workers', workers, '--width', String(widthFor(dir, resolution)), '--json']);
+  return measure(process.execPath, [cli, 'render', dir, '--output', output, '--workers', workers, '--width', String(widthFor(dir, resolution)), '--json'], {}, undefined, opts.threads);
 }
 
 function peerRun(dir: string, output: string, resolution: number): Promise<Measured> {
   const scaled = resolution === AUTHORED_HEIGHT ? [] : ['--resolution', `${resolution}p`];
-  return measure('bash', [path.join(ROOT, 'benches', 'peer', 'render.sh'), dir, output, ...scaled]);
+  return measure('bash', [path.join(ROOT, 'benches', 'peer', 'render.sh'), dir, output, ...scaled], {}, undefined, opts.threads);
 }
 
 function check(m: Measured, what: string): Measured {
@@ -114,12 +117,22 @@ function summarise(tool: ToolResult['tool'], measured: Measured[], output: strin
     psnrDb: psnr(output, reference),
     frames,
   };
+  if (opts.threads) result.threads = medianThreads(measured.map((m) => m.threads ?? []));
   if (tool === 'vidkit') {
     const results = measured.map((m) => JSON.parse(m.stdout));
     result.firstFrameSeconds = median(results.map((r) => r.firstFrameSeconds));
     result.renderFps = frames / median(results.map((r) => r.wallSeconds));
   }
   return result;
+}
+
+/** Each thread name's median figures over the runs (a run without the name counts as zero). */
+function medianThreads(runs: ThreadTime[][]): ThreadTime[] {
+  const names = [...new Set(runs.flatMap((run) => run.map((t) => t.name)))];
+  const of = (name: string, pick: (t: ThreadTime) => number) => median(runs.map((run) => pick(run.find((t) => t.name === name) ?? { name, cpuSeconds: 0, systemSeconds: 0, minorFaults: 0, threads: 0 })));
+  return names
+    .map((name) => ({ name, cpuSeconds: of(name, (t) => t.cpuSeconds), systemSeconds: of(name, (t) => t.systemSeconds), minorFaults: of(name, (t) => t.minorFaults), threads: of(name, (t) => t.threads) }))
+    .sort((a, b) => b.cpuSeconds - a.cpuSeconds);
 }
 
 async function benchComposition(name: string, resolution: number): Promise<Row> {
@@ -212,6 +225,7 @@ async function main(): Promise<void> {
   }
   const sweep = opts['workers-sweep'] ? await workersSweep(opts['workers-sweep']) : undefined;
   printTable(rows, sweep);
+  if (opts.threads) printThreads(rows);
   writeRecord(machine, rows, sweep);
   process.stderr.write(`bench: results written to ${opts.out}\n`);
   fs.rmSync(work, { recursive: true, force: true });
@@ -238,6 +252,7 @@ function readBaseline(file: string): { rows: Row[]; machine?: MachineClass } {
   if (!Array.isArray(record.rows) || record.rows.some((r) => r.vidkit?.medianWall === undefined)) refuse(`--compare ${file}: not a results file of npm run bench (no rows with vidkit's times)`);
   if (runs < COMPARE_RUNS) refuse(`--compare takes medians of at least ${COMPARE_RUNS} runs, as the committed results do: --runs ${runs} is too few`);
   if (opts['no-peer']) refuse('--compare judges vidkit against the peer of the same run: it cannot be used with --no-peer');
+  if (opts.threads) refuse('--compare judges runs measured as the committed results were, without --threads (its sampling adds work to every run)');
   // Last: the machine's class includes its speed probe, which takes seconds.
   const mismatch = classMismatch(file, record.machine, thisMachine());
   if (mismatch) refuse(mismatch);

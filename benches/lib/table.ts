@@ -30,3 +30,26 @@ export function printColumns(lines: string[][]): void {
   const widths = lines[0].map((_, i) => Math.max(...lines.map((l) => l[i].length)));
   for (const l of lines) process.stdout.write(`${l.map((c, i) => c.padEnd(widths[i])).join(' | ')}\n`);
 }
+
+/** How many thread names `--threads` lists per tool and row; the rest are summed as `other`. */
+const THREAD_NAMES = 10;
+
+/**
+ * `--threads`: where each tool's CPU time went, by thread name (medians of the runs): its system
+ * part and minor page faults, so that time lost to faulting in fresh memory shows as such.
+ */
+export function printThreads(rows: Row[]): void {
+  const lines: string[][] = [['composition', 'res', 'tool', 'thread', 'threads', 'CPU s', 'system s', 'minor faults']];
+  for (const r of rows) {
+    for (const result of [r.vidkit, r.peer]) {
+      if (!result?.threads) continue;
+      const shown = result.threads.slice(0, THREAD_NAMES);
+      const rest = result.threads.slice(THREAD_NAMES);
+      const sum = (pick: (t: (typeof rest)[number]) => number) => rest.reduce((a, t) => a + pick(t), 0);
+      const entries = rest.length > 0 ? [...shown, { name: 'other', threads: sum((t) => t.threads), cpuSeconds: sum((t) => t.cpuSeconds), systemSeconds: sum((t) => t.systemSeconds), minorFaults: sum((t) => t.minorFaults) }] : shown;
+      for (const t of entries) lines.push([r.composition, `${r.resolution}p`, result.tool, t.name, String(t.threads), f1(t.cpuSeconds), f1(t.systemSeconds), String(Math.round(t.minorFaults))]);
+    }
+  }
+  process.stdout.write('\n');
+  printColumns(lines);
+}
