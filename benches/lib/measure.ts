@@ -168,18 +168,20 @@ function sampleThreads(pid: number, into: Map<string, ThreadSample>): void {
   }
 }
 
-/** Threads summed by name, most CPU first. */
+/** Threads summed by name (in clock ticks, turned into seconds once), most CPU first. */
 function byName(samples: Map<string, ThreadSample>): ThreadTime[] {
-  const names = new Map<string, ThreadTime>();
+  const names = new Map<string, ThreadSample & { threads: number }>();
   for (const t of samples.values()) {
-    const sum = names.get(t.name) ?? { name: t.name, cpuSeconds: 0, systemSeconds: 0, minorFaults: 0, threads: 0 };
-    sum.cpuSeconds += (t.userTicks + t.systemTicks) / CLOCK_TICKS;
-    sum.systemSeconds += t.systemTicks / CLOCK_TICKS;
+    const sum = names.get(t.name) ?? { name: t.name, userTicks: 0, systemTicks: 0, minorFaults: 0, threads: 0 };
+    sum.userTicks += t.userTicks;
+    sum.systemTicks += t.systemTicks;
     sum.minorFaults += t.minorFaults;
     sum.threads += 1;
     names.set(t.name, sum);
   }
-  return [...names.values()].sort((a, b) => b.cpuSeconds - a.cpuSeconds);
+  return [...names.values()]
+    .map((t) => ({ name: t.name, cpuSeconds: (t.userTicks + t.systemTicks) / CLOCK_TICKS, systemSeconds: t.systemTicks / CLOCK_TICKS, minorFaults: t.minorFaults, threads: t.threads }))
+    .sort((a, b) => b.cpuSeconds - a.cpuSeconds);
 }
 
 export function median(values: number[]): number {
