@@ -97,6 +97,21 @@ function signalGroup(pid: number, signal: NodeJS.Signals): void {
 /** The kernel's clock ticks per second (USER_HZ), the unit of /proc's CPU times: 100 on Linux. */
 const CLOCK_TICKS = 100;
 
+/** The fields of a /proc stat line read here, by their number in proc(5). */
+const STAT = { ppid: 4, minflt: 10, utime: 14, stime: 15, starttime: 22, rss: 24 } as const;
+
+/**
+ * A process's or thread's /proc stat line: its command name and its numeric fields by number. The
+ * name is parenthesised and may hold spaces and parentheses, so the fields are counted from after
+ * its last `)`, where field 3 begins.
+ */
+function readStat(file: string): { name: string; field: (n: number) => number } {
+  const stat = fs.readFileSync(file, 'utf8');
+  const close = stat.lastIndexOf(')');
+  const fields = stat.slice(close + 2).split(' ');
+  return { name: stat.slice(stat.indexOf('(') + 1, close), field: (n) => Number(fields[n - 3]) };
+}
+
 /**
  * Sum of RSS over `root` and all its descendants, and each one's CPU time so far in clock ticks,
  * keyed by pid and start time (a pid can be reused), read from /proc.
@@ -108,14 +123,11 @@ function sampleTree(root: number): { rssBytes: number; cpuTicks: Map<string, num
   for (const entry of fs.readdirSync('/proc')) {
     if (!/^\d+$/.test(entry)) continue;
     try {
-      const stat = fs.readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Fields after the parenthesised command name: state ppid ... utime and stime are fields 14
-      // and 15 overall, starttime 22, rss 24.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      const { field } = readStat(`/proc/${entry}/stat`);
       const pid = Number(entry);
-      const ppid = Number(fields[1]);
-      rss.set(pid, Number(fields[21]) * PAGE_SIZE);
-      cpu.set(pid, [`${pid}@${fields[19]}`, Number(fields[11]) + Number(fields[12])]);
+      const ppid = field(STAT.ppid);
+      rss.set(pid, field(STAT.rss) * PAGE_SIZE);
+      cpu.set(pid, [`${pid}@${field(STAT.starttime)}`, field(STAT.utime) + field(STAT.stime)]);
       if (!children.has(ppid)) children.set(ppid, []);
       children.get(ppid)!.push(pid);
     } catch {
@@ -157,11 +169,8 @@ function sampleThreads(pid: number, into: Map<string, ThreadSample>): void {
   }
   for (const tid of tids) {
     try {
-      const stat = fs.readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const name = stat.slice(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
-      // After the name: minflt is field 10 overall, utime 14, stime 15, starttime 22.
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      into.set(`${pid}/${tid}@${fields[19]}`, { name, userTicks: Number(fields[11]), systemTicks: Number(fields[12]), minorFaults: Number(fields[7]) });
+      const { name, field } = readStat(`/proc/${pid}/task/${tid}/stat`);
+      into.set(`${pid}/${tid}@${field(STAT.starttime)}`, { name, userTicks: field(STAT.utime), systemTicks: field(STAT.stime), minorFaults: field(STAT.minflt) });
     } catch {
       // The thread ended between readdir and read.
     }
