@@ -21,7 +21,7 @@ export declare class FrameChannel {
    * null when it wrote none (its libjpeg is not the one the library hooks, or the picture was
    * not the channel's size), and the caller then has the browser's own JPEG.
    */
-  take(): Buffer | null
+  take(): Picture | null
   /** Unmaps and removes the file; a second call does nothing. */
   close(): void
 }
@@ -31,10 +31,12 @@ export declare class NativeEncoder {
   /** Creates the output file and starts the decode and encode threads. */
   constructor(options: NativeEncoderOptions)
   /**
-   * Copies and queues one encoded screenshot; frames are encoded in call order. Resolves when
-   * fewer than `queueCapacity` frames are in flight; rejects if the pipeline has failed.
+   * Queues one frame: a copy of an encoded screenshot, or a converted picture, which is the
+   * encoder's from then on (a pushed picture's handle is empty). Frames are encoded in call
+   * order. Resolves when fewer than `queueCapacity` frames are in flight; rejects if the
+   * pipeline has failed.
    */
-  push(frame: Uint8Array): Promise<void>
+  push(frame: Uint8Array | Picture): Promise<void>
   /** Queues the previous screenshot again without decoding it (the page did not change). */
   pushRepeat(): Promise<void>
   /**
@@ -44,6 +46,15 @@ export declare class NativeEncoder {
   finish(): Promise<EncodeResult>
   /** Stops the encoder and deletes the partial output. Does nothing after finish() or abort(). */
   abort(): void
+}
+
+export declare class Picture {
+  /** Bytes of pixels this handle holds; 0 once it was pushed or released. */
+  get byteLength(): number
+  /** A second handle on the same pixels, without a copy: one to push, one to keep. */
+  share(): Picture
+  /** Lets go of this handle's pixels now rather than when the object is collected. */
+  release(): void
 }
 
 /** One element's reader; `close()` ends its thread. */

@@ -8,6 +8,7 @@ import { partialPathFor, prepareOutput, renderWriteError } from './output/output
 import { RenderSettings, createRenderContext, framesOfPage } from './render-context';
 import { checkTempSpace, makeRunDir } from './browser/run-dir';
 import { AssetPolicy, serveComposition } from './serve/served-composition';
+import { encodedImage } from './capture/frame-image';
 
 /** JPEG quality of a `.jpg` still, as `--quality standard` captures video frames. */
 const JPEG_QUALITY = 90;
@@ -82,8 +83,9 @@ export async function renderStill(opts: StillOptions): Promise<StillResult> {
       onWarning: opts.onWarning,
     });
     if (context.totalFrames === undefined) assertInside(frame, await framesOfPage(context, session), context.fps);
-    const image = await session.capture(frame, true);
-    if (!image) throw new VidkitError(`frame ${frame}: the browser returned no image`);
+    const captured = await session.capture(frame, true);
+    if (!captured) throw new VidkitError(`frame ${frame}: the browser returned no image`);
+    const image = encodedImage(captured);
     await session.settleRequests();
     await session.reportFailedLoads();
     fs.writeFileSync(partial, image);

@@ -1,13 +1,17 @@
-//! `NativeEncoder`: pushes copy the frame and return at once; the promise a push returns settles
-//! from the encoder's own thread (through a threadsafe function) once there is room, so waiting
-//! for backpressure holds neither the event loop nor a libuv worker.
+//! `NativeEncoder`: a push copies an encoded frame (or takes a converted picture) and returns at
+//! once; the promise it returns settles from the encoder's own thread (through a threadsafe
+//! function) once there is room, so waiting for backpressure holds neither the event loop nor a
+//! libuv worker.
 
-use napi::bindgen_prelude::{AsyncTask, Object};
+use std::sync::Arc;
+
+use napi::bindgen_prelude::{AsyncTask, Either, Object};
 use napi::{Env, Task};
 use napi_derive::napi;
 use vidkit_media::{EncodeStats, Encoder, EncoderOptions, ErrorCode, InputFormat, MediaError, OutputFormat};
 
 use crate::js::{bad_input, whole, Failure, Outcome};
+use crate::picture::Picture;
 
 /// Frames in flight before a push's promise waits, when the caller does not say.
 const DEFAULT_QUEUE_CAPACITY: u32 = 8;
@@ -121,11 +125,24 @@ impl NativeEncoder {
         Ok(NativeEncoder { encoder: Some(encoder) })
     }
 
-    /// Copies and queues one encoded screenshot; frames are encoded in call order. Resolves when
-    /// fewer than `queueCapacity` frames are in flight; rejects if the pipeline has failed.
+    /// Queues one frame: a copy of an encoded screenshot, or a converted picture, which is the
+    /// encoder's from then on (a pushed picture's handle is empty). Frames are encoded in call
+    /// order. Resolves when fewer than `queueCapacity` frames are in flight; rejects if the
+    /// pipeline has failed.
     #[napi(ts_return_type = "Promise<void>")]
-    pub fn push<'env>(&mut self, env: &'env Env, frame: &[u8]) -> napi::Result<Object<'env>> {
-        self.enqueue(env, |encoder| encoder.push(frame.to_vec()))
+    pub fn push<'env>(&mut self, env: &'env Env, frame: Either<&[u8], &mut Picture>) -> napi::Result<Object<'env>> {
+        let bytes = match frame {
+            Either::A(encoded) => Arc::new(encoded.to_vec()),
+            Either::B(picture) => match picture.take() {
+                Some(bytes) => bytes,
+                None => {
+                    return Err(napi::Error::from_reason(
+                        "internal error: a picture was pushed after it had been pushed or released",
+                    ))
+                }
+            },
+        };
+        self.enqueue(env, |encoder| encoder.push_shared(bytes))
     }
 
     /// Queues the previous screenshot again without decoding it (the page did not change).

@@ -11,6 +11,7 @@ mod encoder;
 mod frames;
 mod js;
 mod media;
+mod picture;
 mod plan;
 mod preload;
 mod screenshots;

@@ -5,7 +5,7 @@ use std::ffi::CString;
 use std::os::unix::ffi::OsStrExt;
 use std::path::PathBuf;
 
-use napi::bindgen_prelude::Buffer;
+use crate::picture::Picture;
 use napi_derive::napi;
 use vidkit_media::{rgbx_picture, ChannelOrder};
 use vidkit_preload::frames::{
@@ -109,7 +109,7 @@ impl FrameChannel {
     /// null when it wrote none (its libjpeg is not the one the library hooks, or the picture was
     /// not the channel's size), and the caller then has the browser's own JPEG.
     #[napi]
-    pub fn take(&mut self) -> napi::Result<Option<Buffer>> {
+    pub fn take(&mut self) -> napi::Result<Option<Picture>> {
         let Some((at, _)) = self.mapping else { return Ok(None) };
         let header = at.cast::<u32>();
         // SAFETY: the mapping is at least HEADER_BYTES long; the browser wrote the words before it
@@ -138,7 +138,7 @@ impl FrameChannel {
         let len = self.width as usize * self.height as usize * 4;
         // SAFETY: the mapping holds HEADER_BYTES plus `len` bytes (made so in `new`).
         let pixels = unsafe { std::slice::from_raw_parts(at.cast::<u8>().add(HEADER_BYTES), len) };
-        Ok(Some(rgbx_picture(pixels, self.width, self.height, order).into()))
+        Ok(Some(Picture::new(rgbx_picture(pixels, self.width, self.height, order))))
     }
 
     /// Unmaps and removes the file; a second call does nothing.

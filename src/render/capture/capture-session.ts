@@ -17,6 +17,7 @@ import { callResult, runtimeCall } from './runtime-call';
 import { PageVideoFrames } from './page-video-frames';
 import type { FrameChannel } from '../../native-addon';
 import { closeFrameChannel, openFrameChannel } from './frame-channel';
+import { FrameImage, releaseImage, shareImage } from './frame-image';
 
 /** Draws without a capture that a seeked video may take to present its new picture. */
 const PRESENT_ATTEMPTS = 10;
@@ -91,8 +92,8 @@ export class CaptureSession {
   private client?: CDPSession;
   private videoFrames?: PageVideoFrames;
   private frameTicks = 0;
-  /** The last image drawn: what an unchanged page still shows. */
-  private lastImage?: Buffer;
+  /** A handle on the last image drawn: what an unchanged page still shows. */
+  private lastImage?: FrameImage;
   /** The last frame the page was moved to (-1: none since it loaded). */
   private pageFrame = -1;
   private readonly pageErrors: string[] = [];
@@ -242,7 +243,7 @@ export class CaptureSession {
     await step('replace the runtime', page.removeScriptToEvaluateOnNewDocument(this.bootScript!));
     this.opts = { ...this.opts, boot };
     this.bootScript = (await step('add the runtime', page.evaluateOnNewDocument(bootScript(this.pageBoot(boot))))).identifier;
-    this.lastImage = undefined;
+    this.forgetLastImage();
     this.pageFrame = -1;
     this.pageErrors.length = 0;
     this.assetErrors.length = 0;
@@ -445,7 +446,7 @@ export class CaptureSession {
    * since the previous frame of this session, so the caller repeats that one. `whole` returns the
    * image even then: the first frame of a new segment has no frame before it to repeat.
    */
-  async capture(frame: number, whole = false): Promise<Buffer | null> {
+  async capture(frame: number, whole = false): Promise<FrameImage | null> {
     const { frameMs } = this.opts.timeouts;
     const where = `at frame ${frame}`;
     this.phase = where;
@@ -518,19 +519,25 @@ export class CaptureSession {
    * range, of a range taken over, of a relaunched browser) first draws that one and drops its
    * image: frame i is then the same picture whichever worker draws it.
    */
-  private async captureAfterPrevious(frame: number, whole: boolean): Promise<Buffer | null> {
+  private async captureAfterPrevious(frame: number, whole: boolean): Promise<FrameImage | null> {
     if (frame > 0 && this.pageFrame < frame - 1) await this.captureFrame(frame - 1, true);
     return this.captureFrame(frame, whole);
   }
 
-  private async captureFrame(frame: number, whole: boolean): Promise<Buffer | null> {
+  private async captureFrame(frame: number, whole: boolean): Promise<FrameImage | null> {
     const seeked = await this.seek(frame);
-    if (seeked === false && this.lastImage) return whole ? this.lastImage : null;
+    if (seeked === false && this.lastImage) return whole ? shareImage(this.lastImage) : null;
     if (seeked === 'composite') await this.compositeTransition(frame);
     const image = await this.draw(frame, seeked === 'video');
     this.throwIfTroubled(`at frame ${frame}`);
-    this.lastImage = image;
+    this.forgetLastImage();
+    this.lastImage = shareImage(image);
     return image;
+  }
+
+  private forgetLastImage(): void {
+    if (this.lastImage) releaseImage(this.lastImage);
+    this.lastImage = undefined;
   }
 
   /**
@@ -549,7 +556,7 @@ export class CaptureSession {
     }
   }
 
-  private async draw(frame: number, seekedVideo: boolean): Promise<Buffer> {
+  private async draw(frame: number, seekedVideo: boolean): Promise<FrameImage> {
     const client = this.client!;
     if (this.opts.profile.capture === 'beginframe') {
       if (seekedVideo) await this.presentVideos();
@@ -613,7 +620,7 @@ export class CaptureSession {
    * One begin-frame with a screenshot, asked again while it comes back without one (redraw.ts);
    * the screenshot's raw pixels where the frame channel has them, the browser's JPEG otherwise.
    */
-  private async drawFrame(frame: number): Promise<Buffer> {
+  private async drawFrame(frame: number): Promise<FrameImage> {
     const image = await drawUntilImage(frame, () => this.beginFrame(true));
     return this.frameChannel?.take() ?? image;
   }
@@ -643,6 +650,7 @@ export class CaptureSession {
       await this.gate?.close();
       this.videoFrames?.close();
       if (this.frameChannel) closeFrameChannel(this.frameChannel);
+      this.forgetLastImage();
       if (this.opts.profileDir) fs.rmSync(this.opts.profileDir, { recursive: true, force: true, maxRetries: 3 });
     })();
     return this.closing;

@@ -8,6 +8,7 @@ import { DeadlineError } from '../browser/deadline';
 import type { MissingGlyphs } from './missing-glyphs';
 import { checkTempSpace } from '../browser/run-dir';
 import type { RuntimeBoot } from '../../runtime/runtime';
+import { FrameImage, releaseImage } from './frame-image';
 
 /** Encoder settings shared by every chunk of a render, so segments join by stream copy. */
 export interface EncodeSettings {
@@ -31,7 +32,7 @@ export interface ChunkRange {
 
 /** Where captured frames go: the native encoder, or nowhere when measuring capture alone. */
 export interface FrameSink {
-  push(image: Buffer): Promise<void>;
+  push(image: FrameImage): Promise<void>;
   /** The previous frame again: the browser reported no damage. */
   pushRepeat(): Promise<void>;
   finish(): Promise<{ frames: number; bytes: number }>;
@@ -75,7 +76,10 @@ export function segmentEncoder(
 export function discardingSink(): FrameSink {
   let frames = 0;
   return {
-    push: async () => void frames++,
+    push: async (image) => {
+      releaseImage(image);
+      frames++;
+    },
     pushRepeat: async () => void frames++,
     finish: async () => ({ frames, bytes: 0 }),
     abort: () => undefined,
@@ -201,7 +205,7 @@ export async function renderChunk(
     // `endFrame` is read before every frame: another worker may take the rest of the range.
     for (let frame = chunk.startFrame; frame < chunk.endFrame; ) {
       if (slot.pageFrame >= frame) await slot.close();
-      let image: Buffer | null;
+      let image: FrameImage | null;
       try {
         fresh ||= !slot.isOpen;
         const session = await slot.current();

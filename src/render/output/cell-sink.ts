@@ -1,10 +1,11 @@
 import type { ChunkRange, FrameSink } from '../capture/chunk-renderer';
 import { VidkitError } from '../../errors';
+import { FrameImage, imageBytes, releaseImage } from '../capture/frame-image';
 
 /**
  * Bytes of drawn frames a render holds for cells whose encoders have not reached them; past it, a
- * worker drawing ahead waits. JPEG frames (the standard quality) are a fraction of a megabyte, so
- * a cell's worth stays far below; PNG frames of a 4K page are about 20 MB each.
+ * worker drawing ahead waits. JPEG frames are a fraction of a megabyte and converted 1080p
+ * pictures 3 MB, so a cell's worth stays below; PNG frames of a 4K page are about 20 MB each.
  */
 const HELD_BYTES_LIMIT = 256 * 1024 * 1024;
 
@@ -29,7 +30,7 @@ export class CellEncoders {
   /** Where a part's frames go, from its first frame on, each to its cell's encoder. */
   sink(part: ChunkRange): FrameSink {
     let frame = part.startFrame;
-    const put = (image: Buffer | null) => {
+    const put = (image: FrameImage | null) => {
       const at = frame++;
       return this.cellOf(at).put(at, image);
     };
@@ -101,7 +102,7 @@ class OrderedCell {
   expected: number;
   done?: Promise<{ frames: number; bytes: number }>;
   private encoder?: FrameSink;
-  private readonly held = new Map<number, Buffer | null>();
+  private readonly held = new Map<number, FrameImage | null>();
   private aborted = false;
 
   constructor(
@@ -116,16 +117,16 @@ class OrderedCell {
     return this.expected === this.range.endFrame;
   }
 
-  async put(frame: number, image: Buffer | null): Promise<void> {
+  async put(frame: number, image: FrameImage | null): Promise<void> {
     if (this.aborted) throw new VidkitError(`the encoder of frame ${frame} was stopped`);
     // While a frame is being pushed, `expected` is that frame: any other is held, and the caller
     // pushing takes those that follow it on.
     if (frame !== this.expected) {
       this.held.set(frame, image);
-      await this.room.hold(image?.length ?? 0);
+      await this.room.hold(image ? imageBytes(image) : 0);
       return;
     }
-    let next: Buffer | null | undefined = image;
+    let next: FrameImage | null | undefined = image;
     for (let at = frame; next !== undefined; at = this.expected) {
       if (at === this.range.startFrame) this.encoder = this.open(at);
       if (next) await this.encoder!.push(next);
@@ -145,14 +146,15 @@ class OrderedCell {
     this.aborted = true;
     this.encoder?.abort();
     this.encoder = undefined;
+    for (const image of this.held.values()) if (image) releaseImage(image);
     this.held.clear();
   }
 
-  private take(frame: number): Buffer | null | undefined {
+  private take(frame: number): FrameImage | null | undefined {
     if (!this.held.has(frame)) return undefined;
     const image = this.held.get(frame)!;
     this.held.delete(frame);
-    this.room.release(image?.length ?? 0);
+    this.room.release(image ? imageBytes(image) : 0);
     return image;
   }
 }

@@ -2,6 +2,7 @@ import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { VidkitError } from '../../errors';
 import type { FrameSink } from '../capture/chunk-renderer';
+import { encodedImage } from '../capture/frame-image';
 
 /** The file of render frame `frame` (0-based) in a frame directory: frame_000001.png for frame 0, as HyperFrames names them. */
 export function frameFileName(frame: number): string {
@@ -24,8 +25,9 @@ export function frameFileSink(dir: string, firstFrame: number): FrameSink {
   return {
     async push(image) {
       const file = path.join(dir, frameFileName(next));
-      await fs.promises.writeFile(file, image);
-      bytes += image.length;
+      const encoded = encodedImage(image);
+      await fs.promises.writeFile(file, encoded);
+      bytes += encoded.length;
       written(file);
     },
     async pushRepeat() {

@@ -15,7 +15,7 @@ use crate::{MediaError, OutputFormat};
 
 /// What the caller pushed, numbered in push order.
 pub(crate) enum Job {
-    Image { index: u64, bytes: Vec<u8> },
+    Image { index: u64, bytes: Arc<Vec<u8>> },
     Repeat { index: u64 },
 }
 

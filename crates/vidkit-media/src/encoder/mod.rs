@@ -246,6 +246,12 @@ impl Encoder {
     /// Queues one encoded image. Returns its frame index (= presentation timestamp), taken now:
     /// frames are encoded in push order. Never blocks; fails if the pipeline has failed.
     pub fn push(&mut self, bytes: Vec<u8>) -> Result<u64, MediaError> {
+        self.push_shared(Arc::new(bytes))
+    }
+
+    /// [`push`](Self::push) of bytes the caller may hold on to as well (a picture it may send
+    /// again): the encoder reads them without a copy and lets go once the frame is decoded.
+    pub fn push_shared(&mut self, bytes: Arc<Vec<u8>>) -> Result<u64, MediaError> {
         self.enqueue(|index| Job::Image { index, bytes })
     }
 
