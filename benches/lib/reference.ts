@@ -5,6 +5,7 @@ import path from 'node:path';
 import { createRenderContext } from '../../dist/render/render-context';
 import { serveComposition } from '../../dist/render/serve/served-composition';
 import { CaptureSession } from '../../dist/render/capture/capture-session';
+import { encodedImage } from '../../dist/render/capture/frame-image';
 
 /**
  * The lossless reference of a composition: every frame as the browser draws it (PNG from one
@@ -41,7 +42,8 @@ export async function renderReference(projectDir: string, output: string, width:
     const frames = context.totalFrames ?? Math.round((await session.durationSeconds()) * context.fps);
     let last: Buffer | undefined;
     for (let f = 0; f < frames; f++) {
-      last = (await session.capture(f)) ?? last;
+      const image = await session.capture(f);
+      last = image ? encodedImage(image) : last;
       if (!last) throw new Error(`no image for frame ${f}`);
       if (!ffmpeg.stdin.write(last)) await new Promise((r) => ffmpeg.stdin.once('drain', r));
     }

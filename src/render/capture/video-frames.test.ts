@@ -5,6 +5,7 @@ import { suite } from 'uvu';
 import * as assert from 'uvu/assert';
 import { CliRun, errorLines, tempDir, vidkit } from '../../test-support/cli';
 import { CaptureSession } from './capture-session';
+import { encodedImage } from './frame-image';
 import { EgressPolicy } from '../serve/egress-policy';
 import { QUALITY_SETTINGS } from '../../values/quality';
 import { createRenderContext } from '../render-context';
@@ -260,7 +261,7 @@ async function browserPicture(dir: string): Promise<Buffer> {
   const session = await CaptureSession.open({ ...context.sessionOptions(served.url, undefined), egress: new EgressPolicy({ projectServer: served.url }) });
   try {
     const file = path.join(work, `${path.basename(dir)}-browser.png`);
-    fs.writeFileSync(file, (await session.capture(0, true))!);
+    fs.writeFileSync(file, encodedImage((await session.capture(0, true))!));
     return decodeImageRgb(file);
   } finally {
     await session.close();
