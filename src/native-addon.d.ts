@@ -48,6 +48,7 @@ export declare class NativeEncoder {
   abort(): void
 }
 
+/** A screenshot converted to the encoder's yuv420p, held in native memory; a push moves it. */
 export declare class Picture {
   /** Bytes of pixels this handle holds; 0 once it was pushed or released. */
   get byteLength(): number

@@ -9,6 +9,7 @@ use std::sync::Arc;
 
 use napi_derive::napi;
 
+/// A screenshot converted to the encoder's yuv420p, held in native memory; a push moves it.
 #[napi]
 pub struct Picture {
     /// `None` once pushed or released.
