@@ -13,11 +13,12 @@ import { discardingSink, segmentEncoder } from './chunk-renderer';
 // to the encoder without a copy and leaves the handle empty, a shared handle keeps them for a
 // second push (an unchanged page's frame that opens the next cell), and a release frees them.
 // The browser's preloaded library is stood in for by writing the channel file as it does
-// (crates/vidkit-preload/src/frames.rs: a header of u32 words, then BGRA pixels).
+// (crates/vidkit-preload/src/frames.rs: a header of u32 words at the word indices it names, then
+// BGRA pixels).
 
 const [W, H] = [64, 32];
 const HEADER_BYTES = 64;
-const [SEQUENCE, COLOUR_SPACE, STARTED] = [0, 3, 4];
+const [SEQUENCE, WIDTH, HEIGHT, COLOUR_SPACE, STARTED] = [0, 1, 2, 3, 4];
 const JCS_EXT_BGRA = 13;
 
 const work = tempDir('vidkit-frame-image-');
@@ -25,8 +26,8 @@ const work = tempDir('vidkit-frame-image-');
 /** Writes screenshot number `sequence`, every pixel `bgra`, into the channel's file and takes it. */
 function screenshot(channel: FrameChannel, sequence: number, bgra: [number, number, number, number]): Picture {
   const header = Buffer.alloc(HEADER_BYTES);
-  header.writeUInt32LE(W, 4);
-  header.writeUInt32LE(H, 8);
+  header.writeUInt32LE(W, WIDTH * 4);
+  header.writeUInt32LE(H, HEIGHT * 4);
   header.writeUInt32LE(JCS_EXT_BGRA, COLOUR_SPACE * 4);
   header.writeUInt32LE(sequence, STARTED * 4);
   header.writeUInt32LE(sequence, SEQUENCE * 4);
