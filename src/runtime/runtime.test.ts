@@ -142,6 +142,46 @@ readiness('frame 0 waits for slow images and web fonts', async () => {
   assert.ok(fr < 40 && fg > 220 && fb < 40, `font loaded before frame 0: ${[fr, fg, fb]}`);
 });
 
+readiness('a CSS animation shorter than the page took to load still plays from frame 0', async () => {
+  const png = execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=gray:s=64x64', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', '-']);
+  // The document's timeline runs on the wall clock: this image keeps the load event 1.5 s away, longer than the animation lasts.
+  const server = http.createServer((req, res) => {
+    if (req.url !== '/slow.png') return void res.writeHead(404).end();
+    setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), 1500);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const project = tempDir('vidkit-short-css-');
+  fs.writeFileSync(
+    path.join(project, 'index.html'),
+    `<!doctype html><html><head><style>
+      html,body{margin:0}
+      #root{position:relative;width:640px;height:360px;background:#000}
+      #box{position:absolute;left:40px;top:100px;width:40px;height:40px;background:#fff;animation:slide 1s linear}
+      @keyframes slide{from{transform:translateX(0)}to{transform:translateX(300px)}}
+    </style></head><body>
+    <div id="root" data-composition-id="short-css" data-width="640" data-height="360" data-duration="1">
+      <img src="${base}/slow.png" style="position:absolute;left:0;top:300px;width:32px;height:32px">
+      <div id="box"></div>
+    </div></body></html>`,
+  );
+  // A begin-frame browser draws nothing until the page is ready; a screenshot one draws, and starts the animation, while it loads.
+  try {
+    for (const capture of ['beginframe', 'screenshot']) {
+      const output = path.join(project, `${capture}.mp4`);
+      const run = await vidkitAsync(['render', project, '--output', output, '--allow-private-network', '--capture', capture]);
+      assert.is(run.status, 0, run.stderr);
+      const frames = decodeGray(output, 640, 360);
+      assert.is(frames.length, 30);
+      const edges = [0, 10, 20, 29].map((i) => leftEdge(frames[i], 120));
+      const want = [0, 10, 20, 29].map((i) => 40 + 10 * i);
+      assert.ok(edges.every((x, k) => Math.abs(x - want[k]) <= 2), `--capture ${capture}: box left edges at frames 0, 10, 20, 29: ${edges}, want ${want}`);
+    }
+  } finally {
+    server.close();
+  }
+});
+
 readiness.run();
 
 const images = suite('animated images and SVG animations');

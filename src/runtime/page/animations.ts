@@ -10,21 +10,41 @@ import { timing } from './timing';
 
 const animationStart = new WeakMap<Animation, number>();
 const animationOffset = new WeakMap<Animation, number>();
-// Records the virtual time at which each new animation, and each new animated <svg>, appeared.
+// Records the virtual time at which each new animation, and each new animated <svg>, appeared,
+// and pauses it there: the document's timeline runs on the wall clock, and from the first frame a
+// running animation moves with it. One that outran its length before the next sync (a page whose
+// load or first seek took longer than a short animation lasts, on a busy machine) finished, left
+// getAnimations() and was never driven again: it showed its element unanimated in every frame.
 export function registerAnimations(): void {
   registerSvgAnimations();
   registerDocumentAnimations();
 }
+function register(anim: Animation): void {
+  if (animationStart.has(anim)) return;
+  animationStart.set(anim, state.nowMs);
+  // A running animation's own time before it was seen is wall-clock time; a paused one's is the page's choice.
+  animationOffset.set(anim, anim.playState === 'paused' ? Number(anim.currentTime) || 0 : 0);
+  anim.pause();
+}
 function registerDocumentAnimations(): Animation[] {
   const all = document.getAnimations();
-  for (let i = 0; i < all.length; i++) {
-    const anim = all[i];
-    if (animationStart.has(anim)) continue;
-    animationStart.set(anim, state.nowMs);
-    // A running animation's own time before it was seen is wall-clock time; a paused one's is the page's choice.
-    animationOffset.set(anim, anim.playState === 'paused' ? Number(anim.currentTime) || 0 : 0);
-  }
+  for (let i = 0; i < all.length; i++) register(all[i]);
   return all;
+}
+// A browser that draws frames while the page loads (screenshot capture) starts CSS animations and
+// transitions then, before the page is ready: each is held as it starts, or a short one would be
+// over, and gone from getAnimations(), by the first frame.
+function registerStarted(event: Event): void {
+  // The element itself, also inside a shadow tree (event.target is its host there).
+  const target = event.composedPath()[0] as Element | undefined;
+  if (!target || typeof target.getAnimations !== 'function') return;
+  const pseudo = (event as AnimationEvent).pseudoElement;
+  const started = target.getAnimations(pseudo ? { subtree: true } : undefined);
+  for (let i = 0; i < started.length; i++) register(started[i]);
+}
+export function installAnimationWatch(): void {
+  window.addEventListener('animationstart', registerStarted, true);
+  window.addEventListener('transitionrun', registerStarted, true);
 }
 // The animation's own time at the frame drawn, in ms: from its clip's start (in seconds) for a
 // CSS animation inside a clip, else from when it first appeared. The frame's time is i / fps

@@ -5,6 +5,7 @@
 // part, in this order: the clock first, so that everything after it (and every page script)
 // reads virtual time, `window.__vidkit` last, once everything it exposes is in place.
 import { installAdapters } from './adapters';
+import { installAnimationWatch } from './animations';
 import { installChanges } from './changes';
 import { installClock } from './clock';
 import { installDialogs } from './dialogs';
@@ -18,6 +19,7 @@ import { installVariables } from './variables';
 import { installVideoFrames } from './video-stand-in';
 
 installClock();
+installAnimationWatch();
 installDialogs();
 installFonts();
 installTimelines();

@@ -140,6 +140,8 @@ function showFrame(target: number, stepped: boolean): Seeked {
     // 'composite': a shader transition's scenes must be painted before it is drawn, its clones of
     // them showing this frame's video pictures, which are all painted by now.
     .then(function (values): SeekOutcome | Promise<SeekOutcome> {
+      // An animation the page started while it waited holds still until the next frame drives it.
+      registerAnimations();
       if (values.indexOf('composite') >= 0) return pictureSceneClones().then(function (): SeekOutcome { return 'composite'; });
       return values.indexOf('video') >= 0 ? 'video' : true;
     });
