@@ -6,7 +6,7 @@ import { ExitCode, VidkitError } from '../errors';
 import { loadNative } from '../native';
 import type { CaptureMode } from '../values/capture-mode';
 import { BrowserFailure, CaptureSession, MediaElementTiming } from './capture/capture-session';
-import { ChunkRange, SessionSlot, discardingSink, renderChunk } from './capture/chunk-renderer';
+import { ChunkRange, SessionSlot, discardingSink, renderChunk, settleSession } from './capture/chunk-renderer';
 import { OutputFormat, assertOutputExtension, formatExtension, isDirectoryFormat } from '../values/formats';
 import { trackPath, untrackPath } from './browser/leftovers';
 import { assertReplaceableDirectory } from './output/output-directory';
@@ -143,8 +143,10 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     const early = writer?.soundtrackFormat && (await earlySoundtrack(firstSlot, writer.soundtrackFormat, sound));
     let firstFrameSeconds = 0;
     let framesDrawn = 0;
-    const onFrame = () => {
+    let framesPainted = 0;
+    const onFrame = (painted: boolean) => {
       framesDrawn += 1;
+      if (painted) framesPainted += 1;
       // performance.now() counts from process start: the time a user waits for the first frame.
       if (firstFrameSeconds === 0) firstFrameSeconds = performance.now() / 1000;
       opts.onFrame?.();
@@ -175,15 +177,16 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
           const sink = writer ? writer.sink(part) : discardingSink();
           const current = part;
           const done = await renderChunk(slot, part, sink, {
-            onFrame: (frame) => {
+            onFrame: (frame, painted) => {
               // Closing the sessions on abort is not enough: the chunk renderer reopens a closed one.
               throwIfAborted(opts.signal);
               current.next = frame + 1;
               if (!drew) drawing += 1;
               drew = true;
-              onFrame();
+              onFrame(painted);
             },
             onRelaunch: (message) => opts.onWarning?.(message),
+            settleLater: true,
           });
           glyphs.push(done.missingGlyphs);
           segments.add(part.index);
@@ -191,6 +194,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
           // has seen every media element of the timeline.
           if (part.endFrame === totalFrames) timeline = await (await slot.current()).mediaTimeline();
         }
+        await settleSession(slot);
       } catch (err) {
         // One failed part fails the render: stop the other workers now rather than at the end.
         failed = true;
@@ -216,9 +220,13 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     // the cores sit idle (grow, below).
     const othersPayOff = async (): Promise<boolean> => {
       const startUp = performance.now() - startedAt;
-      const from = { at: performance.now(), frames: framesDrawn };
-      await waitFor(() => framesDrawn - from.frames >= PAYOFF_SAMPLE_FRAMES || failed || active === 0);
-      const perFrame = (performance.now() - from.at) / Math.max(1, framesDrawn - from.frames);
+      const from = { at: performance.now(), painted: framesPainted };
+      await waitFor(() => framesPainted - from.painted >= PAYOFF_SAMPLE_FRAMES || failed || active === 0);
+      if (failed || active === 0) return false;
+      // Timed by the frames the page drew anew: one that repeats an unchanged page costs next to
+      // nothing, and a page holding still at first (a title, the first slide) looked as if every
+      // frame would (slides at 720p: 1.5-2.3 ms a frame sampled, about 10 ms drawn, one worker).
+      const perFrame = (performance.now() - from.at) / (framesPainted - from.painted);
       return (totalFrames - framesDrawn) * perFrame > 2 * startUp;
     };
     // The other workers start their browsers once the first has drawn: started together they

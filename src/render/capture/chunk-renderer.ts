@@ -175,11 +175,30 @@ export class SessionSlot {
 }
 
 export interface ChunkHooks {
-  onFrame(frame: number): void;
+  /** `frame` is in the sink; `painted`: drawn anew, not repeated from the frame before (nothing on the page changed). */
+  onFrame(frame: number, painted: boolean): void;
   /** A browser failed and is being relaunched to render on from `frame`. */
   onRelaunch?(message: string): void;
   /** Where the page's video pictures are kept for other pages to show ({@link CaptureSession.keepVideoPicturesIn}). */
   videoPictures?: string;
+  /**
+   * The caller draws more parts in this session and settles its requests once, after its last
+   * ({@link settleSession}): each settle waits for the page's requests to go quiet (up to 300 ms),
+   * and a worker settling between parts drew nothing meanwhile while the others drew on.
+   */
+  settleLater?: boolean;
+}
+
+/**
+ * Waits for the requests the open page has sent to get the egress gate's verdict, failing the
+ * render if one was refused, and reports what failed to load: a session's last frames are then
+ * the render's. Costs nothing more when nothing ran since the last settle.
+ */
+export async function settleSession(slot: SessionSlot): Promise<void> {
+  if (!slot.isOpen) return;
+  const session = await slot.current();
+  await session.settleRequests();
+  await session.reportFailedLoads();
 }
 
 /**
@@ -204,7 +223,11 @@ export async function renderChunk(
     let fresh = true;
     // `endFrame` is read before every frame: another worker may take the rest of the range.
     for (let frame = chunk.startFrame; frame < chunk.endFrame; ) {
-      if (slot.pageFrame >= frame) await slot.close();
+      if (slot.pageFrame >= frame) {
+        // The page only steps forward: this part starts over in a new one, and what the old one sent is settled first.
+        await settleSession(slot);
+        await slot.close();
+      }
       let image: FrameImage | null;
       try {
         fresh ||= !slot.isOpen;
@@ -227,14 +250,14 @@ export async function renderChunk(
       slot.pageFrame = frame;
       if (image) await encoder.push(image);
       else await encoder.pushRepeat();
-      hooks.onFrame(frame);
+      hooks.onFrame(frame, image !== null);
       frame += 1;
     }
     let missingGlyphs: MissingGlyphs[] = [];
     if (slot.isOpen) {
       const session = await slot.current();
-      await session.settleRequests();
-      await session.reportFailedLoads();
+      if (hooks.settleLater) await session.reportFailedLoads();
+      else await settleSession(slot);
       missingGlyphs = await session.missingGlyphs();
     }
     return { ...(await encoder.finish()), missingGlyphs };
