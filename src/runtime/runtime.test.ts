@@ -95,18 +95,22 @@ clock.run();
 
 const readiness = suite('readiness');
 
+/** A loopback server answering each path in `files` after its delay (CORS open), 404 otherwise. */
+async function serveSlowly(files: Record<string, { body: Buffer; delayMs: number }>): Promise<{ server: http.Server; base: string }> {
+  const server = http.createServer((req, res) => {
+    const file = files[req.url ?? ''];
+    if (!file) return void res.writeHead(404).end();
+    setTimeout(() => res.writeHead(200, { 'access-control-allow-origin': '*' }).end(file.body), file.delayMs);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, base: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
 readiness('frame 0 waits for slow images and web fonts', async () => {
   const png = execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=red:s=320x180', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', '-']);
   const font = fs.readFileSync('/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf');
-  const server = http.createServer((req, res) => {
-    const body = req.url === '/slow.png' ? png : req.url === '/slow.ttf' ? font : undefined;
-    if (!body) return void res.writeHead(404).end();
-    // The font arrives well after the image, so waiting for images alone would not be enough.
-    const delay = req.url === '/slow.ttf' ? 2500 : 1000;
-    setTimeout(() => res.writeHead(200, { 'access-control-allow-origin': '*' }).end(body), delay);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  // The font arrives well after the image, so waiting for images alone would not be enough.
+  const { server, base } = await serveSlowly({ '/slow.png': { body: png, delayMs: 1000 }, '/slow.ttf': { body: font, delayMs: 2500 } });
   const project = tempDir('vidkit-ready-');
   fs.writeFileSync(
     path.join(project, 'index.html'),
@@ -145,12 +149,7 @@ readiness('frame 0 waits for slow images and web fonts', async () => {
 readiness('a CSS animation shorter than the page took to load still plays from frame 0', async () => {
   const png = execFileSync('ffmpeg', ['-v', 'error', '-f', 'lavfi', '-i', 'color=c=gray:s=64x64', '-frames:v', '1', '-f', 'image2', '-c:v', 'png', '-']);
   // The document's timeline runs on the wall clock: this image keeps the load event 1.5 s away, longer than the animation lasts.
-  const server = http.createServer((req, res) => {
-    if (req.url !== '/slow.png') return void res.writeHead(404).end();
-    setTimeout(() => res.writeHead(200, { 'content-type': 'image/png' }).end(png), 1500);
-  });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  const { server, base } = await serveSlowly({ '/slow.png': { body: png, delayMs: 1500 } });
   const project = tempDir('vidkit-short-css-');
   fs.writeFileSync(
     path.join(project, 'index.html'),
