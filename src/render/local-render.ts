@@ -156,6 +156,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     const segments = new Set<number>();
     const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES);
     let failed = false;
+    // Each worker's wait for its page's last requests to be judged, once it has drawn its parts.
+    const settling: Array<Promise<void>> = [];
     let drawing = 0;
     let active = 0;
     let peakWorkers = 0;
@@ -194,16 +196,23 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
           // has seen every media element of the timeline.
           if (part.endFrame === totalFrames) timeline = await (await slot.current()).mediaTimeline();
         }
-        await settleSession(slot);
       } catch (err) {
         // One failed part fails the render: stop the other workers now rather than at the end.
         failed = true;
         void stopAll();
+        await slot.close();
         throw err;
       } finally {
         active -= 1;
-        await slot.close();
       }
+      // The page's last requests are judged (up to 0.3 s of quiet) while the output is joined,
+      // which waits for the verdict before it appears; a refusal still stops the other workers.
+      const settled = settleSession(slot).finally(() => slot.close());
+      settled.catch(() => {
+        failed = true;
+        void stopAll();
+      });
+      settling.push(settled);
     };
     const pool: Array<Promise<void>> = [];
     const launch = (take: () => FramePart | undefined, slot?: SessionSlot) => {
@@ -262,9 +271,11 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     if (opts.strictGlyphs && missingGlyphs.length > 0) throw missingGlyphsError(missingGlyphs);
     for (const m of missingGlyphs) opts.onWarning?.(describeMissingGlyphs(m));
     let joined = { frames: totalFrames, bytes: 0 };
-    if (writer) {
-      joined = await writer.finish(scheduler.inOrder(), () => renderSoundtrack(timeline, sound, early));
-    }
+    const cleared = Promise.all(settling).then(() => undefined);
+    // Awaited below or by the writer; a refusal before then is not unhandled.
+    cleared.catch(() => undefined);
+    if (writer) joined = await writer.finish(scheduler.inOrder(), () => renderSoundtrack(timeline, sound, early), cleared);
+    else await cleared;
     return {
       output,
       compositionId: composition.id,

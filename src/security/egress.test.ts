@@ -71,6 +71,38 @@ egress('vidkit render: no way out reaches the canary; with --allow-private-netwo
   assert.equal(udp.hits, [], 'a datagram went out');
 });
 
+// The last frame's requests are judged while the output is joined: the output appears only after.
+egress('a beacon a page sends as it draws its last frame fails the render, at any worker count, and no output appears', async () => {
+  const dir = path.join(work, 'last-frame-beacon');
+  fs.mkdirSync(dir, { recursive: true });
+  fs.writeFileSync(
+    path.join(dir, 'index.html'),
+    `<!doctype html><html><head><style>html,body{margin:0;background:#123}</style></head>
+<body><div data-composition-id="last-beacon" data-width="320" data-height="180" data-duration="1"></div>
+<script>
+let sent = false;
+const tick = () => {
+  if (!sent && performance.now() >= 950) {
+    sent = true;
+    navigator.sendBeacon(${JSON.stringify(canary.url)} + '/way/last-frame', 'x');
+  }
+  requestAnimationFrame(tick);
+};
+requestAnimationFrame(tick);
+</script></body></html>`,
+  );
+  for (const workers of ['1', '2']) {
+    const output = path.join(work, `last-frame-${workers}.mp4`);
+    const run = await vidkitAsync(['render', dir, '--output', output, '--workers', workers]);
+    assert.is(run.status, 1, `--workers ${workers}: ${run.stderr}`);
+    assertRefused(run.stderr);
+    assert.match(run.stderr, /\/way\/last-frame was refused/);
+    assert.not.ok(fs.existsSync(output), `--workers ${workers}: the output appeared`);
+    assert.equal(fs.readdirSync(work).filter((f) => f.startsWith(`.last-frame-${workers}`)), [], 'a partial output was left');
+  }
+  assert.equal(seen(), [], 'the beacon reached the canary');
+});
+
 egress('a service worker is refused, naming it and the flag, even where private networks are allowed', async () => {
   const output = path.join(work, 'sw.mp4');
   const run = await vidkitAsync(['render', project, '--output', output, '--workers', '1', '--allow-private-network', '--variables', '{"way":"service-worker"}']);

@@ -39,8 +39,12 @@ export interface OutputWriter {
   /** The format the soundtrack is encoded for; none for the formats without sound. */
   soundtrackFormat?: NativeOutputFormat;
   sink(part: ChunkRange): FrameSink;
-  /** `parts` in frame order; `audio` is asked for only by the formats that carry sound. */
-  finish(parts: ChunkRange[], audio: () => Promise<Soundtrack>): Promise<{ frames: number; bytes: number }>;
+  /**
+   * `parts` in frame order; `audio` is asked for only by the formats that carry sound. The output
+   * is joined while `cleared` is pending and appears only once it resolves; if it rejects, it
+   * never appears and finish rejects with its error.
+   */
+  finish(parts: ChunkRange[], audio: () => Promise<Soundtrack>, cleared?: Promise<void>): Promise<{ frames: number; bytes: number }>;
 }
 
 export function outputWriter(opts: OutputWriterOptions): OutputWriter {
@@ -74,11 +78,12 @@ function videoWriter(opts: OutputWriterOptions): OutputWriter {
   return {
     soundtrackFormat: format,
     sink: (part) => (cells ? cells.sink(part) : open(part.startFrame)),
-    async finish(_parts, audio) {
+    async finish(_parts, audio, cleared) {
       await cells?.finish();
       const { options, encoded } = await audio();
       const starts = [...written].sort((a, b) => a - b);
       const joined = await loadNative().concatSegments(starts.map(segmentOf), opts.partial, { faststart: true, format, audio: options }, encoded);
+      await cleared;
       fs.renameSync(opts.partial, opts.output);
       return joined;
     },
@@ -90,10 +95,11 @@ function pngSequenceWriter(opts: OutputWriterOptions): OutputWriter {
   fs.mkdirSync(opts.partial);
   return {
     sink: (part) => frameFileSink(opts.partial, part.startFrame),
-    async finish(parts) {
+    async finish(parts, _audio, cleared) {
       const frames = parts.reduce((sum, p) => sum + p.endFrame - p.startFrame, 0);
       let bytes = 0;
       for (const name of fs.readdirSync(opts.partial)) bytes += fs.statSync(path.join(opts.partial, name)).size;
+      await cleared;
       publishDirectory(opts.partial, opts.output);
       return { frames, bytes };
     },
@@ -109,10 +115,11 @@ function gifWriter(opts: OutputWriterOptions): OutputWriter {
   fs.mkdirSync(frameDir);
   return {
     sink: (part) => frameFileSink(frameDir, part.startFrame),
-    async finish(parts) {
+    async finish(parts, _audio, cleared) {
       const files = parts.flatMap((p) => Array.from({ length: p.endFrame - p.startFrame }, (_, i) => path.join(frameDir, frameFileName(p.startFrame + i))));
       const { fps } = opts.settings;
       const result = await loadNative().encodeGif(files, opts.partial, { fpsNum: fps.num, fpsDen: fps.den, loopCount: opts.gifLoop ?? 0 });
+      await cleared;
       fs.renameSync(opts.partial, opts.output);
       return result;
     },
@@ -132,7 +139,7 @@ function hlsWriter(opts: OutputWriterOptions): OutputWriter {
   return {
     soundtrackFormat: 'mp4',
     sink: (part) => segmentEncoder(opts.settings, segmentOf(part), opts.encoderThreads, { keyframeInterval, firstFrame: part.startFrame }),
-    async finish(parts, audio) {
+    async finish(parts, audio, cleared) {
       const native = loadNative();
       const joinedFile = path.join(opts.tmpDir, 'joined.mp4');
       const { options, encoded } = await audio();
@@ -141,6 +148,7 @@ function hlsWriter(opts: OutputWriterOptions): OutputWriter {
       await native.packageHls(joinedFile, opts.partial, seconds);
       let bytes = 0;
       for (const name of fs.readdirSync(opts.partial)) bytes += fs.statSync(path.join(opts.partial, name)).size;
+      await cleared;
       publishDirectory(opts.partial, opts.output);
       return { frames: joined.frames, bytes };
     },
