@@ -33,11 +33,15 @@ export declare class NativeEncoder {
   /**
    * Queues one frame: a copy of an encoded screenshot, or a converted picture, which is the
    * encoder's from then on (a pushed picture's handle is empty). Frames are encoded in call
-   * order. Resolves when fewer than `queueCapacity` frames are in flight; rejects if the
+   * order. Resolves when fewer than `queueCapacity` pictures are in flight; rejects if the
    * pipeline has failed.
    */
   push(frame: Uint8Array | Picture): Promise<void>
-  /** Queues the previous screenshot again without decoding it (the page did not change). */
+  /**
+   * Queues the previous screenshot again without decoding it (the page did not change).
+   * Resolves when fewer than `queueCapacity` pictures and 600 repeats are in flight: a repeat
+   * holds no pixels, so the capture of a still page runs ahead of the encoder.
+   */
   pushRepeat(): Promise<void>
   /**
    * Encodes everything queued, writes the container's trailer and closes the file. On failure the
@@ -187,7 +191,10 @@ export interface NativeEncoderOptions {
   threads?: number
   /** The encoding of the pushed screenshots. */
   input: 'jpeg' | 'png'
-  /** Frames in flight before `push` waits; default 8. */
+  /**
+   * Pictures in flight before `push` waits; default 8. Repeats (`pushRepeat`) hold no pixels
+   * and have a bound of their own, 600.
+   */
   queueCapacity?: number
   /**
    * A keyframe at every render frame that is a multiple of this (mp4 only), the segment's

@@ -26,7 +26,7 @@ mod probe;
 pub use audio::{flac_proxy, AudioMix, AudioProxyStats, AudioTrack, EncodedSoundtrack, SAMPLE_RATE};
 pub use colour::{rgbx_picture, source_colour, ChannelOrder, SourceColour};
 pub use concat::{concat_segments, ConcatOptions, ConcatStats, Soundtrack};
-pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, X264_PRESETS};
+pub use encoder::{EncodeStats, Encoder, EncoderOptions, InputFormat, ReadyCallback, REPEAT_CAPACITY, X264_PRESETS};
 pub use error::{ErrorCode, MediaError};
 pub use format::OutputFormat;
 pub use frames::{FrameDone, PictureLayout, PictureStore, VideoInfo, VideoReader};

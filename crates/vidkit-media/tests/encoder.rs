@@ -4,7 +4,7 @@ use std::sync::mpsc;
 use std::time::Duration;
 
 use support::*;
-use vidkit_media::{probe, Encoder, ErrorCode, InputFormat, MediaError};
+use vidkit_media::{probe, Encoder, ErrorCode, InputFormat, MediaError, REPEAT_CAPACITY};
 
 #[test]
 fn encodes_every_pushed_jpeg_with_exact_count_and_duration() {
@@ -318,6 +318,41 @@ fn wait_ready_and_on_ready_report_room_and_failures() {
     encoder.on_ready(Box::new(move |outcome| tx.send(outcome).unwrap()));
     let error = rx.recv_timeout(Duration::from_secs(30)).unwrap().unwrap_err();
     assert!(error.to_string().contains("frame 0"), "{error}");
+}
+
+#[test]
+fn repeats_wait_behind_a_bound_of_their_own_not_the_pictures() {
+    let out = test_dir("repeat-room").join("segment.mp4");
+    let mut opts = options(&out, InputFormat::Jpeg);
+    opts.queue_capacity = 2;
+    let mut encoder = Encoder::start(opts).unwrap();
+    encoder.push(grey_jpeg(60)).unwrap();
+    for _ in 0..50 {
+        encoder.push_repeat().unwrap();
+    }
+    // 50 repeats hold no pixels: there is room at once (the callback runs on this thread), where
+    // counted as pictures they would wait for x264 to take all but one of them.
+    let (tx, rx) = mpsc::channel();
+    let here = std::thread::current().id();
+    encoder.on_ready(Box::new(move |outcome| {
+        tx.send((outcome, std::thread::current().id())).unwrap()
+    }));
+    assert_eq!(rx.recv_timeout(Duration::from_secs(30)).unwrap(), (Ok(()), here));
+
+    // Their own bound holds: past it, waiting leaves fewer than it in flight.
+    for _ in 0..REPEAT_CAPACITY + 100 {
+        encoder.push_repeat().unwrap();
+    }
+    encoder.wait_ready().unwrap();
+    assert!(
+        encoder.in_flight() < REPEAT_CAPACITY,
+        "{} in flight",
+        encoder.in_flight()
+    );
+    let frames = 1 + 50 + REPEAT_CAPACITY + 100;
+    assert_eq!(encoder.finish().unwrap().frames, frames as u64);
+    assert_eq!(ffprobe_frames_and_duration(&out).0, frames as u64);
+    assert_greys(&decode_frames(&out), &vec![60; frames]);
 }
 
 #[test]

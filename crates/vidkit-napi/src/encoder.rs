@@ -13,7 +13,7 @@ use vidkit_media::{EncodeStats, Encoder, EncoderOptions, ErrorCode, InputFormat,
 use crate::js::{bad_input, whole, Failure, Outcome};
 use crate::picture::Picture;
 
-/// Frames in flight before a push's promise waits, when the caller does not say.
+/// Pictures in flight before a push's promise waits, when the caller does not say.
 const DEFAULT_QUEUE_CAPACITY: u32 = 8;
 /// Generous bounds that still catch unit mistakes (e.g. a byte count passed as a size).
 const MAX_DIMENSION: u32 = 16_384;
@@ -41,7 +41,8 @@ pub struct NativeEncoderOptions {
     /// The encoding of the pushed screenshots.
     #[napi(ts_type = "'jpeg' | 'png'")]
     pub input: String,
-    /// Frames in flight before `push` waits; default 8.
+    /// Pictures in flight before `push` waits; default 8. Repeats (`pushRepeat`) hold no pixels
+    /// and have a bound of their own, 600.
     pub queue_capacity: Option<f64>,
     /// A keyframe at every render frame that is a multiple of this (mp4 only), the segment's
     /// first frame being render frame `firstFrame`: the hls format's segment grid.
@@ -127,7 +128,7 @@ impl NativeEncoder {
 
     /// Queues one frame: a copy of an encoded screenshot, or a converted picture, which is the
     /// encoder's from then on (a pushed picture's handle is empty). Frames are encoded in call
-    /// order. Resolves when fewer than `queueCapacity` frames are in flight; rejects if the
+    /// order. Resolves when fewer than `queueCapacity` pictures are in flight; rejects if the
     /// pipeline has failed.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn push<'env>(&mut self, env: &'env Env, frame: Either<&[u8], &mut Picture>) -> napi::Result<Object<'env>> {
@@ -146,6 +147,8 @@ impl NativeEncoder {
     }
 
     /// Queues the previous screenshot again without decoding it (the page did not change).
+    /// Resolves when fewer than `queueCapacity` pictures and 600 repeats are in flight: a repeat
+    /// holds no pixels, so the capture of a still page runs ahead of the encoder.
     #[napi(ts_return_type = "Promise<void>")]
     pub fn push_repeat<'env>(&mut self, env: &'env Env) -> napi::Result<Object<'env>> {
         self.enqueue(env, Encoder::push_repeat)

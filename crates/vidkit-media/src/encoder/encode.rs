@@ -11,7 +11,7 @@ use ffmpeg::{color, frame, picture, Dictionary, Rational};
 use ffmpeg_next as ffmpeg;
 
 use super::decode::Picture;
-use super::flow::Flow;
+use super::flow::{Flow, Kind};
 use crate::error::Cause;
 use crate::format::OutputFormat;
 use crate::{packets, MediaError};
@@ -63,13 +63,17 @@ fn encode_all(
         if flow.has_failed() {
             break;
         }
-        let (index, frame) = match picture {
-            Picture::New { index, frame } => (index, last.insert(frame)),
+        let (index, frame, kind) = match picture {
+            Picture::New { index, frame } => (index, last.insert(frame), Kind::Picture),
             // The encoder checks that a frame was pushed before any repeat.
-            Picture::Repeat { index } => (index, last.as_mut().expect("a repeat always follows a frame")),
+            Picture::Repeat { index } => (
+                index,
+                last.as_mut().expect("a repeat always follows a frame"),
+                Kind::Repeat,
+            ),
         };
         segment.encode(index, frame)?;
-        flow.retire();
+        flow.retire(kind);
     }
     // The decode thread closes the channel early when it fails; then there is nothing to finish.
     if let Some(failure) = flow.failure() {

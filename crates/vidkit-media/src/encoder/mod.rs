@@ -7,7 +7,8 @@
 //!
 //! `push` never blocks, so a caller on an event loop can hand frames over as they arrive. Memory
 //! is bounded by the caller honouring backpressure: it waits ([`Encoder::wait_ready`] or
-//! [`Encoder::on_ready`]) until fewer than `queue_capacity` frames are in flight.
+//! [`Encoder::on_ready`]) until fewer than `queue_capacity` pictures are in flight, and fewer
+//! repeats than a bound of their own (a repeat holds no pixels: flow.rs).
 
 mod decode;
 mod encode;
@@ -24,8 +25,8 @@ use ffmpeg_next as ffmpeg;
 use crate::error::Cause;
 use crate::{libav, MediaError, OutputFormat};
 use decode::Job;
-use flow::Flow;
-pub use flow::ReadyCallback;
+use flow::{Flow, Kind};
+pub use flow::{ReadyCallback, REPEAT_CAPACITY};
 
 /// The x264 presets, fastest first.
 pub const X264_PRESETS: [&str; 10] = [
@@ -100,7 +101,8 @@ pub struct EncoderOptions {
     /// side (one per worker) each do better with fewer threads than that.
     pub threads: u32,
     pub input: InputFormat,
-    /// How many pushed frames may be in flight before [`Encoder::wait_ready`] blocks.
+    /// How many pushed pictures may be in flight before [`Encoder::wait_ready`] blocks (repeats
+    /// have a larger bound of their own).
     pub queue_capacity: usize,
     /// A keyframe at every render frame that is a multiple of this (H.264 only), counting the
     /// segment's first frame as render frame `first_frame`: segments of one render then share one
@@ -252,7 +254,7 @@ impl Encoder {
     /// [`push`](Self::push) of bytes the caller may hold on to as well (a picture it may send
     /// again): the encoder reads them without a copy and lets go once the frame is decoded.
     pub fn push_shared(&mut self, bytes: Arc<Vec<u8>>) -> Result<u64, MediaError> {
-        self.enqueue(|index| Job::Image { index, bytes })
+        self.enqueue(Kind::Picture, |index| Job::Image { index, bytes })
     }
 
     /// Queues the previous image again without decoding it, for frames the browser reports as
@@ -263,15 +265,15 @@ impl Encoder {
                 "pushRepeat() repeats the previous frame, but no frame has been pushed yet; push one first".into(),
             ));
         }
-        self.enqueue(|index| Job::Repeat { index })
+        self.enqueue(Kind::Repeat, |index| Job::Repeat { index })
     }
 
-    fn enqueue(&mut self, job: impl FnOnce(u64) -> Job) -> Result<u64, MediaError> {
+    fn enqueue(&mut self, kind: Kind, job: impl FnOnce(u64) -> Job) -> Result<u64, MediaError> {
         let jobs = self
             .jobs
             .as_ref()
             .expect("jobs is only taken by finish and abort, which consume the encoder");
-        self.flow.admit()?;
+        self.flow.admit(kind)?;
         let index = self.next_index;
         if jobs.send(job(index)).is_err() {
             // The decode thread only leaves early after recording a failure.
@@ -284,12 +286,13 @@ impl Encoder {
         Ok(index)
     }
 
-    /// Blocks until fewer than `queue_capacity` frames are in flight, or returns the failure.
+    /// Blocks until there is room (fewer than `queue_capacity` pictures and the repeats' bound in
+    /// flight), or returns the failure.
     pub fn wait_ready(&self) -> Result<(), MediaError> {
         self.flow.wait_ready()
     }
 
-    /// Calls `callback` as soon as fewer than `queue_capacity` frames are in flight (possibly
+    /// Calls `callback` as soon as there is room, as for [`wait_ready`](Self::wait_ready) (possibly
     /// right away, on this thread; otherwise on a pipeline thread), or with the failure.
     pub fn on_ready(&self, callback: ReadyCallback) {
         self.flow.on_ready(callback)
