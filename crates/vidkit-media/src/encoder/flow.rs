@@ -17,12 +17,12 @@ pub type ReadyCallback = Box<dyn FnOnce(Result<(), MediaError>) + Send>;
 /// Repeats that may be in flight besides the pictures. A repeat holds no pixels, so a page that
 /// holds still is captured ahead of x264 (about 2 ms a frame against x264's 4-5 ms at 720p) and
 /// x264 catches up while the next change is drawn, instead of the capture waiting at each repeat:
-/// with repeats counted as pictures (8), a slide deck at 720p took 4.71 s, with room for 64, 4.13 s.
-/// 20 s at 30 fps: the backlog x264 may be left with when the capture ends.
+/// a slide deck at 720p took 4.43 s with repeats counted as pictures (8), 4.08 s with this bound
+/// (one worker). 20 s at 30 fps: the backlog x264 may be left with when the capture ends.
 pub const REPEAT_CAPACITY: usize = 600;
 
 /// What a frame in flight is: a picture (pixels to decode and encode) or a repeat of the last one.
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+#[derive(Clone, Copy)]
 pub(crate) enum Kind {
     Picture,
     Repeat,
