@@ -155,7 +155,12 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     const glyphs: MissingGlyphs[][] = [];
     const segments = new Set<number>();
     const scheduler = new FrameScheduler(chunks, MIN_SPLIT_FRAMES);
-    let failed = false;
+    // The first error of the render: the others may be what stopping the workers did to them.
+    let failure: { error: unknown } | undefined;
+    const fail = (err: unknown) => {
+      failure ??= { error: err };
+      void stopAll();
+    };
     // Each worker's wait for its page's last requests to be judged, once it has drawn its parts.
     const settling: Array<Promise<void>> = [];
     let drawing = 0;
@@ -198,8 +203,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
         }
       } catch (err) {
         // One failed part fails the render: stop the other workers now rather than at the end.
-        failed = true;
-        void stopAll();
+        fail(err);
         await slot.close();
         throw err;
       } finally {
@@ -208,10 +212,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       // The page's last requests are judged (up to 0.3 s of quiet) while the output is joined,
       // which waits for the verdict before it appears; a refusal still stops the other workers.
       const settled = settleSession(slot).finally(() => slot.close());
-      settled.catch(() => {
-        failed = true;
-        void stopAll();
-      });
+      settled.catch(fail);
       settling.push(settled);
     };
     const pool: Array<Promise<void>> = [];
@@ -230,8 +231,8 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     const othersPayOff = async (): Promise<boolean> => {
       const startUp = performance.now() - startedAt;
       const from = { at: performance.now(), painted: framesPainted };
-      await waitFor(() => framesPainted - from.painted >= PAYOFF_SAMPLE_FRAMES || failed || active === 0);
-      if (failed || active === 0) return false;
+      await waitFor(() => framesPainted - from.painted >= PAYOFF_SAMPLE_FRAMES || failure !== undefined || active === 0);
+      if (failure !== undefined || active === 0) return false;
       // Timed by the frames the page drew anew: one that repeats an unchanged page costs next to
       // nothing, and a page holding still at first (a title, the first slide) looked as if every
       // frame would (slides at 720p: 1.5-2.3 ms a frame sampled, about 10 ms drawn, one worker).
@@ -242,17 +243,17 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
     // share the cores and every one reaches its first frame late.
     const takePlanned = () => scheduler.takePlanned();
     launch(takePlanned, firstSlot);
-    await waitFor(() => drawing > 0 || failed);
+    await waitFor(() => drawing > 0 || failure !== undefined);
     if (opts.workers !== 'auto' || (await othersPayOff())) {
-      for (let i = 1; i < chunks.length && !failed; i++) launch(takePlanned);
+      for (let i = 1; i < chunks.length && failure === undefined; i++) launch(takePlanned);
     }
     // `auto` adds workers, one at a time, while the cores sit idle with every worker drawing.
     const grow = async () => {
       while (pool.length < plan.max) {
-        await waitFor(() => drawing >= pool.length || failed || finished);
+        await waitFor(() => drawing >= pool.length || failure !== undefined || finished);
         const idle = measureIdle();
         await delay(ADD_SAMPLE_MS, undefined, { ref: false });
-        if (failed || finished || opts.signal?.aborted || !shouldAddWorker(idle()) || !scheduler.canSplit()) return;
+        if (failure !== undefined || finished || opts.signal?.aborted || !shouldAddWorker(idle()) || !scheduler.canSplit()) return;
         launch(() => scheduler.next());
       }
     };
@@ -262,7 +263,7 @@ export async function renderLocal(opts: LocalRenderOptions): Promise<LocalRender
       settled = pool.length;
       await Promise.all(batch).catch((err) => {
         throwIfAborted(opts.signal);
-        throw err;
+        throw failure ? failure.error : err;
       });
     }
     finished = true;

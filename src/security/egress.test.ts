@@ -80,6 +80,10 @@ egress('a beacon a page sends as it draws its last frame fails the render, at an
     `<!doctype html><html><head><style>html,body{margin:0;background:#123}</style></head>
 <body><div data-composition-id="last-beacon" data-width="320" data-height="180" data-duration="1"></div>
 <script>
+// 1.5 s of work at load (Event.timeStamp is the browser's real clock): the second worker's page is
+// still loading when the first has drawn every frame, and stopping it must not hide the refusal.
+const began = new Event('load-work').timeStamp;
+while (new Event('load-work').timeStamp - began < 1500);
 let sent = false;
 const tick = () => {
   if (!sent && performance.now() >= 950) {
@@ -91,7 +95,8 @@ const tick = () => {
 requestAnimationFrame(tick);
 </script></body></html>`,
   );
-  for (const workers of ['1', '2']) {
+  // Twice with two workers: which worker fails first is a race, and either must report the refusal.
+  for (const workers of ['1', '2', '2']) {
     const output = path.join(work, `last-frame-${workers}.mp4`);
     const run = await vidkitAsync(['render', dir, '--output', output, '--workers', workers]);
     assert.is(run.status, 1, `--workers ${workers}: ${run.stderr}`);
