@@ -26,6 +26,8 @@ const SPEED_PROBE_RUNS = 5;
 
 /** A slowdown beyond this share of the committed time fails the guard. */
 export const WORSE_BY = 0.1;
+/** A move of the speed probe beyond this share is printed with the comparison ({@link probeMoved}). */
+const PROBE_MOVED_BY = 0.1;
 /** Runs a compared median needs, as the committed results were measured. */
 export const COMPARE_RUNS = 3;
 
@@ -115,6 +117,19 @@ export function compareRows(committed: Row[], now: Row[]): Verdict[] {
   return verdicts;
 }
 
+/**
+ * How far the machine's speed moved between the committed results and now (the probe's relative
+ * change), when more than {@link PROBE_MOVED_BY}. The share of the peer is steadier than seconds
+ * but not untouched: after the probe went from 1.19 to 1.04 CPU s, vidkit's wall on gsap-text
+ * 720p fell about 28% and the peer's 11%, so a 12 ms sleep a frame in the encoder (+17% wall)
+ * passed as -6.5%; against a baseline of the same hour a 15 ms one failed as +19.1%.
+ */
+export function probeMoved(committed: MachineClass | undefined, now: MachineClass): number | undefined {
+  if (committed?.speedSeconds === undefined || now.speedSeconds === undefined) return undefined;
+  const moved = Math.abs(now.speedSeconds / committed.speedSeconds - 1);
+  return moved > PROBE_MOVED_BY ? moved : undefined;
+}
+
 /** Prints the comparison; true when no row got worse by more than {@link WORSE_BY}. */
 export function printComparison(file: string, verdicts: Verdict[], machines: { committed?: MachineClass; now: MachineClass }): boolean {
   const probe = (m?: MachineClass) => (m?.speedSeconds === undefined ? '-' : `${m.speedSeconds.toFixed(2)} CPU s`);
@@ -137,6 +152,13 @@ export function printComparison(file: string, verdicts: Verdict[], machines: { c
     ]);
   }
   printColumns(lines);
+  const moved = probeMoved(machines.committed, machines.now);
+  if (moved !== undefined) {
+    process.stdout.write(
+      `the speed probe moved by ${(moved * 100).toFixed(0)}% since then, and vidkit's share of the peer moves with the machine's speed too: ` +
+        'a change within a few percent of the line may be the machine; bench a baseline in this hour (--out elsewhere) and compare against it\n',
+    );
+  }
   const slower = verdicts.filter((v) => v.worse);
   if (slower.length > 0) process.stdout.write(`slower than committed: ${slower.map((v) => `${v.row} (${v.metric})`).join(', ')}\n`);
   return slower.length === 0;
