@@ -119,12 +119,10 @@ export function compareRows(committed: Row[], now: Row[]): Verdict[] {
 
 /**
  * How far the machine's speed moved between the committed results and now (the probe's relative
- * change), when more than {@link PROBE_MOVED_BY}. The share of the peer is steadier than seconds
- * but not untouched: after the probe went from 1.19 to 1.04 CPU s, vidkit's wall on gsap-text
- * 720p fell about 28% and the peer's 11%, so a 12 ms sleep a frame in the encoder (+17% wall)
- * passed as -6.5%; against a baseline of the same hour a 15 ms one failed as +19.1%.
+ * change), when more than {@link PROBE_MOVED_BY}: the share of the peer moves with it too, less
+ * than seconds do (benches/README.md gives a slowdown it hid).
  */
-export function probeMoved(committed: MachineClass | undefined, now: MachineClass): number | undefined {
+function probeMoved(committed: MachineClass | undefined, now: MachineClass): number | undefined {
   if (committed?.speedSeconds === undefined || now.speedSeconds === undefined) return undefined;
   const moved = Math.abs(now.speedSeconds / committed.speedSeconds - 1);
   return moved > PROBE_MOVED_BY ? moved : undefined;
